@@ -1,0 +1,274 @@
+/**
+ * Schema of the core keys of `router.config.yaml` (INTERFACES.md, "Config").
+ * Every object is strict: an unknown key stops startup with its path.
+ * Plugin sections are merged in by `buildConfigSchema` (load-config.ts).
+ */
+
+import { byteSize, duration, hostPort, regex, url, z } from './schema-helpers.js';
+
+/** Log levels of `log_level` (pino's, plus `silent`). */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+/** HTTP methods accepted in `cors.allow_methods`. */
+export const CORS_METHODS = ['GET', 'POST', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** A `cors.allow_methods` value. */
+export type CorsMethod = (typeof CORS_METHODS)[number];
+
+const nonEmpty = (): z.ZodString => z.string().min(1);
+const flag = (value: boolean) => z.boolean().default(value);
+const count = (value: number) => z.int().min(0).default(value);
+
+/** Rules that name one header or match many. Exactly one of `named` / `matching`. */
+function oneHeaderSelector(rule: { named?: string | undefined; matching?: string | undefined }, ctx: z.core.$RefinementCtx): void {
+  if ((rule.named === undefined) === (rule.matching === undefined)) {
+    ctx.addIssue({ code: 'custom', message: 'set exactly one of "named" or "matching"', input: rule });
+  }
+}
+
+const propagateRule = z
+  .strictObject({
+    /** Copies client request headers to subgraph requests. */
+    op: z.literal('propagate'),
+    /** Exact header name (case-insensitive). One of `named` / `matching`. */
+    named: nonEmpty().optional(),
+    /** Regular expression matched against header names. One of `named` / `matching`. */
+    matching: regex().optional(),
+    /** Value sent when the client did not send the header. Default: none (nothing sent). */
+    default: z.string().optional(),
+    /** Name the header is sent under to the subgraph. Default: its own name. */
+    rename: nonEmpty().optional(),
+  })
+  .superRefine(oneHeaderSelector);
+
+const setRule = z.strictObject({
+  /** Sets a fixed header on subgraph requests. */
+  op: z.literal('set'),
+  /** Header name. */
+  name: nonEmpty(),
+  /** Header value. */
+  value: z.string(),
+});
+
+const removeRule = z
+  .strictObject({
+    /** Removes headers from subgraph requests (after propagation). */
+    op: z.literal('remove'),
+    /** Exact header name (case-insensitive). One of `named` / `matching`. */
+    named: nonEmpty().optional(),
+    /** Regular expression matched against header names. One of `named` / `matching`. */
+    matching: regex().optional(),
+  })
+  .superRefine(oneHeaderSelector);
+
+/** One rule of `headers.*.request[]`, told apart by `op`. */
+export const headerRuleSchema = z.discriminatedUnion('op', [propagateRule, setRule, removeRule]);
+
+const headerRuleList = z.strictObject({
+  /** Rules applied, in order, to requests sent to subgraphs. Default: `[]`. */
+  request: z.array(headerRuleSchema).default(() => []),
+});
+
+const sharedStoreProvider = z.strictObject({
+  /** Name other sections refer to (`response_cache.storage.provider_id`). Unique. */
+  id: nonEmpty(),
+  /** Connect as a Redis Cluster client. Default: `false`. */
+  cluster_enabled: flag(false),
+  /** Store URLs, `redis://` or `rediss://`; at least one (cluster: seed nodes). */
+  urls: z.array(url({ protocols: ['redis:', 'rediss:'] })).min(1),
+});
+
+function uniqueIds(providers: ReadonlyArray<{ id: string }>, ctx: z.core.$RefinementCtx): void {
+  const firstIndex = new Map<string, number>();
+  providers.forEach((provider, index) => {
+    const first = firstIndex.get(provider.id);
+    if (first === undefined) firstIndex.set(provider.id, index);
+    else ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate id "${provider.id}" (also used by item ${first})`, input: provider.id });
+  });
+}
+
+/** The core keys of `router.config.yaml`, as a zod shape (plugin sections are added beside them). */
+export const coreConfigShape = {
+  /** Config format version. Required, the string `"1"`. */
+  version: z.literal('1', {
+    error: (issue) =>
+      issue.input === undefined
+        ? 'is required; start the file with version: "1"'
+        : issue.input === 1
+          ? 'must be the string "1"; quote it: version: "1"'
+          : 'must be "1"',
+  }),
+  /** Address of the GraphQL listener, `host:port`. Default: `localhost:3002`. */
+  listen_addr: hostPort({ allowPortZero: true }).default('localhost:3002'),
+  /** Log level. Default: `info`. */
+  log_level: z.enum(LOG_LEVELS).default('info'),
+  /** Where the graph comes from. Default: `{ file: { watch: true } }`. */
+  execution_config: z
+    .strictObject({
+      /** The execution config file. */
+      file: z
+        .strictObject({
+          /** Execution config JSON or supergraph SDL (`.graphql`). Default: none (the CLI's `--supergraph`). */
+          path: nonEmpty().optional(),
+          /** Reload when the file changes; a bad file keeps the previous graph. Default: `true`. */
+          watch: flag(true),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  /** The federated graph this router serves. Default: `{ name: "default" }`. */
+  graph: z
+    .strictObject({
+      /** Federated graph name (persisted operations are stored per graph). Default: `default`. */
+      name: nonEmpty().default('default'),
+    })
+    .prefault({}),
+  /** GraphiQL playground. Default: `{ enabled: true }`. */
+  playground: z
+    .strictObject({
+      /** Serve GraphiQL at `GET /`. Default: `true`. */
+      enabled: flag(true),
+    })
+    .prefault({}),
+  /** Introspection queries. Default: `{ enabled: true }`. */
+  introspection: z
+    .strictObject({
+      /** Answer introspection queries. Default: `true`. */
+      enabled: flag(true),
+    })
+    .prefault({}),
+  /** Request limits. Default: body 1MB, other limits off. */
+  limits: z
+    .strictObject({
+      /** Largest accepted request body (413 beyond), `1MB` = 1,000,000 bytes. Default: `1MB`. */
+      max_request_body: byteSize({ min: 1 }).prefault('1MB'),
+      /** Deepest selection nesting accepted; 0 = no limit. Default: `0`. */
+      max_depth: count(0),
+      /** Most aliases in one operation; 0 = no limit. Default: `0`. */
+      max_aliases: count(0),
+      /** Most lexical tokens in one document; 0 = no limit. Default: `0`. */
+      max_tokens: count(0),
+      /** Most operations in one batched request; 0 = batching off. Default: `0`. */
+      max_batch_size: count(0),
+    })
+    .prefault({}),
+  /** Header rules for subgraph requests, in Cosmo's shape. Default: no rules. */
+  headers: z
+    .strictObject({
+      /** Rules for requests to every subgraph. Default: no rules. */
+      all: headerRuleList.prefault({}),
+      /** Rules for requests to one subgraph, by subgraph name; run after `all`. Default: `{}`. */
+      subgraphs: z.record(nonEmpty(), headerRuleList).default(() => ({})),
+    })
+    .prefault({}),
+  /** CORS on the GraphQL listener. Default: off. */
+  cors: z
+    .strictObject({
+      /** Answer CORS preflights and add CORS headers. Default: `false`. */
+      enabled: flag(false),
+      /** Allowed origins; `*` allows any. Default: `["*"]`. */
+      allow_origins: z.array(nonEmpty()).default(() => ['*']),
+      /** Allowed methods. Default: `["GET", "POST", "HEAD"]`. */
+      allow_methods: z.array(z.enum(CORS_METHODS)).default((): CorsMethod[] => ['GET', 'POST', 'HEAD']),
+      /** Allowed request headers. Default: `["Origin", "Content-Length", "Content-Type"]`. */
+      allow_headers: z.array(nonEmpty()).default(() => ['Origin', 'Content-Length', 'Content-Type']),
+      /** Allow cookies and authorization headers. Default: `false`. */
+      allow_credentials: flag(false),
+      /** How long browsers may cache a preflight answer, in ms. Default: `5m`. */
+      max_age: duration().prefault('5m'),
+    })
+    .prefault({}),
+  /** Subgraph request timeouts. Default: 30s for every subgraph. */
+  traffic_shaping: z
+    .strictObject({
+      /** Rules for every subgraph. */
+      all: z
+        .strictObject({
+          /** Deadline of one subgraph request, in ms. Default: `30s`. */
+          request_timeout: duration({ min: '1ms' }).prefault('30s'),
+        })
+        .prefault({}),
+      /** Per-subgraph overrides, by subgraph name. Default: `{}`. */
+      subgraphs: z
+        .record(
+          nonEmpty(),
+          z.strictObject({
+            /** Deadline of one request to this subgraph, in ms. Default: `traffic_shaping.all.request_timeout`. */
+            request_timeout: duration({ min: '1ms' }).optional(),
+          }),
+        )
+        .default(() => ({})),
+    })
+    .prefault({}),
+  /** Planner and fetch behaviour. Default: single flight on, multi fetch off, 1024 plans. */
+  engine: z
+    .strictObject({
+      /** Share identical in-flight subgraph query fetches. Default: `true`. */
+      enable_single_flight: flag(true),
+      /** Merge entity fetches to one subgraph in one parallel wave (merged fetches are not cached). Default: `false`. */
+      enable_multi_fetch: flag(false),
+      /** Query plans kept (LRU). Default: `1024`. */
+      execution_plan_cache_size: z.int().min(1).default(1024),
+    })
+    .prefault({}),
+  /** Prometheus metrics listener. Default: off, `localhost:8088`, `/metrics`. */
+  metrics: z
+    .strictObject({
+      /** Serve Prometheus metrics. Default: `false`. */
+      enabled: flag(false),
+      /** Address of the metrics listener. Default: `localhost:8088`. */
+      listen_addr: hostPort({ allowPortZero: true }).default('localhost:8088'),
+      /** Path of the metrics endpoint. Default: `/metrics`. */
+      path: z.string().startsWith('/').default('/metrics'),
+    })
+    .prefault({}),
+  /** Stores other sections refer to by id. Default: none. */
+  storage_providers: z
+    .strictObject({
+      /** Shared stores (Redis 7+), referred to by `id`. Default: `[]`. */
+      sharedstore: z
+        .array(sharedStoreProvider)
+        .superRefine(uniqueIds)
+        .default(() => []),
+    })
+    .prefault({}),
+  /** Third-party plugins `{package, options}`, loaded in order; file only (no environment). Default: `[]`. */
+  plugins: z
+    .array(
+      z.strictObject({
+        /** npm package name or path of the plugin module. */
+        package: nonEmpty(),
+        /** Options, validated by the plugin's own schema. Default: none. */
+        options: z.unknown().optional(),
+      }),
+    )
+    .default(() => []),
+};
+
+/** Schema of the core config alone (no plugin sections). */
+export const coreConfigSchema = z.strictObject(coreConfigShape);
+
+/** The core config as the router uses it: defaults filled in, durations in ms, sizes in bytes. */
+export type CoreConfig = z.output<typeof coreConfigSchema>;
+/** The core config as written in a file or in code: every key with a default may be left out. */
+export type CoreConfigInput = z.input<typeof coreConfigSchema>;
+/** One header rule (`propagate`, `set` or `remove`). */
+export type HeaderRule = z.output<typeof headerRuleSchema>;
+/** `headers` with defaults filled in. */
+export type HeadersConfig = CoreConfig['headers'];
+/** `cors` with defaults filled in. */
+export type CorsConfig = CoreConfig['cors'];
+/** `limits` with defaults filled in. */
+export type LimitsConfig = CoreConfig['limits'];
+/** `traffic_shaping` with defaults filled in. */
+export type TrafficShapingConfig = CoreConfig['traffic_shaping'];
+/** `engine` with defaults filled in. */
+export type EngineConfig = CoreConfig['engine'];
+/** `metrics` with defaults filled in. */
+export type MetricsConfig = CoreConfig['metrics'];
+/** One `storage_providers.sharedstore[]` item. */
+export type SharedStoreProviderConfig = z.output<typeof sharedStoreProvider>;
+/** One `plugins[]` item. */
+export type PluginEntryConfig = CoreConfig['plugins'][number];
+/** A `log_level` value. */
+export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -1,0 +1,211 @@
+/**
+ * Reading `router.config.yaml`: YAML -> environment overrides -> one
+ * validation of core keys and plugin sections together -> `LoadedConfig`.
+ * Every problem is collected and thrown at once as a `ConfigError`.
+ */
+
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { LineCounter, isMap, isNode, isScalar, isSeq, parseDocument, type Document } from 'yaml';
+import type { z } from 'zod';
+import { RouterError } from '../errors.js';
+import { ConfigError, formatKeyPath, problemsFromZod, readableIssueMessage, type ConfigIssue, type KeyedProblem } from './config-error.js';
+import { coreConfigSchema, coreConfigShape, type CoreConfig } from './core-schema.js';
+import { applyEnvOverrides, envBindings, type EnvBinding, type EnvSource } from './env.js';
+import { describeValue } from './schema-helpers.js';
+
+/** A top-level config section owned by a plugin (`response_cache`, `profiler`, ...). */
+export interface ConfigSection<Schema extends z.ZodType = z.ZodType> {
+  /** Top-level key, snake_case; also the prefix of its environment variables. */
+  readonly key: string;
+  /** Schema of the section; its output is what the plugin receives. Use strict objects. */
+  readonly schema: Schema;
+  /** Plugin name, prefixed to error lines about the section. Default: none. */
+  readonly plugin?: string;
+}
+
+/** A validated configuration: core keys, and the plugin sections that were given. */
+export interface LoadedConfig {
+  /** Core keys with every default filled in (durations in ms, sizes in bytes). */
+  readonly core: CoreConfig;
+  /**
+   * Output of each plugin section's schema, by section key; only sections
+   * present in the file or set through the environment. Read with `readSection`.
+   */
+  readonly sections: Readonly<Record<string, unknown>>;
+}
+
+/** Options of `parseConfig`, `parseConfigText` and `loadConfigFile`. */
+export interface ParseConfigOptions {
+  /** Environment overrides are read from here. Default: `process.env`. */
+  readonly env?: EnvSource;
+  /** Plugin sections accepted beside the core keys. Default: none (any other key is unknown). */
+  readonly sections?: ReadonlyArray<ConfigSection>;
+}
+
+/** Options of `parseConfigText`. */
+export interface ParseConfigTextOptions extends ParseConfigOptions {
+  /** File name shown in error messages. Default: none. */
+  readonly file?: string;
+}
+
+/** The schema of a whole config file: the core keys plus optional plugin sections. */
+export type ConfigSchema = z.ZodObject<Record<string, z.ZodType>, z.core.$strict>;
+
+const SECTION_KEY = /^[a-z][a-z0-9_]*$/;
+
+/** Merges plugin sections into the core schema as optional top-level keys. Throws on a clash. */
+export function buildConfigSchema(sections: ReadonlyArray<ConfigSection> = []): ConfigSchema {
+  const shape: Record<string, z.ZodOptional<z.ZodType>> = {};
+  for (const { key, schema, plugin } of sections) {
+    const owner = plugin === undefined ? '' : `[${plugin}] `;
+    if (!SECTION_KEY.test(key)) throw new RouterError('CONFIG_INVALID', `${owner}config section key "${key}" must be snake_case`);
+    if (key in coreConfigShape) throw new RouterError('CONFIG_INVALID', `${owner}config section "${key}" clashes with a core key`);
+    if (key in shape) throw new RouterError('PLUGIN_DUPLICATE', `${owner}config section "${key}" is declared twice`);
+    shape[key] = schema.optional();
+  }
+  return coreConfigSchema.extend(shape);
+}
+
+/** Validates a config object (as parsed from YAML or written in code) with environment overrides. */
+export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): LoadedConfig {
+  return validate(raw, options, {});
+}
+
+/** Parses YAML text and validates it; YAML syntax errors are reported with line and column. */
+export function parseConfigText(text: string, { file, ...options }: ParseConfigTextOptions = {}): LoadedConfig {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (document.errors.length > 0) {
+    const issues = document.errors.map((error): ConfigIssue => {
+      const { line, col } = lineCounter.linePos(error.pos[0]);
+      return { path: '', message: `YAML syntax error at line ${line}, column ${col}: ${error.message.split('\n')[0] ?? ''}` };
+    });
+    throw new ConfigError(issues, { file });
+  }
+  return validate(document.toJS(), options, { file, locate: locator(document, lineCounter) });
+}
+
+/** Reads and validates a config file. A missing file, bad YAML or a bad value throws `ConfigError`. */
+export async function loadConfigFile(path: string, options: ParseConfigOptions = {}): Promise<LoadedConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? error.code : undefined;
+    const message =
+      code === 'ENOENT'
+        ? `file not found (looked for ${resolve(path)})`
+        : code === 'EISDIR'
+          ? `is a directory, not a file (${resolve(path)})`
+          : `cannot be read: ${error instanceof Error ? error.message : String(error)}`;
+    throw new ConfigError([{ path: '', message }], { file: path, cause: error });
+  }
+  return parseConfigText(text, { ...options, file: path });
+}
+
+/** A fully defaulted core config (`version: "1"`, nothing else set), for code use. No environment. */
+export function defaultConfig(): CoreConfig {
+  return coreConfigSchema.parse({ version: '1' }, { error: readableIssueMessage });
+}
+
+/** The parsed value of a plugin section, typed by its schema; `undefined` when the section was not given. */
+export function readSection<Schema extends z.ZodType>(config: LoadedConfig, section: ConfigSection<Schema>): z.output<Schema> | undefined {
+  // Safe: `sections[key]` is the output of this very schema (validated by parseConfig).
+  return config.sections[section.key] as z.output<Schema> | undefined;
+}
+
+/** Options of `parseConfigValue`. */
+export interface ParseConfigValueOptions {
+  /** Where the value sits in the file, e.g. `['plugins', 2, 'options']`; prefixes issue paths. Default: `[]`. */
+  readonly at?: ReadonlyArray<PropertyKey>;
+  /** Plugin named in the error lines. Default: none. */
+  readonly plugin?: string;
+}
+
+/** Validates one value (a third-party plugin's `options`) against a schema, throwing `ConfigError`. */
+export function parseConfigValue<Schema extends z.ZodType>(schema: Schema, value: unknown, { at = [], plugin }: ParseConfigValueOptions = {}): z.output<Schema> {
+  const result = schema.safeParse(value, { error: readableIssueMessage });
+  if (result.success) return result.data;
+  const issues = problemsFromZod(result.error.issues).map((problem): ConfigIssue => {
+    const issue = { path: formatKeyPath([...at, ...problem.segments]), message: problem.message };
+    return plugin === undefined ? issue : { ...issue, plugin };
+  });
+  throw new ConfigError(issues);
+}
+
+interface ValidationContext {
+  readonly file?: string | undefined;
+  /** Line of a key in the source file. */
+  readonly locate?: (target: ReadonlyArray<PropertyKey>) => number | undefined;
+}
+
+function validate(raw: unknown, { env = process.env, sections = [] }: ParseConfigOptions, context: ValidationContext): LoadedConfig {
+  const source = raw ?? {};
+  if (typeof source !== 'object' || Array.isArray(source)) {
+    const issue = { path: '', message: `expected a mapping of config keys at the top level, got ${describeValue(source)}` };
+    throw new ConfigError([issue], { file: context.file });
+  }
+  const schema = buildConfigSchema(sections);
+  const overrides = applyEnvOverrides(source as Record<string, unknown>, envBindings(schema), env);
+  const result = schema.safeParse(overrides.config, { error: readableIssueMessage });
+  if (!result.success) {
+    const problems = problemsFromZod(result.error.issues).map((problem) => describeProblem(problem, overrides.applied, sections, context));
+    throw new ConfigError([...overrides.issues, ...problems], { file: context.file });
+  }
+  if (overrides.issues.length > 0) throw new ConfigError(overrides.issues, { file: context.file });
+  const data: Record<string, unknown> = result.data;
+  const core: Record<string, unknown> = {};
+  const present: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) {
+    if (key in coreConfigShape) core[key] = value;
+    else if (value !== undefined) present[key] = value;
+  }
+  // Safe: every core key was validated by coreConfigShape's schemas just above.
+  return { core: core as CoreConfig, sections: present };
+}
+
+/** Adds the variable that set the value, the owning plugin and the file line. */
+function describeProblem(
+  problem: KeyedProblem,
+  applied: ReadonlyArray<EnvBinding>,
+  sections: ReadonlyArray<ConfigSection>,
+  { locate }: ValidationContext,
+): ConfigIssue {
+  const binding = applied
+    .filter((candidate) => candidate.path.every((segment, index) => problem.target[index] === segment))
+    .sort((a, b) => b.path.length - a.path.length)[0];
+  const plugin = sections.find((section) => section.key === problem.target[0])?.plugin;
+  const line = binding === undefined ? locate?.(problem.target) : undefined;
+  return {
+    path: formatKeyPath(problem.segments),
+    message: problem.message,
+    ...(binding === undefined ? {} : { env: binding.variable }),
+    ...(plugin === undefined ? {} : { plugin }),
+    ...(line === undefined ? {} : { line }),
+  };
+}
+
+/** Finds the line of a key path in the YAML document (the key's own line). */
+function locator(document: Document, lineCounter: LineCounter): (target: ReadonlyArray<PropertyKey>) => number | undefined {
+  return function locate(target) {
+    let node: unknown = document.contents;
+    let offset: number | undefined;
+    for (const segment of target) {
+      if (isMap(node)) {
+        const pair = node.items.find((item) => (isScalar(item.key) ? String(item.key.value) : String(item.key)) === String(segment));
+        if (pair === undefined) return undefined;
+        offset = isNode(pair.key) ? pair.key.range?.[0] : undefined;
+        node = pair.value;
+      } else if (isSeq(node) && typeof segment === 'number') {
+        const item: unknown = node.items[segment];
+        if (!isNode(item)) return undefined;
+        offset = item.range?.[0];
+        node = item;
+      } else {
+        return undefined;
+      }
+    }
+    return offset === undefined ? undefined : lineCounter.linePos(offset).line;
+  };
+}

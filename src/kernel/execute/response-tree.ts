@@ -1,0 +1,117 @@
+import type { JsonObject } from '../fetch/subgraph-types.js';
+import type { PathSegment } from '../plan/query-plan.js';
+
+export type { JsonObject };
+
+/** An entity position found at a merge path. */
+export interface EntityNode {
+  /** The object every later result for this position attaches to. */
+  readonly primary: JsonObject;
+  /** Every object known for this position (primary first, then what later fetches added). */
+  readonly view: readonly JsonObject[];
+  /** Response path of the position, with list indices. */
+  readonly path: ReadonlyArray<string | number>;
+}
+
+const NONE: readonly JsonObject[] = [];
+
+/**
+ * The data of one request as fetched: root results and, per object, the
+ * entity results that later fetches returned for it. Fetched objects are
+ * never mutated, so identical subgraph answers can be shared between
+ * requests (single flight, response cache) without copies.
+ */
+export class ResponseTree {
+  readonly roots: JsonObject[] = [];
+  private readonly extras = new Map<JsonObject, JsonObject[]>();
+
+  addRoot(data: JsonObject): void {
+    this.roots.push(data);
+  }
+
+  /** Records that `result` holds more fields of the object `primary`. */
+  attach(primary: JsonObject, result: JsonObject): void {
+    const list = this.extras.get(primary);
+    if (list) list.push(result);
+    else this.extras.set(primary, [result]);
+  }
+
+  /** The objects that together make up one response object. */
+  viewOf(values: readonly unknown[]): JsonObject[] {
+    const view: JsonObject[] = [];
+    for (const value of values) {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) continue;
+      const object = value as JsonObject;
+      view.push(object);
+      const more = this.extras.get(object);
+      if (more) for (const extra of more) view.push(extra);
+    }
+    return view;
+  }
+
+  extrasOf(object: JsonObject): readonly JsonObject[] {
+    return this.extras.get(object) ?? NONE;
+  }
+
+  /**
+   * Finds every object at a merge path. `satisfies` decides `... on T`
+   * segments from the objects' `__typename`.
+   */
+  collect(path: readonly PathSegment[], satisfies: (typename: string, condition: string) => boolean): EntityNode[] {
+    let nodes: Array<{ values: unknown[]; path: Array<string | number> }> = [{ values: this.roots, path: [] }];
+    for (const segment of path) {
+      const next: typeof nodes = [];
+      if (segment === '@') {
+        for (const node of nodes) {
+          const arrays = node.values.filter(Array.isArray) as unknown[][];
+          const length = arrays.reduce((max, a) => Math.max(max, a.length), 0);
+          for (let i = 0; i < length; i++) {
+            const values = arrays.map((a) => a[i]).filter((v) => v !== undefined && v !== null);
+            if (values.length > 0) next.push({ values, path: [...node.path, i] });
+          }
+        }
+      } else if (segment.startsWith('... on ')) {
+        const condition = segment.slice(7);
+        for (const node of nodes) {
+          const typename = typenameOf(this.viewOf(node.values));
+          if (typename !== undefined && satisfies(typename, condition)) next.push(node);
+        }
+      } else {
+        for (const node of nodes) {
+          const values = childValues(this.viewOf(node.values), segment);
+          if (values.length > 0) next.push({ values, path: [...node.path, segment] });
+        }
+      }
+      nodes = next;
+    }
+    const result: EntityNode[] = [];
+    for (const node of nodes) {
+      const view = this.viewOf(node.values);
+      if (view.length > 0) result.push({ primary: view[0]!, view, path: node.path });
+    }
+    return result;
+  }
+}
+
+/** Values the objects of a view hold under a key (undefined and null skipped, null kept only when alone). */
+export function childValues(view: readonly JsonObject[], key: string): unknown[] {
+  const values: unknown[] = [];
+  let sawNull = false;
+  for (const object of view) {
+    const value = object[key];
+    if (value === undefined) continue;
+    if (value === null) sawNull = true;
+    else values.push(value);
+  }
+  if (values.length === 0 && sawNull) values.push(null);
+  return values;
+}
+
+/** The `__typename` of a response object, from whichever fetch reported it first. */
+export function typenameOf(view: readonly JsonObject[]): string | undefined {
+  for (const object of view) {
+    const typename = object.__typename;
+    if (typeof typename === 'string') return typename;
+  }
+  return undefined;
+}

@@ -1,0 +1,173 @@
+import { getNamedType, isListType, isNonNullType, isObjectType, isInterfaceType, type GraphQLOutputType } from 'graphql';
+import type { FieldDef, FieldSource, KeyDef, Supergraph, TypeDef } from './supergraph-model.js';
+import { fieldSetFieldNames } from './field-set.js';
+
+const NO_KEYS: readonly KeyDef[] = [];
+const NO_TYPES: readonly string[] = [];
+
+/**
+ * Answers the planner's questions about a supergraph: which subgraph can
+ * resolve a field, which keys a subgraph accepts, which object types an
+ * abstract type can be at runtime (overall and per subgraph).
+ * Built once per graph load; every answer is memoized.
+ */
+export class FederationIndex {
+  readonly supergraph: Supergraph;
+  private readonly possibleTypesCache = new Map<string, readonly string[]>();
+  private readonly possibleTypesInCache = new Map<string, readonly string[]>();
+  private readonly resolveCache = new Map<string, boolean>();
+
+  constructor(supergraph: Supergraph) {
+    this.supergraph = supergraph;
+  }
+
+  type(name: string): TypeDef | undefined {
+    return this.supergraph.types.get(name);
+  }
+
+  isAbstract(typeName: string): boolean {
+    const kind = this.type(typeName)?.kind;
+    return kind === 'INTERFACE' || kind === 'UNION';
+  }
+
+  isComposite(typeName: string): boolean {
+    const kind = this.type(typeName)?.kind;
+    return kind === 'OBJECT' || kind === 'INTERFACE' || kind === 'UNION';
+  }
+
+  field(typeName: string, fieldName: string): FieldDef | undefined {
+    return this.type(typeName)?.fields.get(fieldName);
+  }
+
+  /** Object types an abstract type can be at runtime, across the whole supergraph. */
+  possibleTypes(typeName: string): readonly string[] {
+    const cached = this.possibleTypesCache.get(typeName);
+    if (cached) return cached;
+    const type = this.type(typeName);
+    let result: readonly string[] = NO_TYPES;
+    if (type?.kind === 'OBJECT') result = [typeName];
+    else if (type?.kind === 'UNION') result = [...type.unionMembersIn.keys()];
+    else if (type?.kind === 'INTERFACE') {
+      result = [...this.supergraph.types.values()]
+        .filter((t) => t.kind === 'OBJECT' && t.implementsIn.has(typeName))
+        .map((t) => t.name);
+    }
+    this.possibleTypesCache.set(typeName, result);
+    return result;
+  }
+
+  /** Whether an object of runtime type `objectType` satisfies a fragment on `condition`. */
+  satisfies(objectType: string, condition: string): boolean {
+    if (objectType === condition) return true;
+    return this.possibleTypes(condition).includes(objectType);
+  }
+
+  /** Whether the subgraph knows the type (as itself, or an interface as an `@interfaceObject`). */
+  hasType(typeName: string, subgraph: string): boolean {
+    const type = this.type(typeName);
+    return !!type && (type.subgraphs.has(subgraph) || type.interfaceObjectIn.has(subgraph));
+  }
+
+  /** Whether the subgraph declares an interface as an object with `@interfaceObject`. */
+  isInterfaceObjectIn(typeName: string, subgraph: string): boolean {
+    return this.type(typeName)?.interfaceObjectIn.has(subgraph) ?? false;
+  }
+
+  /** Object types the subgraph itself can return where it returns `typeName`. */
+  possibleTypesIn(typeName: string, subgraph: string): readonly string[] {
+    const cacheKey = `${typeName}\u0000${subgraph}`;
+    const cached = this.possibleTypesInCache.get(cacheKey);
+    if (cached) return cached;
+    const type = this.type(typeName);
+    let result: readonly string[] = NO_TYPES;
+    if (type?.kind === 'OBJECT') result = type.subgraphs.has(subgraph) ? [typeName] : NO_TYPES;
+    else if (type?.kind === 'UNION') {
+      result = [...type.unionMembersIn].filter(([, graphs]) => graphs.has(subgraph)).map(([member]) => member);
+    } else if (type?.kind === 'INTERFACE') {
+      result = this.possibleTypes(typeName).filter((name) => {
+        const candidate = this.type(name);
+        return !!candidate && candidate.subgraphs.has(subgraph) && (candidate.implementsIn.get(typeName)?.has(subgraph) ?? false);
+      });
+    }
+    this.possibleTypesInCache.set(cacheKey, result);
+    return result;
+  }
+
+  /** The field's `@join__field` record for the subgraph, if it has one. */
+  fieldSource(typeName: string, fieldName: string, subgraph: string): FieldSource | undefined {
+    return this.field(typeName, fieldName)?.sources.get(subgraph);
+  }
+
+  /**
+   * Whether the subgraph resolves the field on that parent type by itself
+   * (not counting `@provides`, which the planner tracks per path).
+   */
+  canResolve(typeName: string, fieldName: string, subgraph: string): boolean {
+    if (fieldName === '__typename') return true;
+    const cacheKey = `${typeName}\u0000${fieldName}\u0000${subgraph}`;
+    const cached = this.resolveCache.get(cacheKey);
+    if (cached !== undefined) return cached;
+    const result = this.computeCanResolve(typeName, fieldName, subgraph);
+    this.resolveCache.set(cacheKey, result);
+    return result;
+  }
+
+  private computeCanResolve(typeName: string, fieldName: string, subgraph: string): boolean {
+    if (!this.hasType(typeName, subgraph)) return false;
+    const field = this.field(typeName, fieldName);
+    if (!field) return false;
+    if (field.sources.size === 0) return !field.interfaceObjectOnly;
+    const source = field.sources.get(subgraph);
+    if (!source) return false;
+    if (source.usedOverridden) return false;
+    if (source.external) return this.isKeyField(typeName, fieldName, subgraph);
+    return true;
+  }
+
+  /** Whether the field is part of one of the type's keys in the subgraph. */
+  isKeyField(typeName: string, fieldName: string, subgraph: string): boolean {
+    return this.keys(typeName, subgraph).some((key) => fieldSetFieldNames(key.selectionSet).includes(fieldName));
+  }
+
+  /** Every key of the type in the subgraph (resolvable or not). */
+  keys(typeName: string, subgraph: string): readonly KeyDef[] {
+    return this.type(typeName)?.keys.get(subgraph) ?? NO_KEYS;
+  }
+
+  /** Keys through which the subgraph can look the entity up (`_entities`). */
+  resolvableKeys(typeName: string, subgraph: string): readonly KeyDef[] {
+    return this.keys(typeName, subgraph).filter((key) => key.resolvable);
+  }
+
+  /** Output type of a field from the supergraph schema (wrappers included). */
+  fieldType(typeName: string, fieldName: string): GraphQLOutputType | undefined {
+    const type = this.supergraph.schema.getType(typeName);
+    if (!isObjectType(type) && !isInterfaceType(type)) return undefined;
+    return type.getFields()[fieldName]?.type;
+  }
+
+  /** Named type a field returns. */
+  fieldNamedType(typeName: string, fieldName: string): string {
+    const type = this.fieldType(typeName, fieldName);
+    return type ? getNamedType(type).name : '';
+  }
+
+  /** How many list levels wrap a field's type (`[[T!]]!` is 2). */
+  fieldListDepth(typeName: string, fieldName: string): number {
+    let type = this.fieldType(typeName, fieldName);
+    let depth = 0;
+    while (type) {
+      if (isNonNullType(type)) type = type.ofType;
+      else if (isListType(type)) {
+        depth++;
+        type = type.ofType;
+      } else break;
+    }
+    return depth;
+  }
+
+  /** Subgraphs in declaration order. */
+  subgraphNames(): string[] {
+    return this.supergraph.subgraphs.map((s) => s.name);
+  }
+}

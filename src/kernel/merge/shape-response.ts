@@ -1,0 +1,233 @@
+import {
+  getNamedType,
+  GraphQLError,
+  isAbstractType,
+  isEnumType,
+  isLeafType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  type GraphQLLeafType,
+  type GraphQLNamedType,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+} from 'graphql';
+import type { GraphQLErrorJSON } from '../errors.js';
+import { childValues, typenameOf, type JsonObject, type ResponseTree } from '../execute/response-tree.js';
+import type { NSelection } from '../plan/normalize.js';
+
+/** A field to write at one response position for one runtime type. */
+interface ShapeField {
+  readonly responseKey: string;
+  readonly name: string;
+  /** Wrappers outside-in: `N` non-null, `L` list (`[T!]!` is N L N). */
+  readonly wrappers: readonly ('N' | 'L')[];
+  readonly namedType: GraphQLNamedType | undefined;
+  /** Merged sub-selections of every occurrence of the field. */
+  readonly selections: NSelection[] | undefined;
+  readonly parentType: string;
+}
+
+const BUBBLE = Symbol('null-bubble');
+type Shaped = unknown | typeof BUBBLE;
+
+/**
+ * Builds the client's response from everything fetched: fields in the
+ * client's order under its aliases, internal fields dropped, leaf values
+ * checked against the schema, and nulls propagated per the GraphQL spec.
+ * One instance per plan; field lists are memoized per selection and type.
+ */
+export class ResponseShaper {
+  private readonly fieldCache = new WeakMap<readonly NSelection[], Map<string, ShapeField[]>>();
+
+  constructor(private readonly schema: GraphQLSchema) {}
+
+  shape(
+    tree: ResponseTree,
+    rootType: string,
+    selections: readonly NSelection[],
+    extraRoots: readonly JsonObject[],
+    errors: GraphQLErrorJSON[],
+  ): Record<string, unknown> | null {
+    const run = new ShapeRun(this, tree, errors);
+    const view = tree.viewOf([...tree.roots, ...extraRoots]);
+    const result = run.object(view, rootType, selections, []);
+    return result === BUBBLE ? null : (result as Record<string, unknown>);
+  }
+
+  fields(selections: readonly NSelection[], runtimeType: string): ShapeField[] {
+    let byType = this.fieldCache.get(selections);
+    if (!byType) {
+      byType = new Map();
+      this.fieldCache.set(selections, byType);
+    }
+    let fields = byType.get(runtimeType);
+    if (!fields) {
+      fields = [];
+      this.collect(selections, runtimeType, fields);
+      byType.set(runtimeType, fields);
+    }
+    return fields;
+  }
+
+  objectType(name: string): GraphQLObjectType | undefined {
+    const type = this.schema.getType(name);
+    return isObjectType(type) ? type : undefined;
+  }
+
+  satisfies(objectType: string, condition: string): boolean {
+    if (objectType === condition) return true;
+    const abstract = this.schema.getType(condition);
+    const object = this.schema.getType(objectType);
+    return isAbstractType(abstract) && isObjectType(object) && this.schema.isSubType(abstract, object);
+  }
+
+  private collect(selections: readonly NSelection[], runtimeType: string, into: ShapeField[]): void {
+    const type = this.objectType(runtimeType);
+    for (const selection of selections) {
+      if (selection.kind === 'Fragment') {
+        if (this.satisfies(runtimeType, selection.typeCondition)) this.collect(selection.selections, runtimeType, into);
+        continue;
+      }
+      const existing = into.find((f) => f.responseKey === selection.responseKey);
+      if (existing) {
+        if (existing.selections && selection.selections) existing.selections.push(...selection.selections);
+        continue;
+      }
+      const definition = selection.name === '__typename' ? undefined : type?.getFields()[selection.name];
+      into.push({
+        responseKey: selection.responseKey,
+        name: selection.name,
+        wrappers: definition ? wrappersOf(definition.type) : [],
+        namedType: definition ? getNamedType(definition.type) : undefined,
+        selections: selection.selections ? [...selection.selections] : undefined,
+        parentType: runtimeType,
+      });
+    }
+  }
+}
+
+function wrappersOf(type: GraphQLOutputType): Array<'N' | 'L'> {
+  const wrappers: Array<'N' | 'L'> = [];
+  let current: GraphQLOutputType = type;
+  for (;;) {
+    if (isNonNullType(current)) {
+      wrappers.push('N');
+      current = current.ofType;
+    } else if (isListType(current)) {
+      wrappers.push('L');
+      current = current.ofType;
+    } else return wrappers;
+  }
+}
+
+class ShapeRun {
+  constructor(
+    private readonly shaper: ResponseShaper,
+    private readonly tree: ResponseTree,
+    private readonly errors: GraphQLErrorJSON[],
+  ) {}
+
+  object(view: readonly JsonObject[], runtimeType: string, selections: readonly NSelection[], path: Array<string | number>): Shaped {
+    const out: Record<string, unknown> = {};
+    for (const field of this.shaper.fields(selections, runtimeType)) {
+      if (field.name === '__typename') {
+        out[field.responseKey] = runtimeType;
+        continue;
+      }
+      path.push(field.responseKey);
+      const value = this.value(childValues(view, field.responseKey), field, 0, path);
+      path.pop();
+      if (value === BUBBLE) return BUBBLE;
+      out[field.responseKey] = value;
+    }
+    return out;
+  }
+
+  private value(values: readonly unknown[], field: ShapeField, depth: number, path: Array<string | number>): Shaped {
+    let wrapper = field.wrappers[depth];
+    const nonNull = wrapper === 'N';
+    if (nonNull) wrapper = field.wrappers[depth + 1];
+    const next = nonNull ? depth + 1 : depth;
+    const first = values[0];
+    if (first === undefined || first === null) return this.nullValue(nonNull, field, path);
+    let result: Shaped;
+    if (wrapper === 'L') result = this.list(values, field, next + 1, path);
+    else if (field.namedType && isLeafType(field.namedType)) result = this.leaf(first, field.namedType, path);
+    else result = this.composite(values, field, path);
+    if (result === BUBBLE || result === null) return this.nullValue(nonNull, field, path, result === BUBBLE);
+    return result;
+  }
+
+  private list(values: readonly unknown[], field: ShapeField, depth: number, path: Array<string | number>): Shaped {
+    const arrays = values.filter(Array.isArray) as unknown[][];
+    if (arrays.length === 0) {
+      this.error(`Expected a list for field "${field.parentType}.${field.name}".`, path);
+      return null;
+    }
+    const length = arrays[0]!.length;
+    const out = new Array<unknown>(length);
+    for (let i = 0; i < length; i++) {
+      path.push(i);
+      const item = arrays.length === 1 ? [arrays[0]![i]] : arrays.map((a) => a[i]).filter((v) => v !== undefined);
+      const shaped = this.value(item, field, depth, path);
+      path.pop();
+      if (shaped === BUBBLE) return BUBBLE;
+      out[i] = shaped;
+    }
+    return out;
+  }
+
+  private composite(values: readonly unknown[], field: ShapeField, path: Array<string | number>): Shaped {
+    const view = this.tree.viewOf(values);
+    if (view.length === 0 || !field.selections) return null;
+    let runtimeType = field.namedType?.name ?? '';
+    if (field.namedType && isAbstractType(field.namedType)) {
+      const typename = typenameOf(view.filter((o) => typeof o.__typename === 'string' && this.shaper.objectType(o.__typename as string)));
+      if (typename === undefined || !this.shaper.satisfies(typename, runtimeType)) {
+        this.error(`Abstract type "${runtimeType}" was resolved to a type "${typename ?? ''}" that does not exist inside the schema.`, path);
+        return null;
+      }
+      runtimeType = typename;
+    }
+    return this.object(view, runtimeType, field.selections, path);
+  }
+
+  private leaf(value: unknown, type: GraphQLLeafType, path: Array<string | number>): Shaped {
+    try {
+      const serialized: unknown = type.serialize(value);
+      if (serialized === undefined) throw new GraphQLError(`${type.name} cannot represent value: ${JSON.stringify(value)}`);
+      return serialized;
+    } catch (error) {
+      const message = isEnumType(type)
+        ? `Enum "${type.name}" cannot represent value: ${JSON.stringify(value)}`
+        : (error as Error).message;
+      this.error(message, path);
+      return null;
+    }
+  }
+
+  private nullValue(nonNull: boolean, field: ShapeField, path: Array<string | number>, alreadyReported = false): Shaped {
+    if (!nonNull) return null;
+    if (!alreadyReported && !this.hasErrorAt(path)) {
+      this.error(`Cannot return null for non-nullable field ${field.parentType}.${field.name}.`, path);
+    }
+    return BUBBLE;
+  }
+
+  /** Whether an error already covers this path or a position inside or above it. */
+  private hasErrorAt(path: ReadonlyArray<string | number>): boolean {
+    return this.errors.some((error) => {
+      const errorPath = error.path;
+      if (!errorPath) return false;
+      const length = Math.min(errorPath.length, path.length);
+      for (let i = 0; i < length; i++) if (errorPath[i] !== path[i]) return false;
+      return true;
+    });
+  }
+
+  private error(message: string, path: ReadonlyArray<string | number>): void {
+    this.errors.push({ message, path: [...path] });
+  }
+}

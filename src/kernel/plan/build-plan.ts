@@ -1,0 +1,185 @@
+import { Kind, print, type DocumentNode, type SelectionNode, type SelectionSetNode } from 'graphql';
+import type { FederationIndex } from '../graph/federation-index.js';
+import type { FetchGroup } from './fetch-group.js';
+import { normalizeOperation, selectOperation, type NormalizedOperation } from './normalize.js';
+import { Planner } from './planner.js';
+import type { FetchNode, PlanNode, QueryPlan } from './query-plan.js';
+
+/**
+ * Plans one operation of a document for a supergraph. `conditions` are the
+ * values of the variables that `@skip`/`@include` read: they are part of the
+ * plan's identity, so the plan holds only what will be fetched.
+ */
+export function buildQueryPlan(
+  index: FederationIndex,
+  document: DocumentNode,
+  operationName: string | undefined | null,
+  conditions: Readonly<Record<string, unknown>> = {},
+): QueryPlan {
+  const definition = selectOperation(document, operationName);
+  const { rootTypes } = index.supergraph;
+  const rootType =
+    definition.operation === 'mutation' ? rootTypes.mutation : definition.operation === 'subscription' ? rootTypes.subscription : rootTypes.query;
+  const operation = normalizeOperation(document, definition, rootType ?? 'Query', conditions, {
+    isObjectType: (name) => index.type(name)?.kind === 'OBJECT',
+    fieldType: (parent, field) => index.fieldNamedType(parent, field),
+    satisfies: (objectType, condition) => index.satisfies(objectType, condition),
+  });
+  const planned = new Planner(index, operation).plan();
+  const fetches = planned.groups.map((group) => toFetchNode(group, operation));
+  const byGroup = new Map(planned.groups.map((group, i) => [group, fetches[i]!]));
+  return {
+    kind: 'QueryPlan',
+    node: arrangeNodes(planned.groups, byGroup, operation.operationType === 'mutation'),
+    fetches,
+    operation,
+    introspection: planned.introspectionFields.length > 0 ? introspectionDocument(document, operation) : undefined,
+  };
+}
+
+function toFetchNode(group: FetchGroup, operation: NormalizedOperation): FetchNode {
+  const selectionSet = group.tree.print();
+  const used = group.tree.collectVariables(new Set());
+  const variableDefinitions = operation.variableDefinitions.filter((d) => used.has(d.variable.name.value)).map((d) => print(d));
+  const name = operation.name ? `${operation.name}__${sanitize(group.subgraph)}__${group.id}` : undefined;
+  let text: string;
+  if (group.kind === 'entity') {
+    const variables = ['$representations: [_Any!]!', ...variableDefinitions].join(', ');
+    text = `query${name ? ` ${name}` : ''}(${variables}) { _entities(representations: $representations) ${selectionSet} }`;
+  } else {
+    const variables = variableDefinitions.length > 0 ? `(${variableDefinitions.join(', ')})` : '';
+    const head = `${group.operationType}${name ? ` ${name}` : ''}${variables}`;
+    text = head === 'query' ? selectionSet : `${head} ${selectionSet}`;
+  }
+  return {
+    kind: 'Fetch',
+    id: group.id,
+    subgraph: group.subgraph,
+    fetchKind: group.kind,
+    operationType: group.operationType,
+    operation: text,
+    operationName: name,
+    selectionSet,
+    variableUsages: [...used],
+    mergePath: group.mergePath,
+    representations: group.kind === 'entity' ? [...group.representations.values()].map((r) => r.build()) : undefined,
+  };
+}
+
+function sanitize(name: string): string {
+  return name.replace(/[^_0-9A-Za-z]/g, '_');
+}
+
+/**
+ * Turns the dependency graph of fetch groups into a Sequence/Parallel tree:
+ * a group with one dependency runs right after it (in parallel with its
+ * siblings); a group waiting for several runs after their closest common
+ * ancestor's subtree.
+ */
+function arrangeNodes(groups: readonly FetchGroup[], nodes: ReadonlyMap<FetchGroup, FetchNode>, sequential: boolean): PlanNode | undefined {
+  if (groups.length === 0) return undefined;
+  const present = new Set(groups);
+  const owner = new Map<FetchGroup, FetchGroup | undefined>();
+  const children = new Map<FetchGroup | undefined, FetchGroup[]>();
+  const joins = new Map<FetchGroup | undefined, FetchGroup[]>();
+  const ancestors = (group: FetchGroup | undefined): Array<FetchGroup | undefined> => {
+    const chain: Array<FetchGroup | undefined> = [];
+    let current = group;
+    while (current) {
+      chain.push(current);
+      current = owner.get(current);
+    }
+    chain.push(undefined);
+    return chain;
+  };
+  for (const group of topological(groups)) {
+    const dependencies = [...group.dependsOn].filter((d) => present.has(d));
+    if (dependencies.length === 0) {
+      owner.set(group, undefined);
+      push(children, undefined, group);
+    } else if (dependencies.length === 1) {
+      owner.set(group, dependencies[0]);
+      push(children, dependencies[0], group);
+    } else {
+      const chains = dependencies.map((d) => ancestors(d));
+      const common = chains[0]!.find((candidate) => chains.every((chain) => chain.includes(candidate)));
+      owner.set(group, common);
+      push(joins, common, group);
+    }
+  }
+  const build = (group: FetchGroup | undefined): PlanNode | undefined => {
+    const parts: PlanNode[] = [];
+    if (group) {
+      const fetch = nodes.get(group)!;
+      parts.push(fetch.fetchKind === 'entity' ? { kind: 'Flatten', path: fetch.mergePath, node: fetch } : fetch);
+    }
+    const childNodes = (children.get(group) ?? []).map(build).filter((n): n is PlanNode => !!n);
+    if (group === undefined && sequential) parts.push(...childNodes);
+    else if (childNodes.length > 0) parts.push(parallel(childNodes));
+    for (const layer of layers(joins.get(group) ?? [])) {
+      parts.push(parallel(layer.map(build).filter((n): n is PlanNode => !!n)));
+    }
+    if (parts.length === 0) return undefined;
+    return parts.length === 1 ? parts[0] : { kind: 'Sequence', nodes: flattenSequences(parts) };
+  };
+  return build(undefined);
+}
+
+function parallel(nodes: PlanNode[]): PlanNode {
+  return nodes.length === 1 ? nodes[0]! : { kind: 'Parallel', nodes };
+}
+
+function flattenSequences(nodes: PlanNode[]): PlanNode[] {
+  return nodes.flatMap((n) => (n.kind === 'Sequence' ? n.nodes : [n]));
+}
+
+/** Groups of joins that can run together: each layer waits only for earlier ones. */
+function layers(groups: readonly FetchGroup[]): FetchGroup[][] {
+  const remaining = [...groups];
+  const result: FetchGroup[][] = [];
+  while (remaining.length > 0) {
+    const layer = remaining.filter((g) => !remaining.some((other) => other !== g && g.dependsOnTransitively(other)));
+    result.push(layer);
+    for (const g of layer) remaining.splice(remaining.indexOf(g), 1);
+  }
+  return result;
+}
+
+function topological(groups: readonly FetchGroup[]): FetchGroup[] {
+  const done = new Set<FetchGroup>();
+  const order: FetchGroup[] = [];
+  const visit = (group: FetchGroup): void => {
+    if (done.has(group)) return;
+    done.add(group);
+    for (const dependency of group.dependsOn) visit(dependency);
+    order.push(group);
+  };
+  for (const group of groups) visit(group);
+  return order.filter((g) => groups.includes(g));
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** The client document cut down to its introspection root fields, to run against the API schema. */
+function introspectionDocument(document: DocumentNode, operation: NormalizedOperation): DocumentNode {
+  const keep = (set: SelectionSetNode): SelectionSetNode => ({
+    ...set,
+    selections: set.selections.flatMap((selection): SelectionNode[] => {
+      if (selection.kind === Kind.FIELD) return selection.name.value === '__schema' || selection.name.value === '__type' ? [selection] : [];
+      if (selection.kind === Kind.INLINE_FRAGMENT) return [{ ...selection, selectionSet: keep(selection.selectionSet) }];
+      const fragment = operation.fragments.get(selection.name.value);
+      return fragment ? [{ kind: Kind.INLINE_FRAGMENT, typeCondition: fragment.typeCondition, directives: selection.directives, selectionSet: keep(fragment.selectionSet) }] : [];
+    }),
+  });
+  return {
+    kind: Kind.DOCUMENT,
+    definitions: [
+      ...document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION),
+      { ...operation.definition, selectionSet: keep(operation.definition.selectionSet) },
+    ],
+  };
+}

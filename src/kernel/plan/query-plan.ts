@@ -1,0 +1,85 @@
+import type { DocumentNode } from 'graphql';
+import type { NormalizedOperation } from './normalize.js';
+
+/**
+ * A step of a response path: a response key, `@` for every item of a list,
+ * or `... on Type` for the objects of that type only.
+ */
+export type PathSegment = string;
+
+/** One field read from the response tree to build an entity representation. */
+export interface RepresentationField {
+  /** Field name as the receiving subgraph expects it in the representation. */
+  readonly name: string;
+  /** Key under which the value sits in the response tree (an internal alias when the name was taken). */
+  readonly responseKey: string;
+  /** Nested fields, for composite key or `@requires` fields. */
+  readonly children: readonly RepresentationField[] | undefined;
+}
+
+/** How to build the representation of the objects of one type for an entity fetch. */
+export interface RepresentationSpec {
+  /** Objects satisfying this type condition are sent. */
+  readonly typeCondition: string;
+  /**
+   * `__typename` written into the representation: the object's own type, or
+   * a fixed name when the receiving subgraph knows the type as an interface object.
+   */
+  readonly typename: { readonly kind: 'runtime' } | { readonly kind: 'fixed'; readonly name: string };
+  /** Key fields, then `@requires` fields. */
+  readonly fields: readonly RepresentationField[];
+}
+
+/** One call to one subgraph. */
+export interface FetchNode {
+  readonly kind: 'Fetch';
+  /** Unique within the plan. */
+  readonly id: number;
+  readonly subgraph: string;
+  /** `root`: fields of the root type; `entity`: an `_entities` lookup. */
+  readonly fetchKind: 'root' | 'entity';
+  readonly operationType: 'query' | 'mutation' | 'subscription';
+  /** The operation text sent to the subgraph, printed once at plan time. */
+  readonly operation: string;
+  readonly operationName: string | undefined;
+  /** The selection set of the fetch, printed (also a cache-key component: it names the selection). */
+  readonly selectionSet: string;
+  /** Client variables the operation reads (besides `$representations`). */
+  readonly variableUsages: readonly string[];
+  /** Where the entity objects sit in the response (empty for root fetches). */
+  readonly mergePath: readonly PathSegment[];
+  /** Entity fetches: how to build representations, per type. */
+  readonly representations: readonly RepresentationSpec[] | undefined;
+}
+
+/** Runs an entity fetch for the objects at `path`. */
+export interface FlattenNode {
+  readonly kind: 'Flatten';
+  readonly path: readonly PathSegment[];
+  readonly node: FetchNode;
+}
+
+export interface SequenceNode {
+  readonly kind: 'Sequence';
+  readonly nodes: readonly PlanNode[];
+}
+
+export interface ParallelNode {
+  readonly kind: 'Parallel';
+  readonly nodes: readonly PlanNode[];
+}
+
+export type PlanNode = FetchNode | FlattenNode | SequenceNode | ParallelNode;
+
+/** The plan of one operation: what to fetch, in which order, and how to shape the answer. */
+export interface QueryPlan {
+  readonly kind: 'QueryPlan';
+  /** Undefined when nothing needs a subgraph (for example only `__typename` or introspection). */
+  readonly node: PlanNode | undefined;
+  /** Every fetch of the plan, in id order. */
+  readonly fetches: readonly FetchNode[];
+  /** The client operation, normalized; the response is shaped from it. */
+  readonly operation: NormalizedOperation;
+  /** Introspection root fields answered by the router itself, as a document to execute locally. */
+  readonly introspection: DocumentNode | undefined;
+}
