@@ -107,12 +107,32 @@ export async function composeGraph(composeFilePath: string, options: ComposeGrap
     throw failed([`cannot compose ${file.path}:`, ...lines].join('\n'));
   }
   const services = loaded.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  return composeServiceDefinitions(services, file.path);
+}
+
+/** One subgraph's SDL with its name and routing URL, for `composeSubgraphs`. */
+export interface SubgraphSdl {
+  readonly name: string;
+  readonly url: string;
+  readonly sdl: string;
+}
+
+/**
+ * Composes subgraph SDLs given in code (the testing kit and examples use it).
+ * Throws `COMPOSITION_FAILED` with one line per problem.
+ */
+export function composeSubgraphs(subgraphs: readonly SubgraphSdl[], origin = 'subgraphs'): ComposedGraph {
+  const services = subgraphs.map((s) => ({ name: s.name, url: s.url, typeDefs: parseSdl(s.sdl, s.name) }));
+  return composeServiceDefinitions(services, origin);
+}
+
+function composeServiceDefinitions(services: ServiceDefinition[], origin: string): ComposedGraph {
   const result = composeServices(services);
   if (result.errors) {
     const problems = result.errors.map(problemOf);
     const count = `${problems.length} error${problems.length === 1 ? '' : 's'}`;
-    throw failed(`composition of ${file.path} failed with ${count}:\n${formatCompositionProblems(problems)}`, { problems });
+    throw failed(`composition of ${origin} failed with ${count}:\n${formatCompositionProblems(problems)}`, { problems });
   }
-  const subgraphs = file.subgraphs.map((s): SubgraphRecord => ({ kind: 'graphql', name: s.name, url: s.routingUrl }));
+  const subgraphs = services.map((s): SubgraphRecord => ({ kind: 'graphql', name: s.name, url: s.url ?? '' }));
   return { supergraphSdl: result.supergraphSdl, subgraphs };
 }

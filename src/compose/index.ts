@@ -11,6 +11,8 @@ export {
 export { introspectSubgraph, type IntrospectOptions } from './introspect.js';
 export {
   composeGraph,
+  composeSubgraphs,
+  type SubgraphSdl,
   formatCompositionProblems,
   type ComposeGraphOptions,
   type ComposedGraph,

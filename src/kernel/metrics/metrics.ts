@@ -1,0 +1,75 @@
+import type { Registry } from 'prom-client';
+
+/** Label values by label name. */
+export type Labels = Readonly<Record<string, string>>;
+
+export interface Counter {
+  inc(labels?: Labels, value?: number): void;
+}
+
+export interface Histogram {
+  /** Records one value (seconds for durations). */
+  observe(labels: Labels, value: number): void;
+}
+
+/**
+ * Prometheus metrics for the kernel and plugins. Metric names get the
+ * `switchyard_` prefix. When metrics are off every instrument is a no-op.
+ */
+export interface Metrics {
+  readonly enabled: boolean;
+  counter(name: string, help: string, labelNames?: readonly string[]): Counter;
+  histogram(name: string, help: string, labelNames?: readonly string[], buckets?: readonly number[]): Histogram;
+  /** The exposition text (`text/plain; version=0.0.4`). */
+  render(): Promise<string>;
+}
+
+const NOOP_COUNTER: Counter = { inc() {} };
+const NOOP_HISTOGRAM: Histogram = { observe() {} };
+
+/** Metrics that record nothing (metrics disabled). */
+export const noopMetrics: Metrics = {
+  enabled: false,
+  counter: () => NOOP_COUNTER,
+  histogram: () => NOOP_HISTOGRAM,
+  render: async () => '',
+};
+
+/** Metrics backed by prom-client, loaded only when metrics are enabled. */
+export async function createPrometheusMetrics(): Promise<Metrics> {
+  const prom = await import('prom-client');
+  const registry: Registry = new prom.Registry();
+  prom.collectDefaultMetrics({ register: registry, prefix: 'switchyard_' });
+  const counters = new Map<string, Counter>();
+  const histograms = new Map<string, Histogram>();
+  return {
+    enabled: true,
+    counter(name, help, labelNames = []) {
+      const full = `switchyard_${name}`;
+      let counter = counters.get(full);
+      if (!counter) {
+        const instrument = new prom.Counter({ name: full, help, labelNames: [...labelNames], registers: [registry] });
+        counter = { inc: (labels = {}, value = 1) => instrument.inc(labels, value) };
+        counters.set(full, counter);
+      }
+      return counter;
+    },
+    histogram(name, help, labelNames = [], buckets) {
+      const full = `switchyard_${name}`;
+      let histogram = histograms.get(full);
+      if (!histogram) {
+        const instrument = new prom.Histogram({
+          name: full,
+          help,
+          labelNames: [...labelNames],
+          registers: [registry],
+          ...(buckets ? { buckets: [...buckets] } : {}),
+        });
+        histogram = { observe: (labels, value) => instrument.observe(labels, value) };
+        histograms.set(full, histogram);
+      }
+      return histogram;
+    },
+    render: () => registry.metrics(),
+  };
+}

@@ -1,0 +1,117 @@
+import type { Plugin as EnvelopPlugin } from '@envelop/core';
+import type { z } from 'zod';
+import { parseConfigValue } from '../config/load-config.js';
+import type { CoreConfig } from '../config/core-schema.js';
+import type { Transport } from '../fetch/subgraph-types.js';
+import type { SubgraphConfig } from '../graph/loaded-graph.js';
+import type { GraphInfo } from '../graph/loaded-graph.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { Hooks, MaybePromise } from './hooks.js';
+import type { OperationResponse } from './stages.js';
+
+/** What `router.execute` takes: an operation from a side listener (Connect, tests). */
+export interface ExecuteRequest {
+  readonly query?: string;
+  readonly operationName?: string;
+  readonly variables?: Readonly<Record<string, unknown>>;
+  readonly extensions?: Readonly<Record<string, unknown>>;
+  /** Request headers, any case. Default: none. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Default: `POST`. */
+  readonly method?: 'GET' | 'POST';
+  /** Default: the `graphql-client-name` header. */
+  readonly clientName?: string;
+  /** Listener name. Default: `execute`. */
+  readonly origin?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** The router as plugins see it. */
+export interface RouterHandle {
+  /** Runs an operation from the request stage onwards, with every plugin's hooks. */
+  execute(request: ExecuteRequest): Promise<OperationResponse>;
+  /** The graph being served, once one is loaded. */
+  readonly graph: GraphInfo | undefined;
+  /** Called with each newly loaded graph; returns an unsubscribe function. */
+  onGraphChange(listener: (graph: GraphInfo) => void): () => void;
+}
+
+/** What a plugin's `setup` receives. */
+export interface PluginContext {
+  /** The plugin's name. */
+  readonly name: string;
+  /** Logger carrying `{ plugin: name }`. */
+  readonly log: Logger;
+  /** The router's core configuration (read-only). */
+  readonly config: CoreConfig;
+  readonly router: RouterHandle;
+  /** Prometheus metrics; no-ops when `metrics.enabled` is false. */
+  readonly metrics: Metrics;
+}
+
+/** Makes a transport for one subgraph of a kind (`grpc`, ...). */
+export type TransportFactory = (subgraph: SubgraphConfig) => Transport;
+
+/** What `setup` returns: the plugin's hooks and resources. */
+export interface PluginInstance {
+  /** Stage hooks. */
+  readonly hooks?: Hooks;
+  /** Envelop plugins (`onParse`, `onValidate`, `onContextBuilding`, `onExecute`). */
+  readonly envelop?: readonly EnvelopPlugin[];
+  /** Transports by subgraph kind. */
+  readonly transports?: Readonly<Record<string, TransportFactory>>;
+  /** Closes what setup opened; called in reverse registration order. */
+  stop?(): MaybePromise<void>;
+}
+
+/** A plugin instance as `createRouter` takes it. */
+export interface SwitchyardPlugin {
+  /** Unique, kebab-case; names its logs and errors. */
+  readonly name: string;
+  /** Plugins that must be registered before this one. */
+  readonly dependsOn?: readonly string[];
+  setup(context: PluginContext): MaybePromise<PluginInstance | void>;
+}
+
+/** A plugin description for `definePlugin`. */
+export interface PluginDefinition<Schema extends z.ZodType> {
+  readonly name: string;
+  /** Section of `router.config.yaml` the options come from (built-ins). */
+  readonly configKey?: string;
+  /** Schema of the options; validated when the factory is called. */
+  readonly options: Schema;
+  readonly dependsOn?: readonly string[];
+  setup(context: PluginContext, options: z.output<Schema>): MaybePromise<PluginInstance | void>;
+}
+
+/** `use<Name>(options)`: validates the options and returns the plugin. */
+export interface PluginFactory<Schema extends z.ZodType> {
+  (options?: z.input<Schema>): SwitchyardPlugin;
+  readonly pluginName: string;
+  readonly configKey: string | undefined;
+  readonly optionsSchema: Schema;
+}
+
+/**
+ * Defines a plugin with a validated options schema. Bad options throw a
+ * `CONFIG_INVALID` error naming the plugin and the key path.
+ */
+export function definePlugin<Schema extends z.ZodType>(definition: PluginDefinition<Schema>): PluginFactory<Schema> {
+  const factory = (options?: z.input<Schema>): SwitchyardPlugin => {
+    const parsed = parseConfigValue(definition.options, options ?? {}, {
+      plugin: definition.name,
+      at: definition.configKey ? [definition.configKey] : [],
+    });
+    return {
+      name: definition.name,
+      dependsOn: definition.dependsOn,
+      setup: (context) => definition.setup(context, parsed),
+    };
+  };
+  return Object.assign(factory, {
+    pluginName: definition.name,
+    configKey: definition.configKey,
+    optionsSchema: definition.options,
+  });
+}

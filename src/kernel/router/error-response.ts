@@ -1,0 +1,47 @@
+import { GraphQLError } from 'graphql';
+import { RouterError, toGraphQLErrorJSON, type GraphQLErrorJSON } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { OperationResponse } from '../pipeline/stages.js';
+
+/** Codes of errors that reject the request itself (GraphQL over HTTP "request errors"). */
+const REQUEST_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_NOT_FOUND']);
+
+/** The response for an operation that failed as a whole. */
+export function errorResponse(error: unknown, log: Logger): OperationResponse {
+  if (error instanceof RouterError) {
+    if (error.code === 'PLUGIN_ERROR' || error.code === 'INTERNAL_SERVER_ERROR') {
+      log.error({ err: error.cause ?? error, plugin: error.plugin }, error.message);
+    }
+    return {
+      body: { errors: [toGraphQLErrorJSON(error)] },
+      status: error.status ?? 500,
+      requestError: REQUEST_ERROR_CODES.has(error.code),
+      headers: lowerCaseHeaders(error.headers),
+    };
+  }
+  if (error instanceof GraphQLError) {
+    return requestErrors([error], 'GRAPHQL_VALIDATION_FAILED');
+  }
+  log.error({ err: error }, 'unexpected error while running an operation');
+  return {
+    body: { errors: [{ message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] },
+    status: 500,
+    headers: {},
+  };
+}
+
+/** A 400 request error carrying GraphQL errors (syntax, validation, variables). */
+export function requestErrors(errors: readonly GraphQLError[], code: string): OperationResponse {
+  const json: GraphQLErrorJSON[] = errors.map((error) => {
+    const entry = error.toJSON() as GraphQLErrorJSON;
+    entry.extensions = { ...entry.extensions, code: (error.extensions?.code as string | undefined) ?? code };
+    return entry;
+  });
+  return { body: { errors: json }, status: 400, requestError: true, headers: {} };
+}
+
+function lowerCaseHeaders(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) out[name.toLowerCase()] = value;
+  return out;
+}

@@ -1,0 +1,193 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GraphQLError } from 'graphql';
+import { createYoga, type Plugin as YogaPlugin, type YogaServerInstance } from 'graphql-yoga';
+import type { CoreConfig } from '../config/core-schema.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
+import { parseListenAddress } from './listen-address.js';
+import { renderPlayground } from './playground.js';
+
+/** Where the router listens. */
+export interface ListenInfo {
+  readonly host: string;
+  readonly port: number;
+  /** `http://host:port` */
+  readonly url: string;
+}
+
+/** What the HTTP server needs from the router. */
+export interface HttpServerOptions {
+  readonly config: CoreConfig;
+  readonly log: Logger;
+  readonly execute: (request: OperationRequest, signal: AbortSignal) => Promise<OperationResponse>;
+  /** Whether a graph is loaded (readiness). */
+  readonly ready: () => boolean;
+  readonly metrics: Metrics;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+
+/**
+ * The main listener: `/graphql` through graphql-yoga (GraphQL over HTTP:
+ * GET and POST, content negotiation, batching, body limit, CORS), the
+ * playground at `/`, and the health endpoints.
+ */
+export class HttpServer {
+  private readonly yoga: YogaServerInstance<Record<string, never>, Record<string, never>>;
+  private server: Server | undefined;
+  private playground: string | undefined;
+
+  constructor(private readonly options: HttpServerOptions) {
+    const { config } = options;
+    const cors = config.cors;
+    this.yoga = createYoga({
+      graphqlEndpoint: '/graphql',
+      graphiql: false,
+      landingPage: false,
+      logging: false,
+      maskedErrors: false,
+      healthCheckEndpoint: '/__yoga-health',
+      batching: config.limits.max_batch_size > 0 ? { limit: config.limits.max_batch_size } : false,
+      maxRequestBodySize: config.limits.max_request_body,
+      cors: cors.enabled
+        ? {
+            origin: cors.allow_origins.length === 1 ? cors.allow_origins[0] : cors.allow_origins,
+            methods: [...cors.allow_methods],
+            allowedHeaders: [...cors.allow_headers],
+            credentials: cors.allow_credentials,
+            maxAge: Math.round(cors.max_age / 1000),
+          }
+        : false,
+      plugins: [routerBridge(options)],
+    });
+  }
+
+  /** Answers a fetch-style request in-process. */
+  async handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const own = await this.ownRoute(request.method, url.pathname);
+    if (own) return new Response(own.body, { status: own.status, headers: own.headers });
+    return this.yoga.fetch(request);
+  }
+
+  async listen(address: string): Promise<ListenInfo> {
+    const { host, port } = parseListenAddress(address);
+    const server = createServer((req, res) => void this.onRequest(req, res));
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.server = server;
+    const bound = server.address() as AddressInfo;
+    const info = { host, port: bound.port, url: `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}` };
+    this.options.log.info({ listen_addr: `${host}:${bound.port}`, playground: this.options.config.playground.enabled }, 'Router listening');
+    return info;
+  }
+
+  /** Stops accepting connections and waits for in-flight requests (at most `graceMs`). */
+  async close(graceMs = 30_000): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        server.closeAllConnections();
+        resolve();
+      }, graceMs);
+      timer.unref();
+      server.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      server.closeIdleConnections();
+    });
+    await this.yoga.dispose?.();
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const path = (req.url ?? '/').split('?')[0]!;
+      const own = await this.ownRoute(req.method ?? 'GET', path);
+      if (own) {
+        res.writeHead(own.status, own.headers);
+        res.end(own.body);
+        return;
+      }
+      await this.yoga.handleNodeRequestAndResponse(req, res, {});
+    } catch (error) {
+      this.options.log.error({ err: error }, 'HTTP handler failed');
+      if (!res.headersSent) res.writeHead(500, JSON_HEADERS);
+      res.end(JSON.stringify({ errors: [{ message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
+    }
+  }
+
+  /** Routes the router answers itself; undefined hands the request to yoga. */
+  private async ownRoute(method: string, path: string): Promise<{ status: number; headers: Record<string, string>; body: string } | undefined> {
+    if (path === '/graphql') return undefined;
+    if (path === '/health/live') return { status: 200, headers: JSON_HEADERS, body: '{"status":"ok"}' };
+    if (path === '/health/ready') {
+      return this.options.ready()
+        ? { status: 200, headers: JSON_HEADERS, body: '{"status":"ready"}' }
+        : { status: 503, headers: JSON_HEADERS, body: '{"status":"not ready"}' };
+    }
+    if (path === '/' && (method === 'GET' || method === 'HEAD') && this.options.config.playground.enabled) {
+      this.playground ??= await renderPlayground('/graphql');
+      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: this.playground };
+    }
+    return { status: 404, headers: JSON_HEADERS, body: JSON.stringify({ errors: [{ message: `Not found: ${path}` }] }) };
+  }
+}
+
+/** Hands every parsed GraphQL request to the router's pipeline and maps its answer back to yoga. */
+function routerBridge(options: HttpServerOptions): YogaPlugin {
+  return {
+    onParams({ params, setParams, setParamsHandler }) {
+      // Persisted operations arrive without text; the pipeline's plugins resolve it.
+      if (params.query == null && params.extensions) setParams({ ...params, query: '' });
+      setParamsHandler(async ({ params: current, request }) => {
+        const headers: Record<string, string> = {};
+        request.headers.forEach((value, name) => {
+          headers[name] = value;
+        });
+        const operation: OperationRequest = {
+          query: current.query || undefined,
+          operationName: current.operationName ?? undefined,
+          variables: (current.variables as Record<string, unknown> | undefined) ?? undefined,
+          extensions: (current.extensions as Record<string, unknown> | undefined) ?? undefined,
+          headers,
+          method: request.method === 'GET' ? 'GET' : 'POST',
+          clientName: headers['graphql-client-name'],
+          origin: 'http',
+        };
+        const response = await options.execute(operation, request.signal);
+        return toYogaResult(response);
+      });
+    },
+  };
+}
+
+/**
+ * Yoga takes the status and headers from `extensions.http`; the body is
+ * serialized by us, so nothing internal leaks into it.
+ */
+function toYogaResult(response: OperationResponse): Record<string, unknown> {
+  const stringify = () => JSON.stringify(response.body);
+  if (response.requestError) {
+    return {
+      errors: [new GraphQLError('request error', { extensions: { http: { status: response.status, spec: true } } })],
+      extensions: { http: { headers: response.headers } },
+      stringify,
+    };
+  }
+  return {
+    ...response.body,
+    extensions: { ...response.body.extensions, http: { status: response.status, headers: response.headers } },
+    stringify,
+  };
+}

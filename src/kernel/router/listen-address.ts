@@ -1,0 +1,20 @@
+import { RouterError } from '../errors.js';
+
+/**
+ * Splits `host:port` (also `[::1]:port` and `:port`). A bare `:port`
+ * binds loopback: nothing listens beyond the machine unless asked to.
+ */
+export function parseListenAddress(address: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(address.trim());
+  const port = match ? Number(match[3]) : NaN;
+  if (!match || port > 65535) {
+    throw new RouterError('CONFIG_INVALID', `invalid listen address "${address}": expected host:port`);
+  }
+  const host = match[1] ?? (match[2] || '127.0.0.1');
+  return { host, port };
+}
+
+/** Whether a host only accepts connections from this machine. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}

@@ -1,0 +1,169 @@
+import { getVariableValues, GraphQLError, type DocumentNode } from 'graphql';
+import type { CoreConfig } from '../config/core-schema.js';
+import { RouterError } from '../errors.js';
+import { executePlan } from '../execute/execute-plan.js';
+import type { SubgraphFetcher } from '../fetch/subgraph-fetcher.js';
+import type { SubgraphRequest } from '../fetch/subgraph-types.js';
+import type { LoadedGraph } from '../graph/loaded-graph.js';
+import type { Logger } from '../logger.js';
+import { runStage, type StageScope } from '../pipeline/stage-runner.js';
+import { RequestState } from '../pipeline/state.js';
+import type { GraphQLResponseBody, MergeOutput, OperationRequest, OperationResponse } from '../pipeline/stages.js';
+import { buildQueryPlan } from '../plan/build-plan.js';
+import { conditionVariables, selectOperation } from '../plan/normalize.js';
+import type { QueryPlan } from '../plan/query-plan.js';
+import type { ExecutionEngine } from './execution-engine.js';
+import { errorResponse, requestErrors } from './error-response.js';
+import { runIntrospection } from './introspection.js';
+import type { StageHooks } from './plugin-host.js';
+import { checkDocumentLimits } from './request-limits.js';
+
+/** What every operation of a router shares. */
+export interface OperationEnvironment {
+  readonly config: CoreConfig;
+  readonly hooks: () => StageHooks;
+  readonly graph: () => LoadedGraph | undefined;
+  readonly engine: (graph: LoadedGraph) => ExecutionEngine;
+  readonly fetcher: SubgraphFetcher;
+  readonly log: Logger;
+}
+
+/** The per-operation facts the execution engine needs (passed through envelop's context). */
+export interface OperationContext {
+  readonly env: OperationEnvironment;
+  readonly graph: LoadedGraph;
+  readonly request: OperationRequest;
+  readonly scope: StageScope;
+  /** Raw variables as the client sent them (forwarded to subgraphs). */
+  readonly variables: Readonly<Record<string, unknown>>;
+}
+
+const QUERY_PLAN_HEADER = 'x-switchyard-include-query-plan';
+
+/** Runs one operation through every stage: request wraps the rest, respond ends it. */
+export async function runOperation(env: OperationEnvironment, request: OperationRequest, signal: AbortSignal): Promise<OperationResponse> {
+  const scope: StageScope = { state: new RequestState(), signal };
+  const hooks = env.hooks();
+  try {
+    return await runStage('request', hooks.request, request, scope, async (current) => {
+      const response = await runPipeline(env, current, scope, hooks);
+      return runStage('respond', hooks.respond, response, scope, identity);
+    });
+  } catch (error) {
+    return errorResponse(error, env.log);
+  }
+}
+
+function identity<T>(value: T): T {
+  return value;
+}
+
+async function runPipeline(env: OperationEnvironment, request: OperationRequest, scope: StageScope, hooks: StageHooks): Promise<OperationResponse> {
+  try {
+    const graph = env.graph();
+    if (!graph) throw new RouterError('GRAPH_NOT_READY', 'The router has no graph loaded yet.', { status: 503 });
+    const query = request.query;
+    if (query === undefined || query === '') {
+      throw new RouterError('BAD_REQUEST', 'Must provide query string.', { status: 400 });
+    }
+    const engine = env.engine(graph);
+    const session = engine.begin(request, scope);
+    let document: DocumentNode;
+    try {
+      document = await runStage('parse', hooks.parse, { query }, scope, (input) => session.parse(input.query));
+    } catch (error) {
+      if (error instanceof GraphQLError) return requestErrors([error], 'GRAPHQL_PARSE_FAILED');
+      throw error;
+    }
+    checkDocumentLimits(document, env.config.limits);
+    const validationErrors = await runStage('validate', hooks.validate, { document, schema: graph.apiSchema }, scope, (input) =>
+      session.validate(input.schema, input.document),
+    );
+    if (validationErrors.length > 0) return requestErrors(validationErrors, 'GRAPHQL_VALIDATION_FAILED');
+    const operation = selectOperation(document, request.operationName);
+    if (request.method === 'GET' && operation.operation !== 'query') {
+      throw new RouterError('METHOD_NOT_ALLOWED', `Can only perform a query operation from a GET request; send ${operation.operation}s with POST.`, {
+        status: 405,
+        headers: { allow: 'POST' },
+      });
+    }
+    const coerced = getVariableValues(graph.apiSchema, operation.variableDefinitions ?? [], { ...request.variables }, { maxErrors: 50 });
+    if (coerced.errors) return requestErrors(coerced.errors, 'BAD_USER_INPUT');
+    const context: OperationContext = { env, graph, request, scope, variables: request.variables ?? {} };
+    const body = await session.execute(document, operation.name?.value ?? request.operationName, coerced.coerced, context);
+    return { body, status: 200, headers: {} };
+  } catch (error) {
+    return errorResponse(error, env.log);
+  }
+}
+
+/**
+ * The federated execution of a parsed, valid operation: plan -> fetch ->
+ * merge, each through its stage. It is the `execute` that envelop plugins wrap.
+ */
+export async function executeFederated(
+  document: DocumentNode,
+  operationName: string | undefined,
+  coercedVariables: Readonly<Record<string, unknown>>,
+  context: OperationContext,
+): Promise<GraphQLResponseBody> {
+  const { env, graph, scope, request } = context;
+  const hooks = env.hooks();
+  const names = conditionVariableNames(document);
+  const conditions: Record<string, unknown> = {};
+  for (const name of names) conditions[name] = coercedVariables[name];
+  const cacheKey = names.length > 0 ? `${operationName ?? ''}\n${JSON.stringify(conditions)}\n${request.query}` : `${operationName ?? ''}\n${request.query}`;
+  const plan = await runStage('plan', hooks.plan, { document, operationName, conditions, cacheKey }, scope, (input) => {
+    const cached = graph.plans.get(input.cacheKey);
+    if (cached) return cached;
+    const built = buildQueryPlan(graph.index, input.document, input.operationName, input.conditions);
+    graph.plans.set(input.cacheKey, built);
+    return built;
+  });
+  const outcome = await executePlan(
+    plan,
+    context.variables,
+    (node, variables, representations) => {
+      const subgraphRequest: SubgraphRequest = {
+        subgraph: node.subgraph,
+        kind: node.fetchKind,
+        operationType: node.operationType,
+        query: node.operation,
+        operationName: node.operationName,
+        variables,
+        representations,
+        selectionSet: node.selectionSet,
+        headers: env.fetcher.headersFor(graph, node.subgraph, request.headers),
+        fetchId: node.id,
+      };
+      return runStage('fetch', hooks.fetch, subgraphRequest, scope, (input) => env.fetcher.send(graph, input, scope.signal));
+    },
+    (typename, condition) => graph.index.satisfies(typename, condition),
+  );
+  const merged: MergeOutput = await runStage('merge', hooks.merge, { plan, tree: outcome.tree, errors: outcome.errors }, scope, (input) => {
+    const errors = [...input.errors];
+    const extraRoots = input.plan.introspection ? [runIntrospection(graph, input.plan.introspection, coercedVariables, errors)] : [];
+    const data = graph.shaper.shape(input.tree, input.plan.operation.rootType, input.plan.operation.selections, extraRoots, errors);
+    return { data, errors };
+  });
+  const body: GraphQLResponseBody = { data: merged.data };
+  if (merged.errors.length > 0) body.errors = [...merged.errors];
+  if (request.headers[QUERY_PLAN_HEADER] === 'true') body.extensions = { queryPlan: serializePlan(plan) };
+  return body;
+}
+
+const conditionCache = new WeakMap<DocumentNode, string[]>();
+
+function conditionVariableNames(document: DocumentNode): string[] {
+  let names = conditionCache.get(document);
+  if (!names) {
+    names = conditionVariables(document);
+    conditionCache.set(document, names);
+  }
+  return names;
+}
+
+/** The plan as clients see it in `extensions.queryPlan` (the normalized operation left out). */
+export function serializePlan(plan: QueryPlan): { kind: 'QueryPlan'; node: QueryPlan['node'] } {
+  return { kind: 'QueryPlan', node: plan.node };
+}

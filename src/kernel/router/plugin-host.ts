@@ -1,0 +1,133 @@
+import type { Plugin as EnvelopPlugin } from '@envelop/core';
+import { RouterError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { HOOK_NAMES, type StageHook } from '../pipeline/hooks.js';
+import type { PluginContext, PluginInstance, SwitchyardPlugin, TransportFactory } from '../pipeline/plugin.js';
+import type { RegisteredHook } from '../pipeline/stage-runner.js';
+import { STAGE_NAMES, type StageName } from '../pipeline/stages.js';
+
+const PLUGIN_NAME = /^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9-]*)?$|^@[a-z0-9-]+\/[a-z0-9][a-z0-9-]*$/;
+
+/** Hooks of every stage, in registration order; a stage nobody hooks has an empty list. */
+export type StageHooks = { readonly [S in StageName]: readonly RegisteredHook<S>[] };
+
+/**
+ * Holds the router's plugins: checks names and dependencies at
+ * registration, runs `setup` in order and `stop` in reverse, and keeps the
+ * hooks of each stage in one list so the stage runner reads them directly.
+ */
+export class PluginHost {
+  private readonly plugins: readonly SwitchyardPlugin[];
+  private readonly instances: Array<{ name: string; instance: PluginInstance; log: Logger }> = [];
+  private hooks: { [S in StageName]: RegisteredHook<S>[] } = emptyHooks();
+
+  constructor(plugins: readonly SwitchyardPlugin[]) {
+    checkRegistration(plugins);
+    this.plugins = plugins;
+  }
+
+  get names(): string[] {
+    return this.plugins.map((p) => p.name);
+  }
+
+  get stageHooks(): StageHooks {
+    return this.hooks;
+  }
+
+  /** Envelop plugins, in plugin registration order. */
+  get envelopPlugins(): EnvelopPlugin[] {
+    return this.instances.flatMap(({ instance }) => [...(instance.envelop ?? [])]);
+  }
+
+  /** Transport factories by subgraph kind; a later plugin cannot silently replace an earlier one. */
+  get transports(): ReadonlyMap<string, TransportFactory> {
+    const map = new Map<string, TransportFactory>();
+    for (const { name, instance } of this.instances) {
+      for (const [kind, factory] of Object.entries(instance.transports ?? {})) {
+        if (map.has(kind)) throw new RouterError('PLUGIN_DUPLICATE', `[${name}] a transport for subgraph kind "${kind}" is already registered`);
+        map.set(kind, factory);
+      }
+    }
+    return map;
+  }
+
+  /** Runs every plugin's setup in registration order; on failure stops those already set up. */
+  async setup(contextFor: (plugin: SwitchyardPlugin) => PluginContext): Promise<void> {
+    for (const plugin of this.plugins) {
+      const context = contextFor(plugin);
+      let instance: PluginInstance | void;
+      try {
+        instance = await plugin.setup(context);
+      } catch (error) {
+        await this.stop().catch(() => undefined);
+        if (error instanceof RouterError) throw error;
+        throw new RouterError('PLUGIN_ERROR', `[${plugin.name}] setup failed: ${(error as Error)?.message ?? String(error)}`, {
+          plugin: plugin.name,
+          cause: error,
+        });
+      }
+      this.instances.push({ name: plugin.name, instance: instance ?? {}, log: context.log });
+    }
+    this.hooks = collectHooks(this.instances);
+  }
+
+  /** Stops plugins in reverse order; every stop runs even when one fails. */
+  async stop(): Promise<void> {
+    const failures: unknown[] = [];
+    while (this.instances.length > 0) {
+      const { name, instance, log } = this.instances.pop()!;
+      try {
+        await instance.stop?.();
+      } catch (error) {
+        log.error({ err: error }, `[${name}] stop failed`);
+        failures.push(error);
+      }
+    }
+    this.hooks = emptyHooks();
+    if (failures.length > 0) throw failures[0];
+  }
+}
+
+function emptyHooks(): { [S in StageName]: RegisteredHook<S>[] } {
+  return { request: [], parse: [], validate: [], plan: [], fetch: [], merge: [], respond: [] };
+}
+
+function collectHooks(instances: ReadonlyArray<{ name: string; instance: PluginInstance; log: Logger }>): {
+  [S in StageName]: RegisteredHook<S>[];
+} {
+  const hooks = emptyHooks();
+  for (const { name, instance, log } of instances) {
+    for (const stage of STAGE_NAMES) {
+      const hook = instance.hooks?.[HOOK_NAMES[stage]] as StageHook<typeof stage> | undefined;
+      if (hook) (hooks[stage] as RegisteredHook<typeof stage>[]).push({ plugin: name, hook, log });
+    }
+  }
+  return hooks;
+}
+
+function checkRegistration(plugins: readonly SwitchyardPlugin[]): void {
+  const seen = new Set<string>();
+  for (const plugin of plugins) {
+    if (!plugin || typeof plugin.name !== 'string' || typeof plugin.setup !== 'function') {
+      throw new RouterError('PLUGIN_ERROR', 'a plugin must be an object with a name and a setup function (did you pass the factory instead of calling it?)');
+    }
+    if (!PLUGIN_NAME.test(plugin.name)) {
+      throw new RouterError('PLUGIN_ERROR', `plugin name "${plugin.name}" must be kebab-case (letters, digits, dashes)`);
+    }
+    if (seen.has(plugin.name)) {
+      throw new RouterError('PLUGIN_DUPLICATE', `two plugins are named "${plugin.name}"; plugin names must be unique`);
+    }
+    for (const dependency of plugin.dependsOn ?? []) {
+      if (!seen.has(dependency)) {
+        const later = plugins.some((p) => p.name === dependency);
+        throw new RouterError(
+          'PLUGIN_DEPENDENCY_MISSING',
+          later
+            ? `plugin "${plugin.name}" depends on "${dependency}", which must be registered before it`
+            : `plugin "${plugin.name}" depends on "${dependency}", which is not registered`,
+        );
+      }
+    }
+    seen.add(plugin.name);
+  }
+}

@@ -1,0 +1,205 @@
+import type { Agent } from 'undici';
+import { coreConfigSchema, type CoreConfig, type CoreConfigInput } from '../config/core-schema.js';
+import { parseConfigValue, type LoadedConfig } from '../config/load-config.js';
+import { RouterError } from '../errors.js';
+import { createSubgraphAgent } from '../fetch/http-transport.js';
+import { SubgraphFetcher } from '../fetch/subgraph-fetcher.js';
+import type { GraphInfo, LoadedGraph } from '../graph/loaded-graph.js';
+import { createLogger, type Logger } from '../logger.js';
+import { createPrometheusMetrics, noopMetrics, type Metrics } from '../metrics/metrics.js';
+import type { ExecuteRequest, RouterHandle, SwitchyardPlugin } from '../pipeline/plugin.js';
+import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
+import { DocumentCache, directEngine, envelopEngine, type ExecutionEngine } from './execution-engine.js';
+import { GraphManager, type GraphInput } from './graph-manager.js';
+import { HttpServer, type ListenInfo } from './http-server.js';
+import { runOperation, type OperationEnvironment } from './operation-runner.js';
+import { PluginHost } from './plugin-host.js';
+
+/** Options of `createRouter`. */
+export interface CreateRouterOptions {
+  /**
+   * Core configuration, in the file's shape (durations as `"30s"`), or a
+   * config already loaded with `loadConfigFile`. Default: every default.
+   */
+  readonly config?: Omit<CoreConfigInput, 'version'> & { version?: '1' } | LoadedConfig;
+  /** Plugin instances, in the order their hooks run. */
+  readonly plugins?: readonly SwitchyardPlugin[];
+  /**
+   * The graph: a path or URL of an execution config or supergraph SDL, or a
+   * graph source object. Default: `execution_config.file.path`.
+   */
+  readonly graph?: GraphInput;
+  /** Default: a JSON logger at `log_level` on standard output. */
+  readonly logger?: Logger;
+}
+
+/** A running router. */
+export interface Router extends RouterHandle, AsyncDisposable {
+  readonly config: CoreConfig;
+  readonly log: Logger;
+  /** Plugin names in registration order. */
+  readonly plugins: readonly string[];
+  /** Serves HTTP on `listen_addr` (or the address given). */
+  listen(address?: string): Promise<ListenInfo>;
+  /** Answers one fetch-style request in-process (tests; no socket). */
+  handle(request: Request): Promise<Response>;
+  /** Loads a new graph; on failure keeps serving the current one and throws. */
+  loadGraph(input: GraphInput): Promise<GraphInfo>;
+  /** Stops accepting, finishes in-flight requests, stops plugins in reverse order. */
+  close(): Promise<void>;
+}
+
+/**
+ * The one entry: a router from a configuration and a list of plugins.
+ * Plugins are checked (unique names, dependencies registered first) and set
+ * up in order; the graph is loaded before this resolves.
+ */
+export async function createRouter(options: CreateRouterOptions = {}): Promise<Router> {
+  const config = resolveConfig(options.config);
+  const log = options.logger ?? createLogger({ level: process.env.LOG_LEVEL ?? config.log_level });
+  const router = new SwitchyardRouter(config, options.plugins ?? [], log);
+  await router.start(options.graph ?? config.execution_config.file.path);
+  return router;
+}
+
+function resolveConfig(input: CreateRouterOptions['config']): CoreConfig {
+  if (input && 'core' in input && 'sections' in input) return input.core;
+  return parseConfigValue(coreConfigSchema, { version: '1', ...(input ?? {}) });
+}
+
+class SwitchyardRouter implements Router {
+  readonly config: CoreConfig;
+  readonly log: Logger;
+  private readonly host: PluginHost;
+  private readonly graphs: GraphManager;
+  private readonly documents: DocumentCache;
+  private readonly stopping = new AbortController();
+  private readonly agent: Agent;
+  private metrics: Metrics = noopMetrics;
+  private fetcher!: SubgraphFetcher;
+  private engines = new WeakMap<LoadedGraph, ExecutionEngine>();
+  private environment!: OperationEnvironment;
+  private server: HttpServer | undefined;
+  private closed: Promise<void> | undefined;
+
+  constructor(config: CoreConfig, plugins: readonly SwitchyardPlugin[], log: Logger) {
+    this.config = config;
+    this.log = log;
+    this.host = new PluginHost(plugins);
+    this.graphs = new GraphManager(config.engine.execution_plan_cache_size, log);
+    this.documents = new DocumentCache(config);
+    this.agent = createSubgraphAgent();
+  }
+
+  get plugins(): readonly string[] {
+    return this.host.names;
+  }
+
+  get graph(): GraphInfo | undefined {
+    return this.graphs.current;
+  }
+
+  async start(graphInput: GraphInput | undefined): Promise<void> {
+    if (this.config.metrics.enabled) this.metrics = await createPrometheusMetrics();
+    await this.host.setup((plugin) => ({
+      name: plugin.name,
+      log: this.log.child({ plugin: plugin.name }),
+      config: this.config,
+      router: this,
+      metrics: this.metrics,
+    }));
+    this.fetcher = new SubgraphFetcher(this.config, this.agent, this.host.transports, this.stopping.signal);
+    const envelopPlugins = this.host.envelopPlugins;
+    this.environment = {
+      config: this.config,
+      hooks: () => this.host.stageHooks,
+      graph: () => this.graphs.current,
+      engine: (graph) => {
+        let engine = this.engines.get(graph);
+        if (!engine) {
+          engine = envelopPlugins.length > 0 ? envelopEngine(this.documents, graph, envelopPlugins) : directEngine(this.documents);
+          this.engines.set(graph, engine);
+        }
+        return engine;
+      },
+      fetcher: this.fetcher,
+      log: this.log,
+    };
+    if (graphInput !== undefined) {
+      try {
+        await this.graphs.load(graphInput);
+      } catch (error) {
+        await this.host.stop().catch(() => undefined);
+        throw error;
+      }
+      if (typeof graphInput === 'string' && this.config.execution_config.file.watch) this.graphs.watch(graphInput);
+    }
+  }
+
+  execute(request: ExecuteRequest): Promise<OperationResponse> {
+    return runOperation(this.environment, toOperationRequest(request), request.signal ?? this.stopping.signal);
+  }
+
+  /** Runs an operation that already has the kernel's request shape (HTTP). */
+  executeOperation(request: OperationRequest, signal: AbortSignal): Promise<OperationResponse> {
+    return runOperation(this.environment, request, signal);
+  }
+
+  onGraphChange(listener: (graph: GraphInfo) => void): () => void {
+    return this.graphs.onChange(listener);
+  }
+
+  async loadGraph(input: GraphInput): Promise<GraphInfo> {
+    return this.graphs.load(input);
+  }
+
+  private httpServer(): HttpServer {
+    this.server ??= new HttpServer({
+      config: this.config,
+      log: this.log,
+      execute: (request, signal) => this.executeOperation(request, signal),
+      ready: () => this.graphs.current !== undefined,
+      metrics: this.metrics,
+    });
+    return this.server;
+  }
+
+  listen(address = this.config.listen_addr): Promise<ListenInfo> {
+    if (this.closed) throw new RouterError('INTERNAL_SERVER_ERROR', 'the router is closed');
+    return this.httpServer().listen(address);
+  }
+
+  handle(request: Request): Promise<Response> {
+    return this.httpServer().handle(request);
+  }
+
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.graphs.close();
+      await this.server?.close();
+      this.stopping.abort();
+      await this.host.stop();
+      await this.agent.close();
+    })();
+    return this.closed;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+function toOperationRequest(request: ExecuteRequest): OperationRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;
+  return {
+    query: request.query,
+    operationName: request.operationName,
+    variables: request.variables,
+    extensions: request.extensions,
+    headers,
+    method: request.method ?? 'POST',
+    clientName: request.clientName ?? headers['graphql-client-name'],
+    origin: request.origin ?? 'execute',
+  };
+}
