@@ -37,6 +37,8 @@ export interface SubgraphOptions {
   readonly reply?: (call: SubgraphCall) => SubgraphReply | Promise<SubgraphReply> | undefined;
   /** Milliseconds to wait before answering. */
   readonly delayMs?: number;
+  /** Port on 127.0.0.1. Default: a free one. */
+  readonly port?: number;
 }
 
 /** A real HTTP GraphQL subgraph on 127.0.0.1, recording every call. */
@@ -63,7 +65,7 @@ export async function startSubgraph(options: SubgraphOptions): Promise<TestSubgr
       res.end(JSON.stringify({ errors: [{ message: (error as Error).message }] }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const close = () => closeServer(server);
   return {

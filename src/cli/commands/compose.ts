@@ -2,12 +2,9 @@
  * `switchyard compose -i router.compose.yaml -o <file>`: composes the subgraphs
  * and writes an execution config (`.json`) or a supergraph SDL (`.graphql`).
  */
-import type { Command, CommanderError } from 'commander';
+import type { Command } from 'commander';
+import { EXIT_FAILED, EXIT_USAGE, exitForUsageError, writeProblem } from '../cli-support.js';
 import { composeGraph, outputFormatOf, writeOutput } from '../../compose/index.js';
-
-/** Exit codes of INTERFACES.md: 0 ok, 1 the work failed, 2 a usage error. */
-const EXIT_FAILED = 1;
-const EXIT_USAGE = 2;
 
 /** Options commander hands to the action. */
 interface ComposeOptions {
@@ -28,19 +25,6 @@ Examples:
 
 Either file works as execution_config.file.path or --supergraph of \`switchyard router\`.
 Format reference: docs/execution-config.md`;
-
-function writeProblem(error: unknown): void {
-  const message = error instanceof Error ? error.message : String(error);
-  for (const line of message.split('\n')) process.stderr.write(`error: ${line}\n`);
-  if (process.env.LOG_LEVEL === 'debug' && error instanceof Error && error.stack) {
-    process.stderr.write(`${error.stack}\n`);
-  }
-}
-
-function exitForUsageError(error: CommanderError): never {
-  // Commander exits 1 on a usage error; INTERFACES.md keeps 1 for failed work.
-  process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
-}
 
 async function runCompose(this: Command, options: ComposeOptions): Promise<void> {
   const format = outputFormatOf(options.output);

@@ -91,6 +91,10 @@ export interface PluginFactory<Schema extends z.ZodType> {
   readonly pluginName: string;
   readonly configKey: string | undefined;
   readonly optionsSchema: Schema;
+  /** Like calling the factory; errors name the key path `at` (for example `plugins[0].options`). */
+  configure(options: unknown, at: ReadonlyArray<string | number>): SwitchyardPlugin;
+  /** Builds the plugin from options that were already validated (the config loader's output). */
+  fromParsed(options: z.output<Schema>): SwitchyardPlugin;
 }
 
 /**
@@ -98,20 +102,19 @@ export interface PluginFactory<Schema extends z.ZodType> {
  * `CONFIG_INVALID` error naming the plugin and the key path.
  */
 export function definePlugin<Schema extends z.ZodType>(definition: PluginDefinition<Schema>): PluginFactory<Schema> {
-  const factory = (options?: z.input<Schema>): SwitchyardPlugin => {
-    const parsed = parseConfigValue(definition.options, options ?? {}, {
-      plugin: definition.name,
-      at: definition.configKey ? [definition.configKey] : [],
-    });
-    return {
-      name: definition.name,
-      dependsOn: definition.dependsOn,
-      setup: (context) => definition.setup(context, parsed),
-    };
-  };
+  const fromParsed = (parsed: z.output<Schema>): SwitchyardPlugin => ({
+    name: definition.name,
+    dependsOn: definition.dependsOn,
+    setup: (context) => definition.setup(context, parsed),
+  });
+  const configure = (options: unknown, at: ReadonlyArray<string | number>): SwitchyardPlugin =>
+    fromParsed(parseConfigValue(definition.options, options ?? {}, { plugin: definition.name, at: [...at] }));
+  const factory = (options?: z.input<Schema>): SwitchyardPlugin => configure(options, definition.configKey ? [definition.configKey] : []);
   return Object.assign(factory, {
     pluginName: definition.name,
     configKey: definition.configKey,
     optionsSchema: definition.options,
+    configure,
+    fromParsed,
   });
 }

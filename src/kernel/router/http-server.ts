@@ -119,7 +119,7 @@ export class HttpServer {
         res.end(own.body);
         return;
       }
-      await this.yoga.handleNodeRequestAndResponse(req, res, {});
+      await this.yoga.requestListener(req, res);
     } catch (error) {
       this.options.log.error({ err: error }, 'HTTP handler failed');
       if (!res.headersSent) res.writeHead(500, JSON_HEADERS);

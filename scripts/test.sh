@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The whole test suite from a fresh clone: OS packages the suite needs, npm
+# packages, a build, then every test. Ends with "N passed, N failed[, N skipped]".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+missing=()
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing OS packages: ${missing[*]}"
+  as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null || {
+    echo "could not install ${missing[*]}"; exit 1; }
+fi
+
+npm ci --no-audit --no-fund --loglevel=error || exit 1
+npm run build --silent >/dev/null || { echo "build failed"; npm run build; exit 1; }
+
+mkdir -p test/artifacts
+npx vitest run --reporter=default --reporter=json --outputFile.json=test/artifacts/vitest.json
+status=$?
+node scripts/test-summary.mjs test/artifacts/vitest.json || status=1
+exit $status

@@ -1,0 +1,21 @@
+import type { z } from 'zod';
+import type { LoadedConfig } from '../kernel/config/load-config.js';
+import type { SwitchyardPlugin } from '../kernel/pipeline/plugin.js';
+
+/** A built-in plugin's config section, and how it turns into plugin instances. */
+export interface BuiltinSection {
+  /** Top-level key in `router.config.yaml`. */
+  readonly key: string;
+  /** Schema of the section (validated with the rest of the file). */
+  readonly schema: z.ZodType;
+  /** Name of the plugin that owns it. */
+  readonly plugin: string;
+  /** The plugins the section switches on; none when disabled (a disabled plugin costs nothing). */
+  plugins(config: LoadedConfig, env: NodeJS.ProcessEnv): Promise<SwitchyardPlugin[]>;
+}
+
+/**
+ * Built-in plugins switched on from the config file, in the order their
+ * hooks run. Each entry loads its plugin module only when enabled.
+ */
+export const builtinSections: readonly BuiltinSection[] = [];

@@ -1,0 +1,79 @@
+/**
+ * `switchyard router`: loads the config and graph, builds the plugin list,
+ * serves until SIGTERM/SIGINT, then drains in-flight requests and stops.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import { createRouter } from '../../kernel/router/router.js';
+import { parseListenAddress } from '../../kernel/router/listen-address.js';
+import { EXIT_FAILED, exitForUsageError, writeProblem } from '../cli-support.js';
+import { loadRouterSetup } from '../router-setup.js';
+import { runWorkers } from '../workers.js';
+
+interface RouterOptions {
+  config?: string;
+  supergraph?: string;
+  listenAddr?: string;
+  workers: number;
+}
+
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  return n;
+}
+
+function listenAddress(value: string): string {
+  try {
+    parseListenAddress(value);
+  } catch {
+    throw new InvalidArgumentError('expected host:port, for example 127.0.0.1:3002');
+  }
+  return value;
+}
+
+/** Starts one router process and keeps it until a stop signal. */
+export async function serveRouter(options: RouterOptions): Promise<void> {
+  const setup = await loadRouterSetup({ configPath: options.config, supergraph: options.supergraph, listenAddr: options.listenAddr });
+  if (!setup.graph) {
+    throw new Error('no graph to serve: set execution_config.file.path in the config or pass --supergraph <file|url>');
+  }
+  const router = await createRouter({ config: setup.config, plugins: setup.plugins, graph: setup.graph });
+  await router.listen();
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    router.log.info({ signal }, 'Router stopping: finishing in-flight requests');
+    router
+      .close()
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        writeProblem(error);
+        process.exit(EXIT_FAILED);
+      });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+async function runRouter(options: RouterOptions): Promise<void> {
+  try {
+    if (options.workers > 1) await runWorkers(options.workers, () => serveRouter(options));
+    else await serveRouter(options);
+  } catch (error) {
+    writeProblem(error);
+    process.exit(EXIT_FAILED);
+  }
+}
+
+export function registerRouterCommand(program: Command): Command {
+  return program
+    .command('router')
+    .description('Serve the federated graph (reads ./router.config.yaml when neither -c nor --supergraph is given)')
+    .option('-c, --config <file>', 'router config file (router.config.yaml)')
+    .option('--supergraph <file|url>', 'execution config JSON or supergraph SDL, by path or http(s) URL')
+    .option('--listen-addr <host:port>', 'address to listen on (overrides listen_addr)', listenAddress)
+    .option('--workers <n>', 'worker processes sharing the port', positiveInteger, 1)
+    .exitOverride(exitForUsageError)
+    .action(runRouter);
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+/** The `switchyard` command. */
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { exitForUsageError } from './cli-support.js';
+import { registerComposeCommand } from './commands/compose.js';
+import { registerPlanCommand } from './commands/plan.js';
+import { registerRouterCommand } from './commands/router.js';
+
+function packageVersion(): string {
+  for (const candidate of ['../../package.json', '../package.json']) {
+    try {
+      return (JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as { version: string }).version;
+    } catch {
+      // try the next layout (source tree vs. dist)
+    }
+  }
+  return '0.0.0';
+}
+
+const program = new Command()
+  .name('switchyard')
+  .description('Switchyard: a federated GraphQL router built from plugins')
+  .version(packageVersion())
+  .showHelpAfterError()
+  .exitOverride(exitForUsageError);
+
+registerRouterCommand(program);
+registerComposeCommand(program);
+registerPlanCommand(program);
+
+await program.parseAsync(process.argv);

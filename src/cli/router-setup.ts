@@ -1,0 +1,83 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ConfigError } from '../kernel/config/config-error.js';
+import { loadConfigFile, parseConfig, type LoadedConfig } from '../kernel/config/load-config.js';
+import type { z } from 'zod';
+import type { PluginFactory, SwitchyardPlugin } from '../kernel/pipeline/plugin.js';
+import { builtinSections } from './builtin-plugins.js';
+
+/** What `switchyard router` starts from. */
+export interface RouterSetup {
+  readonly config: LoadedConfig;
+  readonly plugins: SwitchyardPlugin[];
+  /** Graph file or URL (absolute), if any. */
+  readonly graph: string | undefined;
+}
+
+/** Options of `loadRouterSetup`, as the CLI flags give them. */
+export interface RouterSetupOptions {
+  /** `-c`: the config file. */
+  readonly configPath?: string;
+  /** `--supergraph`: a graph file or URL, overriding `execution_config.file.path`. */
+  readonly supergraph?: string;
+  /** `--listen-addr`, overriding `listen_addr`. */
+  readonly listenAddr?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Where `router.config.yaml` is looked for without `-c`. Default: the working directory. */
+  readonly cwd?: string;
+}
+
+/**
+ * Reads the config (file, then environment), and builds the plugin list it
+ * describes: built-ins from their sections, third-party packages from
+ * `plugins`. Relative paths in the file resolve against the file's folder.
+ */
+export async function loadRouterSetup(options: RouterSetupOptions): Promise<RouterSetup> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const sections = builtinSections.map((s) => ({ key: s.key, schema: s.schema, plugin: s.plugin }));
+  let configPath = options.configPath;
+  if (!configPath && !options.supergraph) configPath = 'router.config.yaml';
+  let config: LoadedConfig;
+  let baseDir = cwd;
+  if (configPath) {
+    const absolute = resolve(cwd, configPath);
+    config = await loadConfigFile(absolute, { env, sections });
+    baseDir = dirname(absolute);
+  } else {
+    config = parseConfig({ version: '1' }, { env, sections });
+  }
+  if (options.listenAddr) {
+    config = { ...config, core: { ...config.core, listen_addr: options.listenAddr } };
+  }
+  const graphPath = options.supergraph ?? config.core.execution_config.file.path;
+  const graph = graphPath === undefined ? undefined : /^https?:\/\//.test(graphPath) || isAbsolute(graphPath) ? graphPath : resolve(options.supergraph ? cwd : baseDir, graphPath);
+  const plugins: SwitchyardPlugin[] = [];
+  for (const section of builtinSections) plugins.push(...(await section.plugins(config, env)));
+  plugins.push(...(await loadThirdPartyPlugins(config, baseDir)));
+  return { config, plugins, graph };
+}
+
+async function loadThirdPartyPlugins(config: LoadedConfig, baseDir: string): Promise<SwitchyardPlugin[]> {
+  const plugins: SwitchyardPlugin[] = [];
+  const require = createRequire(resolve(baseDir, 'router.config.yaml'));
+  for (const [index, entry] of config.core.plugins.entries()) {
+    const at = `plugins[${index}].package`;
+    let resolved: string;
+    try {
+      const local = entry.package.startsWith('.') ? resolve(baseDir, entry.package) : undefined;
+      resolved = local && existsSync(local) ? local : require.resolve(entry.package);
+    } catch {
+      throw new ConfigError([{ path: at, message: `cannot find package "${entry.package}" (install it next to the config file)` }]);
+    }
+    const module = (await import(pathToFileURL(resolved).href)) as { default?: unknown; plugin?: unknown };
+    const factory = (module.default ?? module.plugin) as { configure?: PluginFactory<z.ZodType>['configure'] } | undefined;
+    if (!factory || typeof factory.configure !== 'function') {
+      throw new ConfigError([{ path: at, message: `"${entry.package}" has no default export made with definePlugin()` }]);
+    }
+    plugins.push(factory.configure(entry.options, ['plugins', index, 'options']));
+  }
+  return plugins;
+}

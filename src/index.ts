@@ -1,0 +1,93 @@
+/**
+ * Switchyard: a federated GraphQL router built as a framework of plugins.
+ * This is the public SDK: the router entry, the plugin contract, and the
+ * helpers plugins are written with.
+ */
+export { createRouter, type CreateRouterOptions, type Router } from './kernel/router/router.js';
+export type { ListenInfo } from './kernel/router/http-server.js';
+export type { GraphInput } from './kernel/router/graph-manager.js';
+
+// Plugin contract
+export {
+  definePlugin,
+  type ExecuteRequest,
+  type PluginContext,
+  type PluginDefinition,
+  type PluginFactory,
+  type PluginInstance,
+  type RouterHandle,
+  type SwitchyardPlugin,
+  type TransportFactory,
+} from './kernel/pipeline/plugin.js';
+export {
+  HOOK_NAMES,
+  type AfterStageEvent,
+  type AfterStageHook,
+  type Hooks,
+  type MaybePromise,
+  type StageEvent,
+  type StageHook,
+} from './kernel/pipeline/hooks.js';
+export {
+  STAGE_NAMES,
+  type GraphQLResponseBody,
+  type MergeInput,
+  type MergeOutput,
+  type OperationRequest,
+  type OperationResponse,
+  type ParseInput,
+  type PlanInput,
+  type StageInput,
+  type StageName,
+  type StageOutput,
+  type StageTypes,
+  type ValidateInput,
+} from './kernel/pipeline/stages.js';
+export { RequestState, StateKey } from './kernel/pipeline/state.js';
+
+// Fetching
+export type { JsonObject, SubgraphRequest, SubgraphResponse, Transport } from './kernel/fetch/subgraph-types.js';
+export type { GraphInfo, SubgraphConfig } from './kernel/graph/loaded-graph.js';
+export type { Supergraph } from './kernel/graph/supergraph-model.js';
+
+// Query plans
+export type {
+  FetchNode,
+  FlattenNode,
+  ParallelNode,
+  PathSegment,
+  PlanNode,
+  QueryPlan,
+  RepresentationField,
+  RepresentationSpec,
+  SequenceNode,
+} from './kernel/plan/query-plan.js';
+export { printQueryPlan } from './kernel/plan/print-plan.js';
+
+// Errors, logs, metrics
+export { RouterError, pluginError, toGraphQLErrorJSON, type ErrorCode, type GraphQLErrorJSON, type RouterErrorOptions } from './kernel/errors.js';
+export { createLogger, type Logger, type LoggerOptions } from './kernel/logger.js';
+export type { Counter, Histogram, Labels, Metrics } from './kernel/metrics/metrics.js';
+
+// Configuration
+export {
+  ConfigError,
+  byteSize,
+  defaultConfig,
+  duration,
+  hostPort,
+  loadConfigFile,
+  parseConfig,
+  parseDuration,
+  url,
+  z,
+  type ConfigSection,
+  type CoreConfig,
+  type CoreConfigInput,
+  type LoadedConfig,
+} from './kernel/config/index.js';
+export { loadRouterSetup, type RouterSetup, type RouterSetupOptions } from './cli/router-setup.js';
+
+// Composition
+export { composeGraph, composeSubgraphs, type ComposedGraph, type SubgraphSdl } from './compose/index.js';
+export { readGraphSource, type ExecutionConfig, type GraphSource, type SubgraphRecord } from './kernel/graph/execution-config.js';

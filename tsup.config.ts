@@ -1,0 +1,26 @@
+import { readdirSync, existsSync } from 'node:fs';
+import { defineConfig } from 'tsup';
+
+/** One entry per plugin folder: `switchyard/plugins/<name>`. */
+const pluginEntries = Object.fromEntries(
+  (existsSync('plugins') ? readdirSync('plugins', { withFileTypes: true }) : [])
+    .filter((entry) => entry.isDirectory() && existsSync(`plugins/${entry.name}/index.ts`))
+    .map((entry) => [`plugins/${entry.name}/index`, `plugins/${entry.name}/index.ts`]),
+);
+
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    'testing/index': 'src/testing/index.ts',
+    'cli/main': 'src/cli/main.ts',
+    ...pluginEntries,
+  },
+  format: ['esm'],
+  target: 'node20',
+  platform: 'node',
+  dts: { entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts', ...pluginEntries } },
+  sourcemap: true,
+  clean: true,
+  splitting: true,
+  shims: false,
+});
