@@ -21,8 +21,14 @@ export interface SubgraphRequest {
   readonly selectionSet: string;
   /** Headers to send, after the propagation rules (lower-case names). */
   readonly headers: Readonly<Record<string, string>>;
-  /** Id of the plan's fetch node. */
+  /** Id of the plan's fetch node (the first one, when several were merged). */
   readonly fetchId: number;
+  /**
+   * True when several entity fetches to this subgraph in one parallel wave
+   * were merged into this one request (`engine.enable_multi_fetch`).
+   * Merged requests are not cached.
+   */
+  readonly merged?: boolean;
 }
 
 /** What a subgraph answered. */
