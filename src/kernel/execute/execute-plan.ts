@@ -1,15 +1,15 @@
 import { RouterError, type GraphQLErrorJSON } from '../errors.js';
-import type { JsonObject, SubgraphResponse } from '../fetch/subgraph-types.js';
+import type { JsonObject, SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
 import type { FetchNode, PlanNode, QueryPlan } from '../plan/query-plan.js';
-import { buildEntityBatch } from './representations.js';
+import { scheduleParallel, type MergedFetch } from './multi-fetch.js';
+import { buildEntityBatch, type EntityBatch } from './representations.js';
 import { ResponseTree, type EntityNode } from './response-tree.js';
 
-/** Runs one fetch node; the kernel's fetch stage (hooks, transport) sits behind it. */
-export type FetchRunner = (
-  node: FetchNode,
-  variables: Record<string, unknown>,
-  representations: JsonObject[] | undefined,
-) => Promise<SubgraphResponse>;
+/** A subgraph call as the executor describes it; the kernel adds headers and runs the fetch stage. */
+export type FetchCall = Omit<SubgraphRequest, 'headers'>;
+
+/** Runs one subgraph call (fetch stage hooks, then the transport). */
+export type FetchRunner = (call: FetchCall) => Promise<SubgraphResponse>;
 
 /** Everything fetched for one request, before it is shaped into the response. */
 export interface ExecutionOutcome {
@@ -17,30 +17,40 @@ export interface ExecutionOutcome {
   readonly errors: GraphQLErrorJSON[];
 }
 
+/** Options of `executePlan`. */
+export interface ExecuteOptions {
+  /** Client variables (forwarded as sent). */
+  readonly variables: Readonly<Record<string, unknown>>;
+  readonly runFetch: FetchRunner;
+  /** Whether an object of a runtime type matches a type condition. */
+  readonly satisfies: (typename: string, condition: string) => boolean;
+  /** Merge entity fetches to one subgraph in one parallel wave (`engine.enable_multi_fetch`). */
+  readonly multiFetch?: boolean;
+}
+
 /**
  * Walks a plan: Sequence nodes in order, Parallel nodes together, each
  * Fetch through `runFetch`. A failed fetch becomes an error; the rest of the
  * plan still runs, and what it could not fetch ends up null.
  */
-export async function executePlan(
-  plan: QueryPlan,
-  variables: Readonly<Record<string, unknown>>,
-  runFetch: FetchRunner,
-  satisfies: (typename: string, condition: string) => boolean,
-): Promise<ExecutionOutcome> {
+export async function executePlan(plan: QueryPlan, options: ExecuteOptions): Promise<ExecutionOutcome> {
   const tree = new ResponseTree();
   const errors: GraphQLErrorJSON[] = [];
-  if (plan.node) await new PlanWalker(tree, errors, variables, runFetch, satisfies).run(plan.node);
+  if (plan.node) await new PlanWalker(tree, errors, options).run(plan.node);
   return { tree, errors };
+}
+
+/** An entity fetch ready to send: its node and its representations. */
+interface PreparedEntityFetch {
+  readonly node: FetchNode;
+  readonly batch: EntityBatch;
 }
 
 class PlanWalker {
   constructor(
     private readonly tree: ResponseTree,
     private readonly errors: GraphQLErrorJSON[],
-    private readonly variables: Readonly<Record<string, unknown>>,
-    private readonly runFetch: FetchRunner,
-    private readonly satisfies: (typename: string, condition: string) => boolean,
+    private readonly options: ExecuteOptions,
   ) {}
 
   async run(node: PlanNode): Promise<void> {
@@ -48,9 +58,15 @@ class PlanWalker {
       case 'Sequence':
         for (const child of node.nodes) await this.run(child);
         return;
-      case 'Parallel':
-        await Promise.all(node.nodes.map((child) => this.run(child)));
+      case 'Parallel': {
+        if (!this.options.multiFetch) {
+          await Promise.all(node.nodes.map((child) => this.run(child)));
+          return;
+        }
+        const schedule = scheduleParallel(node);
+        await Promise.all([...schedule.merged.map((m) => this.runMerged(m)), ...schedule.rest.map((child) => this.run(child))]);
         return;
+      }
       case 'Flatten':
         return this.runEntityFetch(node.node);
       case 'Fetch':
@@ -58,52 +74,118 @@ class PlanWalker {
     }
   }
 
-  private variablesFor(node: FetchNode): Record<string, unknown> {
+  private variablesFor(usages: readonly string[]): Record<string, unknown> {
     const variables: Record<string, unknown> = {};
-    for (const name of node.variableUsages) {
-      if (Object.hasOwn(this.variables, name)) variables[name] = this.variables[name];
-    }
+    const source = this.options.variables;
+    for (const name of usages) if (Object.hasOwn(source, name)) variables[name] = source[name];
     return variables;
   }
 
   private async runRootFetch(node: FetchNode): Promise<void> {
-    const response = await this.fetch(node, this.variablesFor(node), undefined, []);
+    const response = await this.fetch(node.subgraph, [], {
+      subgraph: node.subgraph,
+      kind: 'root',
+      operationType: node.operationType,
+      query: node.operation,
+      operationName: node.operationName,
+      variables: this.variablesFor(node.variableUsages),
+      representations: undefined,
+      selectionSet: node.selectionSet,
+      fetchId: node.id,
+    });
     if (!response) return;
-    for (const error of response.errors ?? []) this.errors.push(subgraphError(error, node, error.path));
+    for (const error of response.errors ?? []) this.errors.push(subgraphError(error, node.subgraph, error.path));
     const data = response.data;
     if (data === undefined || data === null) return;
     if (typeof data !== 'object' || Array.isArray(data)) {
-      this.errors.push(invalidResponse(node, 'its "data" is not an object', []));
+      this.errors.push(invalidResponse(node.subgraph, 'its "data" is not an object', []));
       return;
     }
     this.tree.addRoot(data);
   }
 
+  private prepare(node: FetchNode): PreparedEntityFetch | undefined {
+    const entities = this.tree.collect(node.mergePath, this.options.satisfies);
+    if (entities.length === 0) return undefined;
+    const batch = buildEntityBatch(this.tree, entities, node.representations ?? [], this.options.satisfies);
+    return batch.representations.length === 0 ? undefined : { node, batch };
+  }
+
   private async runEntityFetch(node: FetchNode): Promise<void> {
-    const entities = this.tree.collect(node.mergePath, this.satisfies);
-    if (entities.length === 0) return;
-    const batch = buildEntityBatch(this.tree, entities, node.representations ?? [], this.satisfies);
-    if (batch.representations.length === 0) return;
-    const variables = this.variablesFor(node);
+    const prepared = this.prepare(node);
+    if (!prepared) return;
+    const { batch } = prepared;
+    const variables = this.variablesFor(node.variableUsages);
     variables.representations = batch.representations;
-    const firstPath = batch.targets[0]![0]!.path;
-    const response = await this.fetch(node, variables, batch.representations, firstPath);
+    const response = await this.fetch(node.subgraph, batch.targets[0]![0]!.path, {
+      subgraph: node.subgraph,
+      kind: 'entity',
+      operationType: 'query',
+      query: node.operation,
+      operationName: node.operationName,
+      variables,
+      representations: batch.representations,
+      selectionSet: node.selectionSet,
+      fetchId: node.id,
+    });
     if (!response) return;
-    for (const error of response.errors ?? []) {
-      this.errors.push(subgraphError(error, node, entityErrorPath(error.path, batch.targets)));
+    this.mergeEntities(prepared, response.data?._entities, response.errors, '_entities');
+  }
+
+  /** Several entity fetches to one subgraph as one request; each part is merged back as if sent alone. */
+  private async runMerged(merged: MergedFetch): Promise<void> {
+    const parts = merged.nodes.map((node) => this.prepare(node));
+    const present = parts.filter((p): p is PreparedEntityFetch => p !== undefined);
+    if (present.length === 0) return;
+    if (present.length === 1) {
+      await this.runEntityFetch(present[0]!.node);
+      return;
     }
-    const results = response.data?._entities;
+    const variables = this.variablesFor(merged.variableUsages);
+    const representations: JsonObject[] = [];
+    parts.forEach((part, i) => {
+      variables[`r${i}`] = part?.batch.representations ?? [];
+      if (part) representations.push(...part.batch.representations);
+    });
+    const response = await this.fetch(merged.subgraph, present[0]!.batch.targets[0]![0]!.path, {
+      subgraph: merged.subgraph,
+      kind: 'entity',
+      operationType: 'query',
+      query: merged.operation,
+      operationName: undefined,
+      variables,
+      representations,
+      selectionSet: merged.selectionSet,
+      fetchId: merged.nodes[0]!.id,
+      merged: true,
+    });
+    if (!response) return;
+    parts.forEach((part, i) => {
+      if (!part) return;
+      const field = `_e${i}`;
+      const errors = response.errors?.filter((e) => e.path?.[0] === field);
+      this.mergeEntities(part, response.data?.[field], errors, field);
+    });
+    for (const error of response.errors ?? []) {
+      if (!error.path || !/^_e\d+$/.test(String(error.path[0]))) this.errors.push(subgraphError(error, merged.subgraph, undefined));
+    }
+  }
+
+  private mergeEntities(
+    { node, batch }: PreparedEntityFetch,
+    results: unknown,
+    errors: SubgraphResponse['errors'],
+    field: string,
+  ): void {
+    for (const error of errors ?? []) {
+      this.errors.push(subgraphError(error, node.subgraph, entityErrorPath(error.path, field, batch.targets)));
+    }
     if (results === undefined || results === null) return;
     if (!Array.isArray(results) || results.length !== batch.representations.length) {
-      this.errors.push(
-        invalidResponse(
-          node,
-          Array.isArray(results)
-            ? `it returned ${results.length} entities for ${batch.representations.length} representations`
-            : '"_entities" is not a list',
-          firstPath,
-        ),
-      );
+      const reason = Array.isArray(results)
+        ? `it returned ${results.length} entities for ${batch.representations.length} representations`
+        : '"_entities" is not a list';
+      this.errors.push(invalidResponse(node.subgraph, reason, batch.targets[0]![0]!.path));
       return;
     }
     for (let i = 0; i < results.length; i++) {
@@ -114,16 +196,11 @@ class PlanWalker {
   }
 
   /** Runs a fetch; a thrown error becomes a GraphQL error and an absent answer. */
-  private async fetch(
-    node: FetchNode,
-    variables: Record<string, unknown>,
-    representations: JsonObject[] | undefined,
-    path: ReadonlyArray<string | number>,
-  ): Promise<SubgraphResponse | undefined> {
+  private async fetch(subgraph: string, path: ReadonlyArray<string | number>, call: FetchCall): Promise<SubgraphResponse | undefined> {
     try {
-      return await this.runFetch(node, variables, representations);
+      return await this.options.runFetch(call);
     } catch (error) {
-      this.errors.push(fetchFailure(error, node, path));
+      this.errors.push(fetchFailure(error, subgraph, path));
       return undefined;
     }
   }
@@ -131,35 +208,36 @@ class PlanWalker {
 
 function entityErrorPath(
   path: ReadonlyArray<string | number> | undefined,
+  field: string,
   targets: readonly EntityNode[][],
 ): ReadonlyArray<string | number> | undefined {
-  if (!path || path[0] !== '_entities' || typeof path[1] !== 'number') return undefined;
+  if (!path || path[0] !== field || typeof path[1] !== 'number') return undefined;
   const target = targets[path[1]]?.[0];
   return target ? [...target.path, ...path.slice(2)] : undefined;
 }
 
-function subgraphError(error: GraphQLErrorJSON, node: FetchNode, path: ReadonlyArray<string | number> | undefined): GraphQLErrorJSON {
+function subgraphError(error: GraphQLErrorJSON, subgraph: string, path: ReadonlyArray<string | number> | undefined): GraphQLErrorJSON {
   const json: GraphQLErrorJSON = { message: typeof error.message === 'string' ? error.message : 'Subgraph error' };
   if (path && path.length > 0) json.path = [...path];
   const extensions = error.extensions && typeof error.extensions === 'object' ? error.extensions : {};
-  json.extensions = { ...extensions, serviceName: node.subgraph };
+  json.extensions = { ...extensions, serviceName: subgraph };
   return json;
 }
 
-function fetchFailure(error: unknown, node: FetchNode, path: ReadonlyArray<string | number>): GraphQLErrorJSON {
+function fetchFailure(error: unknown, subgraph: string, path: ReadonlyArray<string | number>): GraphQLErrorJSON {
   const routerError =
     error instanceof RouterError
       ? error
-      : new RouterError('SUBGRAPH_REQUEST_FAILED', `Request to subgraph "${node.subgraph}" failed: ${(error as Error)?.message ?? String(error)}`);
-  const json: GraphQLErrorJSON = { message: routerError.message, extensions: { code: routerError.code, serviceName: node.subgraph } };
+      : new RouterError('SUBGRAPH_REQUEST_FAILED', `Request to subgraph "${subgraph}" failed: ${(error as Error)?.message ?? String(error)}`);
+  const json: GraphQLErrorJSON = { message: routerError.message, extensions: { code: routerError.code, serviceName: subgraph } };
   if (path.length > 0) json.path = [...path];
   return json;
 }
 
-function invalidResponse(node: FetchNode, reason: string, path: ReadonlyArray<string | number>): GraphQLErrorJSON {
+function invalidResponse(subgraph: string, reason: string, path: ReadonlyArray<string | number>): GraphQLErrorJSON {
   const json: GraphQLErrorJSON = {
-    message: `Subgraph "${node.subgraph}" sent an invalid response: ${reason}.`,
-    extensions: { code: 'SUBGRAPH_INVALID_RESPONSE', serviceName: node.subgraph },
+    message: `Subgraph "${subgraph}" sent an invalid response: ${reason}.`,
+    extensions: { code: 'SUBGRAPH_INVALID_RESPONSE', serviceName: subgraph },
   };
   if (path.length > 0) json.path = [...path];
   return json;

@@ -3,7 +3,8 @@ import type { CoreConfig } from '../config/core-schema.js';
 import { RouterError } from '../errors.js';
 import { executePlan } from '../execute/execute-plan.js';
 import type { SubgraphFetcher } from '../fetch/subgraph-fetcher.js';
-import type { SubgraphRequest } from '../fetch/subgraph-types.js';
+import type { SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
+import type { RouterInstruments } from '../metrics/router-instruments.js';
 import type { LoadedGraph } from '../graph/loaded-graph.js';
 import type { Logger } from '../logger.js';
 import { runStage, type StageScope } from '../pipeline/stage-runner.js';
@@ -26,6 +27,8 @@ export interface OperationEnvironment {
   readonly engine: (graph: LoadedGraph) => ExecutionEngine;
   readonly fetcher: SubgraphFetcher;
   readonly log: Logger;
+  /** Kernel metrics; undefined when metrics are off (then nothing is measured). */
+  readonly instruments: RouterInstruments | undefined;
 }
 
 /** The per-operation facts the execution engine needs (passed through envelop's context). */
@@ -44,14 +47,22 @@ const QUERY_PLAN_HEADER = 'x-switchyard-include-query-plan';
 export async function runOperation(env: OperationEnvironment, request: OperationRequest, signal: AbortSignal): Promise<OperationResponse> {
   const scope: StageScope = { state: new RequestState(), signal };
   const hooks = env.hooks();
+  const started = env.instruments ? performance.now() : 0;
+  let response: OperationResponse;
   try {
-    return await runStage('request', hooks.request, request, scope, async (current) => {
-      const response = await runPipeline(env, current, scope, hooks);
-      return runStage('respond', hooks.respond, response, scope, identity);
+    response = await runStage('request', hooks.request, request, scope, async (current) => {
+      const answer = await runPipeline(env, current, scope, hooks);
+      return runStage('respond', hooks.respond, answer, scope, identity);
     });
   } catch (error) {
-    return errorResponse(error, env.log);
+    response = errorResponse(error, env.log);
   }
+  if (env.instruments) {
+    const outcome = !response.body.errors ? 'ok' : response.body.data ? 'partial' : 'error';
+    env.instruments.operations.inc({ outcome });
+    env.instruments.operationDuration.observe({}, (performance.now() - started) / 1000);
+  }
+  return response;
 }
 
 function identity<T>(value: T): T {
@@ -120,26 +131,22 @@ export async function executeFederated(
     graph.plans.set(input.cacheKey, built);
     return built;
   });
-  const outcome = await executePlan(
-    plan,
-    context.variables,
-    (node, variables, representations) => {
-      const subgraphRequest: SubgraphRequest = {
-        subgraph: node.subgraph,
-        kind: node.fetchKind,
-        operationType: node.operationType,
-        query: node.operation,
-        operationName: node.operationName,
-        variables,
-        representations,
-        selectionSet: node.selectionSet,
-        headers: env.fetcher.headersFor(graph, node.subgraph, request.headers),
-        fetchId: node.id,
-      };
-      return runStage('fetch', hooks.fetch, subgraphRequest, scope, (input) => env.fetcher.send(graph, input, scope.signal));
+  const outcome = await executePlan(plan, {
+    variables: context.variables,
+    multiFetch: env.config.engine.enable_multi_fetch,
+    satisfies: (typename, condition) => graph.index.satisfies(typename, condition),
+    runFetch: async (call) => {
+      const subgraphRequest: SubgraphRequest = { ...call, headers: env.fetcher.headersFor(graph, call.subgraph, request.headers) };
+      try {
+        return await runStage('fetch', hooks.fetch, subgraphRequest, scope, (input) =>
+          env.instruments ? measuredSend(env, env.instruments, graph, input, scope.signal) : env.fetcher.send(graph, input, scope.signal),
+        );
+      } catch (error) {
+        if (error instanceof RouterError && error.code === 'PLUGIN_ERROR') env.log.error({ err: error.cause ?? error, plugin: error.plugin }, error.message);
+        throw error;
+      }
     },
-    (typename, condition) => graph.index.satisfies(typename, condition),
-  );
+  });
   const merged: MergeOutput = await runStage('merge', hooks.merge, { plan, tree: outcome.tree, errors: outcome.errors }, scope, (input) => {
     const errors = [...input.errors];
     const extraRoots = input.plan.introspection ? [runIntrospection(graph, input.plan.introspection, coercedVariables, errors)] : [];
@@ -150,6 +157,26 @@ export async function executeFederated(
   if (merged.errors.length > 0) body.errors = [...merged.errors];
   if (request.headers[QUERY_PLAN_HEADER] === 'true') body.extensions = { queryPlan: serializePlan(plan) };
   return body;
+}
+
+async function measuredSend(
+  env: OperationEnvironment,
+  instruments: RouterInstruments,
+  graph: LoadedGraph,
+  request: SubgraphRequest,
+  signal: AbortSignal,
+): Promise<SubgraphResponse> {
+  const started = performance.now();
+  try {
+    const response = await env.fetcher.send(graph, request, signal);
+    instruments.subgraphFetches.inc({ subgraph: request.subgraph, outcome: response.errors ? 'errors' : 'ok' });
+    return response;
+  } catch (error) {
+    instruments.subgraphFetches.inc({ subgraph: request.subgraph, outcome: error instanceof RouterError ? error.code : 'failed' });
+    throw error;
+  } finally {
+    instruments.subgraphFetchDuration.observe({ subgraph: request.subgraph }, (performance.now() - started) / 1000);
+  }
 }
 
 const conditionCache = new WeakMap<DocumentNode, string[]>();

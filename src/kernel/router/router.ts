@@ -7,6 +7,8 @@ import { SubgraphFetcher } from '../fetch/subgraph-fetcher.js';
 import type { GraphInfo, LoadedGraph } from '../graph/loaded-graph.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createPrometheusMetrics, noopMetrics, type Metrics } from '../metrics/metrics.js';
+import { startMetricsServer } from '../metrics/metrics-server.js';
+import { routerInstruments } from '../metrics/router-instruments.js';
 import type { ExecuteRequest, RouterHandle, SwitchyardPlugin } from '../pipeline/plugin.js';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
 import { DocumentCache, directEngine, envelopEngine, type ExecutionEngine } from './execution-engine.js';
@@ -45,6 +47,8 @@ export interface Router extends RouterHandle, AsyncDisposable {
   handle(request: Request): Promise<Response>;
   /** Loads a new graph; on failure keeps serving the current one and throws. */
   loadGraph(input: GraphInput): Promise<GraphInfo>;
+  /** URL of the Prometheus listener (`metrics.enabled`), once listening. */
+  readonly metricsUrl: string | undefined;
   /** Stops accepting, finishes in-flight requests, stops plugins in reverse order. */
   close(): Promise<void>;
 }
@@ -80,6 +84,7 @@ class SwitchyardRouter implements Router {
   private engines = new WeakMap<LoadedGraph, ExecutionEngine>();
   private environment!: OperationEnvironment;
   private server: HttpServer | undefined;
+  private metricsServer: { url: string; close(): Promise<void> } | undefined;
   private closed: Promise<void> | undefined;
 
   constructor(config: CoreConfig, plugins: readonly SwitchyardPlugin[], log: Logger) {
@@ -124,6 +129,7 @@ class SwitchyardRouter implements Router {
       },
       fetcher: this.fetcher,
       log: this.log,
+      instruments: routerInstruments(this.metrics),
     };
     if (graphInput !== undefined) {
       try {
@@ -164,9 +170,18 @@ class SwitchyardRouter implements Router {
     return this.server;
   }
 
-  listen(address = this.config.listen_addr): Promise<ListenInfo> {
+  async listen(address = this.config.listen_addr): Promise<ListenInfo> {
     if (this.closed) throw new RouterError('INTERNAL_SERVER_ERROR', 'the router is closed');
-    return this.httpServer().listen(address);
+    const info = await this.httpServer().listen(address);
+    if (this.metrics.enabled && !this.metricsServer) {
+      this.metricsServer = await startMetricsServer(this.metrics, this.config.metrics.listen_addr, this.config.metrics.path, this.log);
+    }
+    return info;
+  }
+
+  /** URL of the Prometheus listener, once `listen()` started it. */
+  get metricsUrl(): string | undefined {
+    return this.metricsServer?.url;
   }
 
   handle(request: Request): Promise<Response> {
@@ -177,6 +192,7 @@ class SwitchyardRouter implements Router {
     this.closed ??= (async () => {
       this.graphs.close();
       await this.server?.close();
+      await this.metricsServer?.close();
       this.stopping.abort();
       await this.host.stop();
       await this.agent.close();

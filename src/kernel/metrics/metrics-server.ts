@@ -1,0 +1,43 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../logger.js';
+import { parseListenAddress } from '../router/listen-address.js';
+import type { Metrics } from './metrics.js';
+
+/** The Prometheus listener (`metrics.listen_addr`, `metrics.path`): its own port, GET only. */
+export async function startMetricsServer(metrics: Metrics, address: string, path: string, log: Logger): Promise<{ url: string; close(): Promise<void> }> {
+  const { host, port } = parseListenAddress(address);
+  const server: Server = createServer((req, res) => {
+    const url = (req.url ?? '/').split('?')[0];
+    if (url !== path) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET', 'content-type': 'text/plain' }).end('method not allowed\n');
+      return;
+    }
+    metrics.render().then(
+      (text) => res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(text),
+      (error: unknown) => {
+        log.error({ err: error }, 'rendering metrics failed');
+        res.writeHead(500).end();
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const bound = server.address() as AddressInfo;
+  const url = `http://${host}:${bound.port}${path}`;
+  log.info({ metrics: url }, 'Metrics listening');
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
