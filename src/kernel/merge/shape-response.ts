@@ -27,7 +27,11 @@ interface ShapeField {
   /** Merged sub-selections of every occurrence of the field. */
   readonly selections: NSelection[] | undefined;
   readonly parentType: string;
+  /** Introspection root fields: answered by graphql-js already, copied as they are. */
+  readonly verbatim: boolean;
 }
+
+const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
 
 const BUBBLE = Symbol('null-bubble');
 type Shaped = unknown | typeof BUBBLE;
@@ -103,6 +107,7 @@ export class ResponseShaper {
         namedType: definition ? getNamedType(definition.type) : undefined,
         selections: selection.selections ? [...selection.selections] : undefined,
         parentType: runtimeType,
+        verbatim: INTROSPECTION_FIELDS.has(selection.name),
       });
     }
   }
@@ -134,6 +139,10 @@ class ShapeRun {
     for (const field of this.shaper.fields(selections, runtimeType)) {
       if (field.name === '__typename') {
         out[field.responseKey] = runtimeType;
+        continue;
+      }
+      if (field.verbatim) {
+        out[field.responseKey] = childValues(view, field.responseKey)[0] ?? null;
         continue;
       }
       path.push(field.responseKey);
