@@ -5,6 +5,7 @@
  */
 export { createRouter, type CreateRouterOptions, type Router } from './kernel/router/router.js';
 export type { ListenInfo } from './kernel/router/http-server.js';
+export { isLoopbackHost, parseListenAddress } from './kernel/router/listen-address.js';
 export type { GraphInput } from './kernel/router/graph-manager.js';
 
 // Plugin contract
@@ -75,6 +76,7 @@ export {
   byteSize,
   defaultConfig,
   duration,
+  formatDuration,
   hostPort,
   loadConfigFile,
   parseConfig,
