@@ -57,7 +57,7 @@ export class DocumentCache {
     try {
       document = parse(query, maxTokens > 0 ? { maxTokens } : undefined);
     } catch (error) {
-      if (maxTokens > 0 && error instanceof GraphQLError && /more th[ae]n \d+ tokens/.test(error.message)) {
+      if (maxTokens > 0 && error instanceof GraphQLError && /contains more th\w* \d+ tokens/.test(error.message)) {
         throw new RouterError('MAX_TOKENS_EXCEEDED', `The operation has more than ${maxTokens} tokens.`, { status: 400 });
       }
       throw error;

@@ -6,6 +6,7 @@ import type { CoreConfig } from '../config/core-schema.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
+import { useRequestBodyLimit } from './body-limit.js';
 import { parseListenAddress } from './listen-address.js';
 import { renderPlayground } from './playground.js';
 
@@ -50,7 +51,7 @@ export class HttpServer {
       maskedErrors: false,
       healthCheckEndpoint: '/__yoga-health',
       batching: config.limits.max_batch_size > 0 ? { limit: config.limits.max_batch_size } : false,
-      maxRequestBodySize: config.limits.max_request_body,
+      maxRequestBodySize: false,
       cors: cors.enabled
         ? {
             origin: cors.allow_origins.length === 1 ? cors.allow_origins[0] : cors.allow_origins,
@@ -60,7 +61,7 @@ export class HttpServer {
             maxAge: Math.round(cors.max_age / 1000),
           }
         : false,
-      plugins: [routerBridge(options)],
+      plugins: [useRequestBodyLimit(config.limits.max_request_body), routerBridge(options)],
     });
   }
 
