@@ -97,12 +97,16 @@ export class HttpServer {
     if (!server) return;
     this.server = undefined;
     await new Promise<void>((resolve) => {
+      // Connections that finish their in-flight request while draining go idle;
+      // close those as they appear instead of waiting for the keep-alive timeout.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const timer = setTimeout(() => {
         server.closeAllConnections();
         resolve();
       }, graceMs);
       timer.unref();
       server.close(() => {
+        clearInterval(sweep);
         clearTimeout(timer);
         resolve();
       });
