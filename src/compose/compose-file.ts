@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { YAMLParseError, parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { RouterError } from '../kernel/errors.js';
+import { isGrpcTarget } from '../kernel/graph/execution-config.js';
 
 /** Fields every subgraph of a compose file has. */
 interface ComposeSubgraphBase {
@@ -34,7 +35,7 @@ export interface IntrospectionSubgraph extends ComposeSubgraphBase {
   headers: Record<string, string>;
 }
 
-/** A gRPC-backed subgraph (`grpc: {schema_file, proto_file, mapping_file}`); composed by the grpc plugin. */
+/** A gRPC-backed subgraph (`grpc: {schema_file, proto_file, mapping_file}`); served by the grpc plugin. */
 export interface GrpcSubgraph extends ComposeSubgraphBase {
   /** Discriminator: a gRPC service, not a GraphQL server. */
   kind: 'grpc';
@@ -84,6 +85,9 @@ const subgraphSchema = z
     }
     if (subgraph.grpc === undefined && !isHttpUrl(subgraph.routing_url)) {
       ctx.addIssue({ code: 'custom', path: ['routing_url'], message: 'must be an http(s) URL, e.g. http://localhost:4001/graphql' });
+    }
+    if (subgraph.grpc !== undefined && !isGrpcTarget(subgraph.routing_url)) {
+      ctx.addIssue({ code: 'custom', path: ['routing_url'], message: 'must be a gRPC target for a grpc subgraph, e.g. dns:///localhost:50051' });
     }
     const url = subgraph.introspection?.url;
     if (url !== undefined && !isHttpUrl(url)) {

@@ -1,6 +1,7 @@
 /**
  * Composition: compose file -> each subgraph's SDL -> Federation v2 supergraph
- * (@theguild/federation-composition).
+ * (@theguild/federation-composition). gRPC subgraphs also bring their proto and
+ * mapping, which the execution config embeds.
  */
 import { readFile } from 'node:fs/promises';
 import { composeServices, type ServiceDefinition } from '@theguild/federation-composition';
@@ -8,6 +9,7 @@ import { GraphQLError, parse, type DocumentNode } from 'graphql';
 import { RouterError } from '../kernel/errors.js';
 import type { SubgraphRecord } from '../kernel/graph/execution-config.js';
 import { readComposeFile, type ComposeSubgraph } from './compose-file.js';
+import { loadGrpcSubgraph } from './grpc-subgraph.js';
 import { introspectSubgraph } from './introspect.js';
 
 /** The result of a successful composition. */
@@ -45,19 +47,22 @@ async function readSchemaFile(file: string): Promise<string> {
   }
 }
 
-async function loadSdl(subgraph: ComposeSubgraph, options: ComposeGraphOptions): Promise<{ sdl: string; origin: string }> {
+async function loadSubgraph(subgraph: ComposeSubgraph, options: ComposeGraphOptions): Promise<SubgraphSdl & { origin: string }> {
+  const base = { name: subgraph.name, url: subgraph.routingUrl };
   switch (subgraph.kind) {
     case 'schema':
-      return { sdl: await readSchemaFile(subgraph.schemaFile), origin: subgraph.schemaFile };
+      return { ...base, sdl: await readSchemaFile(subgraph.schemaFile), origin: subgraph.schemaFile };
     case 'introspection': {
       const sdl = await introspectSubgraph(subgraph.introspectionUrl, {
         headers: subgraph.headers,
         timeoutMs: options.introspectionTimeoutMs,
       });
-      return { sdl, origin: subgraph.introspectionUrl };
+      return { ...base, sdl, origin: subgraph.introspectionUrl };
     }
-    case 'grpc':
-      throw new Error('gRPC subgraphs need the grpc plugin\'s composer, which this build does not include yet');
+    case 'grpc': {
+      const { sdl, proto, mapping } = await loadGrpcSubgraph(subgraph);
+      return { ...base, sdl, origin: subgraph.schemaFile, grpc: { proto, mapping } };
+    }
   }
 }
 
@@ -72,10 +77,10 @@ function parseSdl(sdl: string, origin: string): DocumentNode {
   }
 }
 
-async function loadService(subgraph: ComposeSubgraph, options: ComposeGraphOptions): Promise<ServiceDefinition> {
+async function loadService(subgraph: ComposeSubgraph, options: ComposeGraphOptions): Promise<LoadedService> {
   try {
-    const { sdl, origin } = await loadSdl(subgraph, options);
-    return { name: subgraph.name, url: subgraph.routingUrl, typeDefs: parseSdl(sdl, origin) };
+    const loaded = await loadSubgraph(subgraph, options);
+    return { definition: { name: loaded.name, url: loaded.url, typeDefs: parseSdl(loaded.sdl, loaded.origin) }, subgraph: loaded };
   } catch (error) {
     throw new Error(`subgraph "${subgraph.name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
@@ -113,8 +118,17 @@ export async function composeGraph(composeFilePath: string, options: ComposeGrap
 /** One subgraph's SDL with its name and routing URL, for `composeSubgraphs`. */
 export interface SubgraphSdl {
   readonly name: string;
+  /** Routing URL: http(s) for GraphQL subgraphs, a gRPC target (`dns:///host:port`) with `grpc`. */
   readonly url: string;
   readonly sdl: string;
+  /** Set for a gRPC service: its generated `service.proto` text and parsed `mapping.json`. Default: none (GraphQL over HTTP). */
+  readonly grpc?: { readonly proto: string; readonly mapping: Record<string, unknown> };
+}
+
+/** A subgraph ready to compose, with what its execution config record needs. */
+interface LoadedService {
+  readonly definition: ServiceDefinition;
+  readonly subgraph: SubgraphSdl;
 }
 
 /**
@@ -122,17 +136,21 @@ export interface SubgraphSdl {
  * Throws `COMPOSITION_FAILED` with one line per problem.
  */
 export function composeSubgraphs(subgraphs: readonly SubgraphSdl[], origin = 'subgraphs'): ComposedGraph {
-  const services = subgraphs.map((s) => ({ name: s.name, url: s.url, typeDefs: parseSdl(s.sdl, s.name) }));
+  const services = subgraphs.map((s) => ({ definition: { name: s.name, url: s.url, typeDefs: parseSdl(s.sdl, s.name) }, subgraph: s }));
   return composeServiceDefinitions(services, origin);
 }
 
-function composeServiceDefinitions(services: ServiceDefinition[], origin: string): ComposedGraph {
-  const result = composeServices(services);
+function recordOf({ name, url, sdl, grpc }: SubgraphSdl): SubgraphRecord {
+  return grpc ? { kind: 'grpc', name, url, sdl, proto: grpc.proto, mapping: grpc.mapping } : { kind: 'graphql', name, url };
+}
+
+function composeServiceDefinitions(loaded: readonly LoadedService[], origin: string): ComposedGraph {
+  const result = composeServices(loaded.map((service) => service.definition));
   if (result.errors) {
     const problems = result.errors.map(problemOf);
     const count = `${problems.length} error${problems.length === 1 ? '' : 's'}`;
     throw failed(`composition of ${origin} failed with ${count}:\n${formatCompositionProblems(problems)}`, { problems });
   }
-  const subgraphs = services.map((s): SubgraphRecord => ({ kind: 'graphql', name: s.name, url: s.url ?? '' }));
+  const subgraphs = loaded.map((service) => recordOf(service.subgraph));
   return { supergraphSdl: result.supergraphSdl, subgraphs };
 }

@@ -32,11 +32,29 @@ export interface GraphQLSubgraphRecord {
 }
 
 /**
- * One subgraph of the graph, discriminated on `kind`. Later kinds (for example
- * `grpc`, carrying its proto and mapping) join this union without changing the
- * shape of the records already here.
+ * A gRPC service federated as a subgraph (docs/grpc.md). Served by the `grpc`
+ * plugin, which turns each fetch into RPCs described by `proto` and `mapping`.
  */
-export type SubgraphRecord = GraphQLSubgraphRecord;
+export interface GrpcSubgraphRecord {
+  /** Discriminator: this subgraph is a gRPC service generated from a GraphQL schema. */
+  kind: 'grpc';
+  /** Subgraph name; equals a `@join__graph(name:)` of the supergraph. */
+  name: string;
+  /** gRPC target the router dials: `dns:///host:port`, `host:port`, `ipv4:...`, `ipv6:...` or `unix:...`. */
+  url: string;
+  /** The subgraph's GraphQL schema (SDL), the source the service was generated from. */
+  sdl: string;
+  /** `service.proto` text: the package, the service and its messages. */
+  proto: string;
+  /** `mapping.json`, parsed: root fields, entities and field names to RPCs and proto fields. */
+  mapping: Record<string, unknown>;
+}
+
+/**
+ * One subgraph of the graph, discriminated on `kind`. New kinds join this
+ * union without changing the shape of the records already here.
+ */
+export type SubgraphRecord = GraphQLSubgraphRecord | GrpcSubgraphRecord;
 
 /** The subgraph kinds this build can load. */
 export type SubgraphKind = SubgraphRecord['kind'];
@@ -90,6 +108,18 @@ function invalid(message: string, cause?: unknown): RouterError {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const GRPC_TARGET = /^(dns:(\/\/[^/]*\/)?|ipv4:|ipv6:)?\[?[A-Za-z0-9_.:-]*[A-Za-z0-9\]]:\d{1,5}$/;
+
+/**
+ * Whether a routing URL is a gRPC target the router can dial: `dns:///host:port`
+ * (Cosmo's form), `dns:host:port`, `host:port`, `ipv4:addr:port`,
+ * `ipv6:[addr]:port` or `unix:/path` (also `unix:///path`).
+ */
+export function isGrpcTarget(value: string): boolean {
+  if (value.startsWith('unix:')) return value.length > 'unix:'.length;
+  return GRPC_TARGET.test(value);
 }
 
 function isHttpUrl(value: string): boolean {
@@ -227,9 +257,27 @@ function subgraphsFromSdl(graphs: JoinGraph[], origin: string): SubgraphRecord[]
         `${origin}: subgraph "${name}" has no routing URL (its @join__graph url is empty); set routing_url in router.compose.yaml or use an execution config`,
       );
     }
-    if (!isHttpUrl(url)) throw invalid(`${origin}: subgraph "${name}": routing URL "${url}" is not an http(s) URL`);
+    if (!isHttpUrl(url)) {
+      const hint = isGrpcTarget(url) ? ' (a gRPC subgraph needs its proto and mapping: serve the execution config written by `switchyard compose -o router.execution.config.json`)' : '';
+      throw invalid(`${origin}: subgraph "${name}": routing URL "${url}" is not an http(s) URL${hint}`);
+    }
     return { kind: 'graphql', name, url };
   });
+}
+
+const KINDS = 'graphql, grpc';
+
+function readGrpcRecord(value: Record<string, unknown>, name: string, subgraph: string): GrpcSubgraphRecord {
+  const { url, sdl, proto, mapping } = value;
+  if (typeof url !== 'string' || !isGrpcTarget(url)) {
+    throw invalid(`${subgraph}: url: required, a gRPC target such as dns:///localhost:50051`);
+  }
+  if (typeof sdl !== 'string' || sdl.trim() === '') throw invalid(`${subgraph}: sdl: required, the subgraph's GraphQL schema`);
+  if (typeof proto !== 'string' || proto.trim() === '') throw invalid(`${subgraph}: proto: required, the text of service.proto`);
+  if (!isRecord(mapping) || typeof mapping.service !== 'string' || mapping.service === '') {
+    throw invalid(`${subgraph}: mapping: required, the content of mapping.json (an object naming its "service")`);
+  }
+  return { kind: 'grpc', name, url, sdl, proto, mapping };
 }
 
 function readSubgraphRecord(value: unknown, index: number, origin: string): SubgraphRecord {
@@ -238,7 +286,7 @@ function readSubgraphRecord(value: unknown, index: number, origin: string): Subg
   const { name, kind } = value;
   if (typeof name !== 'string' || name === '') throw invalid(`${at}.name: required, a non-empty string`);
   const subgraph = `${origin}: subgraph "${name}"`;
-  if (typeof kind !== 'string') throw invalid(`${subgraph}: kind: required (supported kinds: graphql)`);
+  if (typeof kind !== 'string') throw invalid(`${subgraph}: kind: required (supported kinds: ${KINDS})`);
   switch (kind) {
     case 'graphql': {
       const { url } = value;
@@ -247,8 +295,10 @@ function readSubgraphRecord(value: unknown, index: number, origin: string): Subg
       }
       return { kind, name, url };
     }
+    case 'grpc':
+      return readGrpcRecord(value, name, subgraph);
     default:
-      throw invalid(`${subgraph}: unknown kind "${kind}" (supported kinds: graphql)`);
+      throw invalid(`${subgraph}: unknown kind "${kind}" (supported kinds: ${KINDS})`);
   }
 }
 

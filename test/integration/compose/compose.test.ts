@@ -124,14 +124,14 @@ describe('composeGraph', () => {
     ]);
   });
 
-  it('refuses gRPC subgraphs until the grpc plugin brings its composer', async () => {
+  it('reports the missing files of a gRPC subgraph, naming the subgraph', async () => {
     const file = await dir.write(
       'router.compose.yaml',
       'version: 1\nsubgraphs:\n  - name: products\n    routing_url: localhost:50051\n    grpc: {schema_file: s.graphql, proto_file: service.proto, mapping_file: mapping.json}\n',
     );
     const error = await compositionError(file);
     expect(error.code).toBe('COMPOSITION_FAILED');
-    expect(error.message).toContain(`subgraph "products": gRPC subgraphs need the grpc plugin's composer`);
+    expect(error.message).toContain(`subgraph "products": schema file not found: ${join(dir.path, 's.graphql')}`);
   });
 
   it('refuses a missing compose file and an invalid one with CONFIG_INVALID', async () => {

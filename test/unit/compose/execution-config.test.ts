@@ -134,7 +134,7 @@ describe('parseGraphSource', () => {
       { kind: 'soap', name: 'reviews', url: REVIEWS_URL },
     ];
     const error = failure(() => parseGraphSource(config({ subgraphs }), 'graph.json'));
-    expect(error.message).toBe('graph.json: subgraph "reviews": unknown kind "soap" (supported kinds: graphql)');
+    expect(error.message).toBe('graph.json: subgraph "reviews": unknown kind "soap" (supported kinds: graphql, grpc)');
   });
 
   it('refuses a graphql subgraph without an http(s) URL', () => {
