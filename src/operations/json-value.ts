@@ -1,0 +1,6 @@
+/** Narrowing helpers for JSON read from files and stores. */
+
+/** A plain JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

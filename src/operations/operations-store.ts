@@ -1,0 +1,320 @@
+/**
+ * The operations store: what `switchyard operations` writes and the router
+ * reads. Operations are kept per federated graph and per client name; every
+ * push and deletion rewrites the graph's registry and its manifest under a
+ * new revision. Works over any `OperationsStorage` provider.
+ */
+import { isRecord } from './json-value.js';
+import { ManifestFormatError, newRevision, parseManifest, serializeManifest, type OperationsManifest } from './manifest.js';
+import { isSha256Hex, sha256Hex } from './operation-id.js';
+import { emptyRegistry, parseRegistry, serializeRegistry, type OperationType, type Registry, type RegistryClient, type RegistryEntry } from './registry.js';
+import { manifestPath, nameProblem, operationPath, registryPath } from './store-layout.js';
+import { ReadOnlyStoreError, type OperationsStorage, type StorageChange } from './storage.js';
+
+/** One operation to push (validated, id = SHA-256 of `body`). */
+export interface OperationInput {
+  /** SHA-256 of `body`, lower-case hex. */
+  readonly id: string;
+  /** The operation text, exactly as pushed. */
+  readonly body: string;
+  /** Operation name(s); null when anonymous. */
+  readonly name: string | null;
+  readonly type: OperationType;
+  /** Other ids it should resolve under (Relay ids). Default: none. */
+  readonly aliases?: readonly string[];
+  /** SHA-256 of the normalized text. Default: none. */
+  readonly normalizedId?: string;
+}
+
+/** What a push did with one operation. */
+export interface PushedOperation {
+  readonly id: string;
+  readonly name: string | null;
+  /** `created`: new for this client; `up to date`: the client had it already. */
+  readonly status: 'created' | 'up to date';
+}
+
+/** An operation as `operations list` shows it. */
+export interface RegisteredOperation {
+  readonly graph: string;
+  readonly client: string;
+  readonly id: string;
+  readonly name: string | null;
+  readonly type: OperationType;
+  readonly aliases: readonly string[];
+  /** ISO 8601. */
+  readonly firstPushedAt: string;
+}
+
+/** An operation found by id or alias. */
+export interface ResolvedOperation {
+  /** Its SHA-256 id. */
+  readonly id: string;
+  readonly body: string;
+}
+
+/** What reading the manifest found. */
+export type ManifestRead =
+  | { readonly status: 'unchanged' }
+  | { readonly status: 'missing' }
+  /** `tag` is what to pass as `knownTag` next time (an ETag, or the quoted revision). */
+  | { readonly status: 'found'; readonly manifest: OperationsManifest; readonly tag: string }
+  /** The file is not a valid manifest; `tag` identifies this bad version, when the provider gave one. */
+  | { readonly status: 'invalid'; readonly reason: string; readonly tag: string | undefined };
+
+/** Options of `OperationsStore`. */
+export interface OperationsStoreOptions {
+  /** Clock for `firstPushedAt` and `generatedAt`. Default: `() => new Date()`. */
+  readonly now?: () => Date;
+}
+
+/** Thrown for a push or deletion the store refuses (unknown id, alias clash, bad name). */
+export class OperationsStoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OperationsStoreError';
+  }
+}
+
+/** The registry and manifest logic over a storage provider. */
+export class OperationsStore {
+  readonly storage: OperationsStorage;
+  private readonly now: () => Date;
+
+  constructor(storage: OperationsStorage, { now = () => new Date() }: OperationsStoreOptions = {}) {
+    this.storage = storage;
+    this.now = now;
+  }
+
+  /** Where the store is, for messages. */
+  get location(): string {
+    return this.storage.location;
+  }
+
+  /**
+   * Registers operations for a client (the client is registered on its first
+   * push). All-or-nothing: a clash refuses the whole push.
+   */
+  async push(graph: string, client: string, inputs: readonly OperationInput[]): Promise<PushedOperation[]> {
+    this.checkWritable();
+    checkNames(graph, client);
+    if (inputs.length === 0) return [];
+    return this.storage.withLock(graph, async () => {
+      const registry = await this.readRegistry(graph);
+      const manifest = await this.readCurrentManifest(graph);
+      const stamp = this.now().toISOString();
+      const before = registry.clients[client];
+      const operations: Record<string, RegistryEntry> = { ...before?.operations };
+      const bodies = new Map<string, string>();
+      const results: PushedOperation[] = [];
+      for (const input of inputs) {
+        if (bodies.has(input.id)) continue;
+        bodies.set(input.id, input.body);
+        const existing = operations[input.id];
+        const aliases = [...new Set([...(existing?.aliases ?? []), ...(input.aliases ?? []).filter((alias) => alias !== input.id)])];
+        operations[input.id] = existing
+          ? { ...existing, aliases }
+          : { name: input.name, type: input.type, firstPushedAt: stamp, aliases, ...(input.normalizedId === undefined ? {} : { normalizedId: input.normalizedId }) };
+        results.push({ id: input.id, name: existing?.name ?? input.name, status: existing ? 'up to date' : 'created' });
+      }
+      const after: RegistryClient = { registeredAt: before?.registeredAt ?? stamp, operations };
+      checkAliases(client, after);
+      const next: Registry = { version: 1, revision: newRevision(), clients: { ...registry.clients, [client]: after } };
+      await this.storage.commit(graph, await this.changes(graph, client, before, after, registry, next, manifest, bodies, stamp));
+      return results;
+    });
+  }
+
+  /** Removes one operation (by id or alias) from a client; returns what was removed, or undefined when the client has no such operation. */
+  async delete(graph: string, client: string, idOrAlias: string): Promise<RegisteredOperation | undefined> {
+    this.checkWritable();
+    checkNames(graph, client);
+    return this.storage.withLock(graph, async () => {
+      const registry = await this.readRegistry(graph);
+      const before = registry.clients[client];
+      const id = before && findId(before, idOrAlias);
+      if (!before || id === undefined) return undefined;
+      const entry = before.operations[id]!;
+      const { [id]: _removed, ...operations } = before.operations;
+      const after: RegistryClient = { registeredAt: before.registeredAt, operations };
+      const next: Registry = { version: 1, revision: newRevision(), clients: { ...registry.clients, [client]: after } };
+      const manifest = await this.readCurrentManifest(graph);
+      await this.storage.commit(graph, await this.changes(graph, client, before, after, registry, next, manifest, new Map(), this.now().toISOString()));
+      return { graph, client, id, name: entry.name, type: entry.type, aliases: entry.aliases, firstPushedAt: entry.firstPushedAt };
+    });
+  }
+
+  /** The operations of a graph (of one client when given), by client, then oldest first. */
+  async list(graph: string, client?: string): Promise<RegisteredOperation[]> {
+    checkNames(graph, client);
+    const registry = await this.readRegistry(graph);
+    const rows: RegisteredOperation[] = [];
+    for (const [name, registered] of Object.entries(registry.clients)) {
+      if (client !== undefined && name !== client) continue;
+      for (const [id, entry] of Object.entries(registered.operations)) {
+        rows.push({ graph, client: name, id, name: entry.name, type: entry.type, aliases: entry.aliases, firstPushedAt: entry.firstPushedAt });
+      }
+    }
+    return rows.sort((a, b) => a.client.localeCompare(b.client) || a.firstPushedAt.localeCompare(b.firstPushedAt) || a.id.localeCompare(b.id));
+  }
+
+  /** The client names registered for a graph. */
+  async clients(graph: string): Promise<string[]> {
+    return Object.keys((await this.readRegistry(graph)).clients).sort();
+  }
+
+  /** Finds a client's operation by SHA-256 id, alias, or normalized id; undefined when there is none. */
+  async lookup(graph: string, client: string, key: string, signal?: AbortSignal): Promise<ResolvedOperation | undefined> {
+    if (nameProblem('graph', graph) || nameProblem('client', client) || key === '') return undefined;
+    const path = operationPath(graph, client, isSha256Hex(key) ? key.toLowerCase() : key);
+    const text = await this.storage.read(path, signal);
+    if (text === undefined) return undefined;
+    return parseOperationFile(text, `${this.location}/${path}`);
+  }
+
+  /** Reads the graph's manifest unless it still has `knownTag`. Throws when the provider cannot be read. */
+  async readManifest(graph: string, knownTag?: string, signal?: AbortSignal): Promise<ManifestRead> {
+    const read = await this.storage.readIfChanged(manifestPath(graph), knownTag, signal);
+    if (read.status !== 'found') return read;
+    let manifest: OperationsManifest;
+    try {
+      manifest = parseManifest(read.text);
+    } catch (error) {
+      if (error instanceof ManifestFormatError) return { status: 'invalid', reason: error.message, tag: read.tag };
+      throw error;
+    }
+    return { status: 'found', manifest, tag: read.tag ?? `"${manifest.revision}"` };
+  }
+
+  /** Closes the provider. */
+  close(): Promise<void> {
+    return this.storage.close();
+  }
+
+  private checkWritable(): void {
+    if (!this.storage.writable) throw new ReadOnlyStoreError(this.location);
+  }
+
+  private async readRegistry(graph: string): Promise<Registry> {
+    const path = registryPath(graph);
+    const text = await this.storage.read(path);
+    return text === undefined ? emptyRegistry() : parseRegistry(text, `${this.location}/${path}`);
+  }
+
+  private async readCurrentManifest(graph: string): Promise<OperationsManifest | undefined> {
+    const text = await this.storage.read(manifestPath(graph));
+    if (text === undefined) return undefined;
+    try {
+      return parseManifest(text);
+    } catch (error) {
+      // The manifest is derived from the registry and the operation files: a damaged one is rebuilt.
+      if (error instanceof ManifestFormatError) return undefined;
+      throw error;
+    }
+  }
+
+  /** Files to write and remove so the store matches `next`: new lookup keys, then registry, then manifest, then removals. */
+  private async changes(
+    graph: string,
+    client: string,
+    before: RegistryClient | undefined,
+    after: RegistryClient,
+    registry: Registry,
+    next: Registry,
+    manifest: OperationsManifest | undefined,
+    bodies: ReadonlyMap<string, string>,
+    stamp: string,
+  ): Promise<StorageChange[]> {
+    const bodyOf = async (id: string): Promise<string> => {
+      const known = bodies.get(id) ?? manifest?.operations[id];
+      if (known !== undefined) return known;
+      for (const [name, registered] of Object.entries(registry.clients)) {
+        if (!registered.operations[id]) continue;
+        const found = await this.lookup(graph, name, id);
+        if (found) return found.body;
+      }
+      throw new OperationsStoreError(`the store at ${this.location} has no text for operation ${id} of graph "${graph}"; push it again`);
+    };
+    const oldKeys = keyOwners(before);
+    const newKeys = keyOwners(after);
+    const writes: StorageChange[] = [];
+    const removals: StorageChange[] = [];
+    for (const [key, id] of newKeys) {
+      if (oldKeys.get(key) !== id) writes.push({ path: operationPath(graph, client, key), text: serializeOperationFile(id, await bodyOf(id)) });
+    }
+    for (const key of oldKeys.keys()) if (!newKeys.has(key)) removals.push({ path: operationPath(graph, client, key), text: null });
+    const operations: Record<string, string> = {};
+    const aliases: Record<string, string> = {};
+    for (const registered of Object.values(next.clients)) {
+      for (const [id, entry] of Object.entries(registered.operations)) {
+        operations[id] ??= await bodyOf(id);
+        for (const alias of entry.aliases) aliases[alias] ??= id;
+      }
+    }
+    const nextManifest: OperationsManifest = { version: 1, revision: next.revision, generatedAt: stamp, operations, aliases };
+    writes.push({ path: registryPath(graph), text: serializeRegistry(next) });
+    writes.push({ path: manifestPath(graph), text: serializeManifest(nextManifest) });
+    return [...writes, ...removals];
+  }
+}
+
+function checkNames(graph: string, client: string | undefined): void {
+  const problem = nameProblem('graph', graph) ?? (client === undefined ? undefined : nameProblem('client', client));
+  if (problem) throw new OperationsStoreError(problem);
+}
+
+/** The id an id, alias or normalized id names within one client, if any. */
+function findId(client: RegistryClient, key: string): string | undefined {
+  const wanted = isSha256Hex(key) ? key.toLowerCase() : key;
+  if (client.operations[wanted]) return wanted;
+  for (const [id, entry] of Object.entries(client.operations)) if (entry.aliases.includes(key)) return id;
+  return undefined;
+}
+
+/** Refuses an alias that is another operation's id or alias. */
+function checkAliases(clientName: string, client: RegistryClient): void {
+  const owner = new Map<string, string>();
+  for (const id of Object.keys(client.operations)) owner.set(id, id);
+  for (const [id, entry] of Object.entries(client.operations)) {
+    for (const alias of entry.aliases) {
+      const other = owner.get(alias);
+      if (other !== undefined && other !== id) {
+        throw new OperationsStoreError(`alias "${alias}" of operation ${id} already names operation ${other} for client "${clientName}"`);
+      }
+      owner.set(alias, id);
+    }
+  }
+}
+
+/** Lookup key -> id for a client: ids and aliases first; a normalized id goes to the first operation that has it. */
+function keyOwners(client: RegistryClient | undefined): Map<string, string> {
+  const owners = new Map<string, string>();
+  if (!client) return owners;
+  const entries = Object.entries(client.operations).sort(([a, x], [b, y]) => x.firstPushedAt.localeCompare(y.firstPushedAt) || a.localeCompare(b));
+  for (const [id, entry] of entries) {
+    owners.set(id, id);
+    for (const alias of entry.aliases) owners.set(alias, id);
+  }
+  for (const [id, entry] of entries) {
+    if (entry.normalizedId !== undefined && !owners.has(entry.normalizedId)) owners.set(entry.normalizedId, id);
+  }
+  return owners;
+}
+
+function serializeOperationFile(id: string, body: string): string {
+  return `${JSON.stringify({ version: 1, id, body })}\n`;
+}
+
+/** Reads `{"version":1,"id","body"}` and checks the id against the text. */
+function parseOperationFile(text: string, where: string): ResolvedOperation {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new OperationsStoreError(`${where} is not valid JSON`);
+  }
+  if (!isRecord(raw) || typeof raw.body !== 'string') throw new OperationsStoreError(`${where} is not an operation file ({"version":1,"id","body"})`);
+  const id = sha256Hex(raw.body);
+  if (typeof raw.id === 'string' && raw.id.toLowerCase() !== id) throw new OperationsStoreError(`${where}: the id is not the SHA-256 of the text`);
+  return { id, body: raw.body };
+}

@@ -1,0 +1,142 @@
+/**
+ * A provider on Redis (a `storage_providers.sharedstore` entry, or
+ * `redis://host:port[/db]` on the command line). Each file is a hash
+ * `{body, tag}` under `switchyard:operations:{<graph>}/<path>`; the braces put
+ * a graph's keys in one cluster slot, so a push is one MULTI/EXEC and the
+ * router's manifest poll reads the small `tag` field before the body.
+ */
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RedisClientType, RedisClusterType } from '@keyv/redis';
+import type { ConditionalRead, OperationsStorage, StorageChange } from './storage.js';
+
+/** Where a Redis store is. */
+export interface RedisStorageOptions {
+  /** `redis://` or `rediss://` URLs; one, or the seed nodes of a cluster. */
+  readonly urls: readonly string[];
+  /** Connect as a Redis Cluster client. Default: `false`. */
+  readonly cluster?: boolean;
+  /** Give up connecting after a few attempts (the CLI) instead of retrying forever (the router). Default: `false`. */
+  readonly failFast?: boolean;
+  /** Prefix of every key. Default: `switchyard:operations:`. */
+  readonly keyPrefix?: string;
+  /** How long to wait for another writer's lock. Default: 10 s. */
+  readonly lockTimeoutMs?: number;
+}
+
+type RedisConnection = RedisClientType | RedisClusterType;
+
+const RELEASE_LOCK = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+const LOCK_TTL_MS = 30_000;
+
+/** Opens a Redis store (connects before it resolves). */
+export async function openRedisStorage(options: RedisStorageOptions): Promise<RedisStorage> {
+  const { createClient, createCluster } = await import('@keyv/redis');
+  const reconnectStrategy = (retries: number): number | Error =>
+    options.failFast && retries >= 2 ? new Error(`cannot connect to Redis at ${describe(options.urls)}`) : Math.min(100 * 2 ** retries, 3_000);
+  const socket = { connectTimeout: 5_000, reconnectStrategy };
+  const connection: RedisConnection = options.cluster
+    ? (createCluster({ rootNodes: options.urls.map((url) => ({ url, socket })) }) as unknown as RedisClusterType)
+    : (createClient({ url: options.urls[0], socket }) as unknown as RedisClientType);
+  const storage = new RedisStorage(connection, options);
+  await storage.connect();
+  return storage;
+}
+
+/** A store in Redis. */
+export class RedisStorage implements OperationsStorage {
+  readonly location: string;
+  readonly writable = true;
+  private readonly prefix: string;
+  private readonly lockTimeoutMs: number;
+  private lastError: Error | undefined;
+
+  constructor(
+    private readonly redis: RedisConnection,
+    { urls, keyPrefix = 'switchyard:operations:', lockTimeoutMs = 10_000 }: RedisStorageOptions,
+  ) {
+    this.location = describe(urls);
+    this.prefix = keyPrefix;
+    this.lockTimeoutMs = lockTimeoutMs;
+    // Without a listener, a connection error would crash the process; commands report it instead.
+    redis.on('error', (error: unknown) => {
+      this.lastError = error instanceof Error ? error : new Error(String(error));
+    });
+  }
+
+  /** Connects; a failure names the server. */
+  async connect(): Promise<void> {
+    try {
+      await this.redis.connect();
+    } catch (error) {
+      const reason = this.lastError?.message ?? (error instanceof Error ? error.message : String(error));
+      throw new Error(`cannot connect to the operations store at ${this.location}: ${reason}`, { cause: error });
+    }
+  }
+
+  async read(path: string): Promise<string | undefined> {
+    const body = await this.redis.hGet(this.key(path), 'body');
+    return body ?? undefined;
+  }
+
+  async readIfChanged(path: string, knownTag: string | undefined): Promise<ConditionalRead> {
+    const key = this.key(path);
+    if (knownTag !== undefined) {
+      const tag = await this.redis.hGet(key, 'tag');
+      if (tag === null) return { status: 'missing' };
+      if (tag === knownTag) return { status: 'unchanged' };
+    }
+    const [body, tag] = await this.redis.hmGet(key, ['body', 'tag']);
+    if (body === null || body === undefined) return { status: 'missing' };
+    return { status: 'found', text: body, tag: tag ?? undefined };
+  }
+
+  async withLock<T>(graph: string, work: () => Promise<T>): Promise<T> {
+    const lock = this.key(`${encodeURIComponent(graph)}/.lock`);
+    const token = randomBytes(12).toString('hex');
+    const deadline = Date.now() + this.lockTimeoutMs;
+    while ((await this.redis.set(lock, token, { condition: 'NX', expiration: { type: 'PX', value: LOCK_TTL_MS } })) === null) {
+      if (Date.now() > deadline) throw new Error(`another push or delete holds the lock ${lock} on ${this.location}; try again`);
+      await sleep(25);
+    }
+    try {
+      return await work();
+    } finally {
+      await this.redis.eval(RELEASE_LOCK, { keys: [lock], arguments: [token] }).catch(() => undefined);
+    }
+  }
+
+  async commit(_graph: string, changes: readonly StorageChange[]): Promise<void> {
+    const transaction = this.redis.multi();
+    for (const change of changes) {
+      const key = this.key(change.path);
+      if (change.text === null) transaction.del(key);
+      else transaction.hSet(key, { body: change.text, tag: randomBytes(9).toString('base64url') });
+    }
+    await transaction.exec();
+  }
+
+  async close(): Promise<void> {
+    if (this.redis.isOpen) await this.redis.close();
+  }
+
+  /** `prefix{graph}/rest`: the graph segment is the cluster hash tag. */
+  private key(path: string): string {
+    const slash = path.indexOf('/');
+    return `${this.prefix}{${path.slice(0, slash)}}${path.slice(slash)}`;
+  }
+}
+
+/** The servers, without user or password. */
+function describe(urls: readonly string[]): string {
+  return urls
+    .map((url) => {
+      try {
+        const parsed = new URL(url);
+        return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+      } catch {
+        return 'redis';
+      }
+    })
+    .join(', ');
+}

@@ -1,0 +1,45 @@
+/**
+ * The file layout every provider shares (an HTTP host serves the same tree
+ * a directory store writes):
+ *
+ * ```
+ * <graph>/manifest.json                      every operation of the graph (manifest.ts)
+ * <graph>/registry.json                      clients and operation metadata (registry.ts)
+ * <graph>/operations/<client>/<key>.json     {"version":1,"id":"<sha256>","body":"…"}
+ * ```
+ *
+ * `<key>` is the SHA-256 id, a Relay alias, or the SHA-256 of the normalized
+ * text (so the safelist finds equivalent texts). Names are percent-encoded
+ * path segments.
+ */
+
+const MAX_NAME_LENGTH = 200;
+
+/** Why a graph or client name cannot be used, or undefined when it can. */
+export function nameProblem(kind: 'graph' | 'client', name: string): string | undefined {
+  if (name.trim() === '') return `the ${kind} name is empty`;
+  if (name.length > MAX_NAME_LENGTH) return `the ${kind} name is longer than ${MAX_NAME_LENGTH} characters`;
+  if (name === '.' || name === '..') return `"${name}" is not a usable ${kind} name`;
+  if (/[\u0000-\u001f\u007f]/.test(name)) return `the ${kind} name contains control characters`;
+  return undefined;
+}
+
+/** One path segment for a name (graph, client, key). */
+export function segment(name: string): string {
+  return encodeURIComponent(name);
+}
+
+/** `<graph>/manifest.json` */
+export function manifestPath(graph: string): string {
+  return `${segment(graph)}/manifest.json`;
+}
+
+/** `<graph>/registry.json` */
+export function registryPath(graph: string): string {
+  return `${segment(graph)}/registry.json`;
+}
+
+/** `<graph>/operations/<client>/<key>.json` */
+export function operationPath(graph: string, client: string, key: string): string {
+  return `${segment(graph)}/operations/${segment(client)}/${segment(key)}.json`;
+}

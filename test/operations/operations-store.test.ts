@@ -1,0 +1,248 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  HttpStorage,
+  OperationsStore,
+  ReadOnlyStoreError,
+  openOperationsStore,
+  parseManifest,
+  sha256Hex,
+  type OperationsManifest,
+} from '../../src/operations/index.js';
+import { startRedis, type TestRedis } from './support/redis-server.js';
+import { startStaticHost, type StaticHost } from './support/static-server.js';
+import { graphqlInput, priceQuery, productQuery, tempDir, topProductsQuery } from './support/operations.js';
+
+let redis: TestRedis;
+let redisDb = 0;
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+const clock = (() => {
+  let tick = Date.parse('2025-03-01T10:00:00.000Z');
+  return () => new Date((tick += 1000));
+})();
+
+interface Provider {
+  readonly name: string;
+  open(): Promise<{ store: OperationsStore; cleanup(): Promise<void> }>;
+}
+
+const providers: Provider[] = [
+  {
+    name: 'a directory',
+    async open() {
+      const dir = await tempDir();
+      const store = await openOperationsStore({ provider: 'file', path: dir.path });
+      return { store: new OperationsStore(store.storage, { now: clock }), cleanup: async () => dir.remove() };
+    },
+  },
+  {
+    name: 'Redis',
+    async open() {
+      // One database per test keeps the tests apart on one server.
+      const db = (redisDb = (redisDb % 15) + 1);
+      const opened = await openOperationsStore({ provider: 'redis', urls: [`${redis.url}/${db}`] });
+      const store = new OperationsStore(opened.storage, { now: clock });
+      return {
+        store,
+        cleanup: async () => {
+          const cleaner = await import('@keyv/redis');
+          const client = cleaner.createClient({ url: `${redis.url}/${db}` });
+          await client.connect();
+          await client.flushDb();
+          await client.close();
+          await store.close();
+        },
+      };
+    },
+  },
+];
+
+async function manifestOf(store: OperationsStore, graph = 'default'): Promise<OperationsManifest> {
+  const read = await store.readManifest(graph);
+  if (read.status !== 'found') throw new Error(`no manifest: ${read.status}`);
+  return read.manifest;
+}
+
+describe.each(providers)('the operations store in $name', (provider) => {
+  let store: OperationsStore;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    ({ store, cleanup } = await provider.open());
+  });
+  afterEach(async () => {
+    await cleanup();
+  });
+
+  it('reports created on the first push and up to date on the second', async () => {
+    const inputs = [graphqlInput(topProductsQuery), graphqlInput(productQuery)];
+    expect(await store.push('default', 'web', inputs)).toEqual([
+      { id: sha256Hex(topProductsQuery), name: 'TopProducts', status: 'created' },
+      { id: sha256Hex(productQuery), name: 'Product', status: 'created' },
+    ]);
+    expect(await store.push('default', 'web', [...inputs, graphqlInput(priceQuery)])).toEqual([
+      { id: sha256Hex(topProductsQuery), name: 'TopProducts', status: 'up to date' },
+      { id: sha256Hex(productQuery), name: 'Product', status: 'up to date' },
+      { id: sha256Hex(priceQuery), name: 'Prices', status: 'created' },
+    ]);
+  });
+
+  it('keeps operations per client: the same operation is created for a new client', async () => {
+    await store.push('default', 'web', [graphqlInput(topProductsQuery)]);
+    expect(await store.push('default', 'ios', [graphqlInput(topProductsQuery)])).toEqual([{ id: sha256Hex(topProductsQuery), name: 'TopProducts', status: 'created' }]);
+    expect(await store.clients('default')).toEqual(['ios', 'web']);
+    expect(await store.lookup('default', 'ios', sha256Hex(topProductsQuery))).toEqual({ id: sha256Hex(topProductsQuery), body: topProductsQuery });
+    expect(await store.lookup('default', 'android', sha256Hex(topProductsQuery))).toBeUndefined();
+  });
+
+  it('writes a Cosmo-format manifest that follows every push and delete with a new revision', async () => {
+    await store.push('default', 'web', [graphqlInput(topProductsQuery)]);
+    const first = await manifestOf(store);
+    expect(first).toEqual({
+      version: 1,
+      revision: expect.any(String),
+      generatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      operations: { [sha256Hex(topProductsQuery)]: topProductsQuery },
+    });
+    await store.push('default', 'ios', [graphqlInput(productQuery)]);
+    const second = await manifestOf(store);
+    expect(second.revision).not.toBe(first.revision);
+    expect(second.operations).toEqual({ [sha256Hex(topProductsQuery)]: topProductsQuery, [sha256Hex(productQuery)]: productQuery });
+    await store.delete('default', 'web', sha256Hex(topProductsQuery));
+    const third = await manifestOf(store);
+    expect(third.revision).not.toBe(second.revision);
+    expect(third.operations).toEqual({ [sha256Hex(productQuery)]: productQuery });
+  });
+
+  it('keeps an operation in the manifest while another client still has it', async () => {
+    await store.push('default', 'web', [graphqlInput(topProductsQuery)]);
+    await store.push('default', 'ios', [graphqlInput(topProductsQuery)]);
+    await store.delete('default', 'web', sha256Hex(topProductsQuery));
+    expect((await manifestOf(store)).operations).toEqual({ [sha256Hex(topProductsQuery)]: topProductsQuery });
+    expect(await store.lookup('default', 'web', sha256Hex(topProductsQuery))).toBeUndefined();
+  });
+
+  it('lists graph, client, id, name, type, aliases and first push time', async () => {
+    await store.push('default', 'web', [graphqlInput(topProductsQuery)]);
+    await store.push('default', 'ios', [{ ...graphqlInput(productQuery), aliases: ['relay-1'] }]);
+    await store.push('default', 'web', [graphqlInput(topProductsQuery), graphqlInput(priceQuery)]);
+    const rows = await store.list('default');
+    expect(rows).toEqual([
+      { graph: 'default', client: 'ios', id: sha256Hex(productQuery), name: 'Product', type: 'query', aliases: ['relay-1'], firstPushedAt: expect.any(String) },
+      { graph: 'default', client: 'web', id: sha256Hex(topProductsQuery), name: 'TopProducts', type: 'query', aliases: [], firstPushedAt: expect.any(String) },
+      { graph: 'default', client: 'web', id: sha256Hex(priceQuery), name: 'Prices', type: 'query', aliases: [], firstPushedAt: expect.any(String) },
+    ]);
+    expect(rows[1]!.firstPushedAt < rows[2]!.firstPushedAt).toBe(true);
+    expect(await store.list('default', 'ios')).toHaveLength(1);
+    expect(await store.list('other')).toEqual([]);
+  });
+
+  it('resolves and deletes by a Relay alias, and lists the alias in the manifest', async () => {
+    await store.push('default', 'relay', [{ ...graphqlInput(productQuery), aliases: ['5d41402abc4b2a76b9719d911017c592'] }]);
+    expect(await store.lookup('default', 'relay', '5d41402abc4b2a76b9719d911017c592')).toEqual({ id: sha256Hex(productQuery), body: productQuery });
+    expect((await manifestOf(store)).aliases).toEqual({ '5d41402abc4b2a76b9719d911017c592': sha256Hex(productQuery) });
+    expect(await store.delete('default', 'relay', '5d41402abc4b2a76b9719d911017c592')).toMatchObject({ id: sha256Hex(productQuery) });
+    expect(await store.lookup('default', 'relay', '5d41402abc4b2a76b9719d911017c592')).toBeUndefined();
+    expect(await store.lookup('default', 'relay', sha256Hex(productQuery))).toBeUndefined();
+  });
+
+  it('refuses an alias that already names another operation, pushing nothing', async () => {
+    await store.push('default', 'relay', [{ ...graphqlInput(productQuery), aliases: ['x1'] }]);
+    const revision = (await manifestOf(store)).revision;
+    await expect(store.push('default', 'relay', [graphqlInput(priceQuery), { ...graphqlInput(topProductsQuery), aliases: ['x1'] }])).rejects.toThrow(
+      `alias "x1" of operation ${sha256Hex(topProductsQuery)} already names operation ${sha256Hex(productQuery)} for client "relay"`,
+    );
+    expect((await manifestOf(store)).revision).toBe(revision);
+    expect(await store.list('default', 'relay')).toHaveLength(1);
+  });
+
+  it('finds an operation by the SHA-256 of its normalized text', async () => {
+    const spaced = 'query TopProducts {\n  topProducts {\n    upc,\n    name # the name\n  }\n}\n';
+    await store.push('default', 'web', [graphqlInput(spaced)]);
+    const normalized = graphqlInput(spaced).normalizedId!;
+    expect(await store.lookup('default', 'web', normalized)).toEqual({ id: sha256Hex(spaced), body: spaced });
+  });
+
+  it('answers undefined for a deletion of an unknown id and for unusable names', async () => {
+    expect(await store.delete('default', 'web', sha256Hex('nothing'))).toBeUndefined();
+    expect(await store.lookup('..', 'web', sha256Hex('nothing'))).toBeUndefined();
+    await expect(store.push('default', '', [graphqlInput(topProductsQuery)])).rejects.toThrow('the client name is empty');
+  });
+
+  it('answers unchanged to a manifest read with the current tag', async () => {
+    await store.push('default', 'web', [graphqlInput(topProductsQuery)]);
+    const read = await store.readManifest('default');
+    if (read.status !== 'found') throw new Error('expected a manifest');
+    expect(await store.readManifest('default', read.tag)).toEqual({ status: 'unchanged' });
+    await store.push('default', 'web', [graphqlInput(priceQuery)]);
+    expect((await store.readManifest('default', read.tag)).status).toBe('found');
+  });
+
+  it('keeps every push when several writers push at once', async () => {
+    const texts = Array.from({ length: 8 }, (_, i) => `query Q${i} { topProducts { upc } }`);
+    await Promise.all(texts.map((text, i) => store.push('default', `client-${i % 2}`, [graphqlInput(text)])));
+    expect(Object.keys((await manifestOf(store)).operations).sort()).toEqual(texts.map((text) => sha256Hex(text)).sort());
+    expect(await store.list('default')).toHaveLength(8);
+  });
+});
+
+describe('the operations store over HTTP', () => {
+  let dir: { path: string; remove(): Promise<void> };
+  let host: StaticHost;
+
+  beforeEach(async () => {
+    dir = await tempDir();
+    host = await startStaticHost(dir.path);
+    const writer = await openOperationsStore({ provider: 'file', path: dir.path });
+    await writer.push('default', 'web client', [{ ...graphqlInput(productQuery), aliases: ['relay/1'] }]);
+  });
+  afterEach(async () => {
+    await host.close();
+    await dir.remove();
+  });
+
+  it('reads the layout a directory store wrote, client names and aliases included', async () => {
+    const store = new OperationsStore(new HttpStorage(host.url));
+    expect(await store.lookup('default', 'web client', sha256Hex(productQuery))).toEqual({ id: sha256Hex(productQuery), body: productQuery });
+    expect(await store.lookup('default', 'web client', 'relay/1')).toEqual({ id: sha256Hex(productQuery), body: productQuery });
+    expect(await store.lookup('default', 'web client', sha256Hex('unknown'))).toBeUndefined();
+    expect(await store.list('default')).toEqual([expect.objectContaining({ client: 'web client', id: sha256Hex(productQuery), aliases: ['relay/1'] })]);
+  });
+
+  it('polls the manifest with If-None-Match and gets 304 while it is unchanged', async () => {
+    const store = new OperationsStore(new HttpStorage(host.url));
+    const read = await store.readManifest('default');
+    if (read.status !== 'found') throw new Error('expected a manifest');
+    const onDisk = parseManifest(await readFile(join(dir.path, 'default', 'manifest.json'), 'utf8'));
+    expect(read.manifest).toEqual(onDisk);
+    expect(read.tag).toBe(`"${onDisk.revision}"`);
+    expect(await store.readManifest('default', read.tag)).toEqual({ status: 'unchanged' });
+    expect(host.requests.filter((request) => request.path.endsWith('manifest.json'))).toEqual([
+      { path: '/ops/default/manifest.json', ifNoneMatch: undefined, status: 200 },
+      { path: '/ops/default/manifest.json', ifNoneMatch: `"${onDisk.revision}"`, status: 304 },
+    ]);
+  });
+
+  it('refuses push and delete as read-only', async () => {
+    const store = new OperationsStore(new HttpStorage(host.url));
+    await expect(store.push('default', 'web', [graphqlInput(topProductsQuery)])).rejects.toThrow(ReadOnlyStoreError);
+    await expect(store.delete('default', 'web', sha256Hex(productQuery))).rejects.toThrow(
+      `the operations store at ${host.url} is read-only (an HTTP store); push to a directory or Redis store and serve that instead`,
+    );
+  });
+
+  it('names the URL when the host cannot be reached', async () => {
+    await host.close();
+    const store = new OperationsStore(new HttpStorage(host.url, { timeoutMs: 2000 }));
+    await expect(store.readManifest('default')).rejects.toThrow(`cannot read ${host.url}/default/manifest.json: `);
+    host = await startStaticHost(dir.path);
+  });
+});
