@@ -1,0 +1,98 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RouterError, isLoopbackHost, parseListenAddress, toGraphQLErrorJSON, type Logger } from '../../src/index.js';
+import { acquireHeapSampler } from './heap-sampler.js';
+import { createRoutes, type RouteAnswer } from './pprof-routes.js';
+
+/** The running profiling listener. */
+export interface PprofServer {
+  /** Bound address, `host:port` (the real port when 0 was asked for). */
+  readonly address: string;
+  /** Stops listening, aborts running captures, stops the heap sampler. */
+  close(): Promise<void>;
+}
+
+const PREFIX = '/debug/pprof/';
+
+function errorAnswer(error: RouterError): RouteAnswer {
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+  if (error.status === 405) headers.allow = 'GET';
+  return { status: error.status ?? 500, headers, body: JSON.stringify({ errors: [toGraphQLErrorJSON(error)] }) };
+}
+
+/**
+ * The `PPROF_ADDR` listener: `/debug/pprof/*` on its own port, GET only.
+ * A bare `:port` binds loopback. Logs a warning that the endpoints are
+ * exposed, a stronger one when they are reachable beyond this machine.
+ */
+export async function startPprofServer(address: string, log: Logger): Promise<PprofServer> {
+  const { host, port } = parseListenAddress(address);
+  const routes = createRoutes();
+  const closing = new AbortController();
+  const releaseHeap = acquireHeapSampler();
+
+  async function answer(req: IncomingMessage, signal: AbortSignal): Promise<RouteAnswer> {
+    const url = new URL(req.url ?? '/', 'http://pprof.local');
+    const path = url.pathname === '/debug/pprof' ? PREFIX : url.pathname;
+    const route = path.startsWith(PREFIX) ? routes.get(path.slice(PREFIX.length)) : undefined;
+    if (!route) throw new RouterError('PROFILING_NOT_FOUND', `no profile at ${path.slice(0, 100)}; see GET ${PREFIX}`, { status: 404 });
+    if (req.method !== 'GET') throw new RouterError('PROFILING_METHOD_NOT_ALLOWED', `${req.method ?? ''} is not allowed; use GET`, { status: 405 });
+    return route({ params: url.searchParams, signal });
+  }
+
+  async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!res.writableEnded) gone.abort();
+    };
+    res.on('close', onClose);
+    let result: RouteAnswer;
+    try {
+      result = await answer(req, AbortSignal.any([gone.signal, closing.signal]));
+    } catch (error) {
+      if (gone.signal.aborted || closing.signal.aborted) return;
+      if (error instanceof RouterError) {
+        result = errorAnswer(error);
+      } else {
+        log.error({ err: error, path: req.url }, 'Profile capture failed');
+        const message = `the profile could not be taken: ${error instanceof Error ? error.message : String(error)}`;
+        result = errorAnswer(new RouterError('PROFILING_CAPTURE_FAILED', message, { status: 500 }));
+      }
+    }
+    res.off('close', onClose);
+    if (res.destroyed) return;
+    res.writeHead(result.status, { ...result.headers, 'cache-control': 'no-store' }).end(result.body);
+  }
+
+  const server = createServer((req, res) => void onRequest(req, res));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    releaseHeap();
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new RouterError('CONFIG_INVALID', `[profiling] cannot listen on ${address} for the profiling endpoints: ${reason}`, { plugin: 'profiling', cause: error });
+  }
+  const bound = `${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`;
+  if (isLoopbackHost(host)) {
+    log.warn({ listen_addr: bound }, 'Profiling endpoints exposed on loopback; do not enable PPROF_ADDR in production');
+  } else {
+    log.warn({ listen_addr: bound }, 'Profiling endpoints exposed beyond loopback: anyone who can reach this address can read profiles of the router');
+  }
+  return {
+    address: bound,
+    async close() {
+      closing.abort();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      releaseHeap();
+    },
+  };
+}

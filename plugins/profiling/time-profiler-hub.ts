@@ -1,0 +1,111 @@
+import { time, type LabelSet } from '@datadog/pprof';
+import { RouterError } from '../../src/index.js';
+import type { ProfileData } from './profile-builder.js';
+
+type GenerateLabels = NonNullable<Parameters<typeof time.stop>[1]>;
+
+/** Sampling interval of the shared time profiler: 100 samples a second, as Go's CPU profiler. */
+export const SAMPLING_INTERVAL_MICROS = 10_000;
+
+/** Samples a second, as the profile server's `sampleRate` wants it. */
+export const SAMPLE_RATE_HZ = 1_000_000 / SAMPLING_INTERVAL_MICROS;
+
+/** One sample the labelers see: the leaf function and when it was taken. */
+export interface SampleMoment {
+  /** Leaf function name; `(idle)` while the event loop waits. */
+  readonly leaf: string;
+  /** When the sample was taken, epoch microseconds. */
+  readonly timestampMicros: number;
+}
+
+/** Adds labels to samples as chunks are cut (for example `event_loop=blocked`). */
+export type SampleLabeler = (sample: SampleMoment) => LabelSet | undefined;
+
+/** What a session collected between two cuts. */
+export interface TimeWindow {
+  /** Profiles cut while the session was open, oldest first (each covers part of the window). */
+  readonly chunks: readonly ProfileData[];
+  /** Start of the window, epoch milliseconds. */
+  readonly startMs: number;
+  /** End of the window, epoch milliseconds. */
+  readonly endMs: number;
+}
+
+/** A consumer of the shared time profiler (a capture, or continuous profiling). */
+export interface TimeSession {
+  /** Cuts the profile now and returns what this session collected since it opened or last took. */
+  take(): TimeWindow;
+  /** Like `take`, then leaves; the profiler stops when no session remains. */
+  close(): TimeWindow;
+}
+
+interface SessionState {
+  chunks: ProfileData[];
+  startMs: number;
+  open: boolean;
+}
+
+/**
+ * V8 has one wall-clock/CPU sampler a process and @datadog/pprof drives it
+ * through module state, so every consumer shares one profiler: it runs
+ * while any session is open, and whenever a session takes its window the
+ * profile is cut and the chunk goes to every open session. A capture that
+ * spans several cuts merges its chunks. This is how on-demand captures and
+ * continuous profiling run together.
+ */
+class TimeProfilerHub {
+  private readonly sessions = new Set<SessionState>();
+  private readonly labelers = new Set<SampleLabeler>();
+
+  open(): TimeSession {
+    if (this.sessions.size === 0) {
+      if (time.isStarted()) {
+        const message = '[profiling] the V8 time profiler is already driven by another library in this process (for example dd-trace); remove one of them';
+        throw new RouterError('PROFILING_UNAVAILABLE', message, { plugin: 'profiling', status: 503 });
+      }
+      time.start({ intervalMicros: SAMPLING_INTERVAL_MICROS, withContexts: true, collectCpuTime: true, workaroundV8Bug: true });
+    }
+    const state: SessionState = { chunks: [], startMs: Date.now(), open: true };
+    this.sessions.add(state);
+    return {
+      take: () => this.take(state, false),
+      close: () => this.take(state, true),
+    };
+  }
+
+  /** Registers a labeler until the returned function is called. */
+  addLabeler(labeler: SampleLabeler): () => void {
+    this.labelers.add(labeler);
+    return () => this.labelers.delete(labeler);
+  }
+
+  private take(state: SessionState, leave: boolean): TimeWindow {
+    if (!state.open) return { chunks: [], startMs: state.startMs, endMs: state.startMs };
+    const others = this.sessions.size - 1;
+    const chunk = time.stop(!leave || others > 0, this.labels);
+    for (const session of this.sessions) session.chunks.push(chunk);
+    const endMs = Date.now();
+    const window: TimeWindow = { chunks: state.chunks, startMs: state.startMs, endMs };
+    state.chunks = [];
+    state.startMs = endMs;
+    if (leave) {
+      state.open = false;
+      this.sessions.delete(state);
+    }
+    return window;
+  }
+
+  private readonly labels: GenerateLabels = ({ node, context }) => {
+    if (context === undefined || this.labelers.size === 0) return {};
+    const sample: SampleMoment = { leaf: node.name ?? '', timestampMicros: Number(context.timestamp) };
+    let labels: LabelSet = {};
+    for (const labeler of this.labelers) {
+      const more = labeler(sample);
+      if (more) labels = { ...labels, ...more };
+    }
+    return labels;
+  };
+}
+
+/** The process-wide hub (the profiler it drives is process-wide too). */
+export const timeProfilerHub = new TimeProfilerHub();
