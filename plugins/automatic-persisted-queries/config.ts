@@ -1,0 +1,22 @@
+/** The `automatic_persisted_queries` section of router.config.yaml (read without loading the plugin). */
+import { duration, z } from '../../src/index.js';
+
+/** Schema of `automatic_persisted_queries`. */
+export const automaticPersistedQueriesConfigSchema = z.strictObject({
+  /** Accept Apollo's automatic persisted queries. Default: `false`. */
+  enabled: z.boolean().default(false),
+  /** The in-memory cache of registered queries (per router process). */
+  cache: z
+    .strictObject({
+      /** Queries kept (LRU). Default: `1000`. */
+      size: z.int().min(1).default(1000),
+      /** How long a query is kept after it was registered, in ms. Default: none (until evicted). */
+      ttl: duration({ min: '1ms' }).optional(),
+    })
+    .prefault({}),
+});
+
+/** `automatic_persisted_queries` as written in the file. */
+export type AutomaticPersistedQueriesConfigInput = z.input<typeof automaticPersistedQueriesConfigSchema>;
+/** `automatic_persisted_queries` with defaults filled in (durations in ms). */
+export type AutomaticPersistedQueriesConfig = z.output<typeof automaticPersistedQueriesConfigSchema>;

@@ -1,0 +1,60 @@
+/**
+ * `persisted-operations`: runs operations registered with
+ * `switchyard operations push` by their SHA-256 id
+ * (`extensions.persistedQuery.sha256Hash` + `graphql-client-name`), from the
+ * store per request or from the graph's manifest (manifest mode, polled and
+ * hot-swapped); optionally rejects (`safelist`) or logs (`log_unknown`)
+ * free-form operations that are not registered. docs/persisted-operations.md
+ */
+import { definePlugin } from '../../src/index.js';
+import { openOperationsStore } from '../../src/operations/index.js';
+import { persistedOperationsConfigSchema } from './config.js';
+import { LookupSource } from './lookup-source.js';
+import { startManifestSource } from './manifest-source.js';
+import type { OperationSource } from './operation-source.js';
+import { persistedOperationsHook } from './request-hook.js';
+import { storeLocation } from './store-location.js';
+
+export {
+  persistedOperationsConfigSchema,
+  type PersistedOperationsConfig,
+  type PersistedOperationsConfigInput,
+  type PersistedOperationsStorageConfig,
+} from './config.js';
+
+/** `usePersistedOperations(options)`: options as the `persisted_operations` section. */
+export const usePersistedOperations = definePlugin({
+  name: 'persisted-operations',
+  configKey: 'persisted_operations',
+  options: persistedOperationsConfigSchema,
+  async setup(ctx, options) {
+    if (!options.enabled) return {};
+    const graph = ctx.config.graph.name;
+    const store = await openOperationsStore(storeLocation(options.storage, ctx.config));
+    let source: OperationSource;
+    try {
+      source = options.manifest.enabled
+        ? await startManifestSource({
+            store,
+            graph,
+            pollIntervalMs: options.manifest.poll_interval,
+            pollJitterMs: options.manifest.poll_jitter,
+            normalize: options.safelist || options.log_unknown,
+            log: ctx.log,
+          })
+        : new LookupSource({ store, graph, cacheSize: options.lookup_cache.size, cacheTtlMs: options.lookup_cache.ttl });
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    ctx.log.info(
+      { graph, mode: options.manifest.enabled ? 'manifest' : 'lookup', storage: store.location, safelist: options.safelist, log_unknown: options.log_unknown },
+      'Persisted operations enabled',
+    );
+    const requests = ctx.metrics.counter('persisted_operations_requests_total', 'Persisted-operation resolutions and free-form checks, by result', ['result']);
+    return {
+      hooks: { onRequest: persistedOperationsHook({ source, safelist: options.safelist, logUnknown: options.log_unknown, requests }) },
+      stop: () => source.stop(),
+    };
+  },
+});

@@ -1,0 +1,72 @@
+/**
+ * Outside manifest mode: each id is looked up in the store, per client, on
+ * first use and kept in a bounded cache (LRU with a TTL, so a deletion takes
+ * effect within `lookup_cache.ttl`). Concurrent lookups of one id share one
+ * store read; misses are remembered for a second so a flood of unknown ids
+ * does not become a flood of store reads.
+ */
+import { LRUCache } from 'lru-cache';
+import { normalizedId, sha256Hex, type OperationsStore, type ResolvedOperation } from '../../src/operations/index.js';
+import type { OperationSource } from './operation-source.js';
+
+/** Options of `LookupSource`. */
+export interface LookupSourceOptions {
+  readonly store: OperationsStore;
+  /** Federated graph name (`graph.name`). */
+  readonly graph: string;
+  /** Operations kept. */
+  readonly cacheSize: number;
+  /** Lifetime of a found operation, in ms. */
+  readonly cacheTtlMs: number;
+}
+
+const MISSING = Symbol('missing');
+const MISS_TTL_MS = 1_000;
+
+type Cached = ResolvedOperation | typeof MISSING;
+
+/** Per-request lookups in the store, cached. */
+export class LookupSource implements OperationSource {
+  readonly needsClientName = true;
+  private readonly cache: LRUCache<string, Cached>;
+  private readonly inFlight = new Map<string, Promise<ResolvedOperation | undefined>>();
+
+  constructor(private readonly options: LookupSourceOptions) {
+    this.cache = new LRUCache<string, Cached>({ max: options.cacheSize, ttl: options.cacheTtlMs });
+  }
+
+  resolve(client: string | undefined, key: string): ResolvedOperation | undefined | Promise<ResolvedOperation | undefined> {
+    if (client === undefined) return undefined;
+    const cacheKey = `${client}\n${key}`;
+    const cached = this.cache.get(cacheKey);
+    if (cached !== undefined) return cached === MISSING ? undefined : cached;
+    let pending = this.inFlight.get(cacheKey);
+    if (!pending) {
+      pending = this.options.store.lookup(this.options.graph, client, key).then(
+        (found) => {
+          this.inFlight.delete(cacheKey);
+          if (found) this.cache.set(cacheKey, found);
+          else this.cache.set(cacheKey, MISSING, { ttl: Math.min(MISS_TTL_MS, this.options.cacheTtlMs) });
+          return found;
+        },
+        (error: unknown) => {
+          this.inFlight.delete(cacheKey);
+          throw error;
+        },
+      );
+      this.inFlight.set(cacheKey, pending);
+    }
+    return pending;
+  }
+
+  async isRegistered(client: string | undefined, text: string): Promise<boolean> {
+    if (client === undefined) return false;
+    if (await this.resolve(client, sha256Hex(text))) return true;
+    const normalized = normalizedId(text);
+    return normalized !== undefined && (await this.resolve(client, normalized)) !== undefined;
+  }
+
+  async stop(): Promise<void> {
+    await this.options.store.close();
+  }
+}

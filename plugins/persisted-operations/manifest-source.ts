@@ -1,0 +1,158 @@
+/**
+ * Manifest mode: the graph's manifest is loaded at startup and polled
+ * (`poll_interval` plus up to `poll_jitter`). A new revision is prepared off
+ * the request path, then swapped in with one assignment, so in-flight
+ * requests finish on the manifest they started with and none is dropped. A
+ * manifest that cannot be read or parsed leaves the previous one in service.
+ */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { LRUCache } from 'lru-cache';
+import type { Logger } from '../../src/index.js';
+import { normalizedId, sha256Hex, type OperationsManifest, type OperationsStore, type ResolvedOperation } from '../../src/operations/index.js';
+import type { OperationSource } from './operation-source.js';
+
+/** Options of `startManifestSource`. */
+export interface ManifestSourceOptions {
+  readonly store: OperationsStore;
+  /** Federated graph name (`graph.name`). */
+  readonly graph: string;
+  readonly pollIntervalMs: number;
+  readonly pollJitterMs: number;
+  /** Precompute normalized ids for the safelist / `log_unknown`. */
+  readonly normalize: boolean;
+  readonly log: Logger;
+}
+
+/** One manifest revision, ready to serve. */
+interface ManifestSnapshot {
+  readonly revision: string;
+  readonly operations: ReadonlyMap<string, string>;
+  readonly aliases: ReadonlyMap<string, string>;
+  /** Normalized ids of every operation; only when the safelist or `log_unknown` needs them. */
+  readonly normalized: ReadonlySet<string> | undefined;
+}
+
+const EMPTY: ManifestSnapshot = { revision: '', operations: new Map(), aliases: new Map(), normalized: new Set() };
+/** Normalization yields to the event loop after this many operations, so a big reload never stalls requests. */
+const NORMALIZE_CHUNK = 200;
+
+/** Loads the manifest (a missing one counts as empty; an unreadable or invalid one fails startup) and starts polling. */
+export async function startManifestSource(options: ManifestSourceOptions): Promise<OperationSource> {
+  const source = new ManifestSource(options);
+  await source.load();
+  source.schedule();
+  return source;
+}
+
+class ManifestSource implements OperationSource {
+  readonly needsClientName = false;
+  private snapshot: ManifestSnapshot = EMPTY;
+  /** Tag of the version in service, or of the last bad version (not fetched again). */
+  private tag: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  private readonly stopping = new AbortController();
+  /** Verdicts of `isRegistered` for the snapshot in service, by SHA-256 of the text; a swap replaces them. */
+  private verdicts = new LRUCache<string, boolean>({ max: 10_000 });
+
+  constructor(private readonly options: ManifestSourceOptions) {}
+
+  resolve(_client: string | undefined, key: string): ResolvedOperation | undefined {
+    const { operations, aliases } = this.snapshot;
+    const id = operations.has(key) ? key : aliases.get(key);
+    const body = id === undefined ? undefined : operations.get(id);
+    return body === undefined || id === undefined ? undefined : { id, body };
+  }
+
+  isRegistered(_client: string | undefined, text: string): boolean {
+    const snapshot = this.snapshot;
+    const hash = sha256Hex(text);
+    if (snapshot.operations.has(hash)) return true;
+    let verdict = this.verdicts.get(hash);
+    if (verdict === undefined) {
+      const normalized = normalizedId(text);
+      verdict = normalized !== undefined && (snapshot.operations.has(normalized) || (snapshot.normalized?.has(normalized) ?? false));
+      this.verdicts.set(hash, verdict);
+    }
+    return verdict;
+  }
+
+  /** Startup load: throws when the store cannot be read or the manifest is invalid. */
+  async load(): Promise<void> {
+    const { store, graph, log } = this.options;
+    const read = await store.readManifest(graph, undefined, this.stopping.signal);
+    if (read.status === 'invalid') throw new Error(`the manifest of graph "${graph}" at ${store.location} is invalid: ${read.reason}`);
+    if (read.status === 'found') {
+      await this.swap(read.manifest, read.tag);
+      return;
+    }
+    log.warn({ graph, storage: store.location }, 'Persisted operations manifest not found; every persisted operation is unknown until one is pushed');
+  }
+
+  schedule(): void {
+    if (this.stopping.signal.aborted) return;
+    const { pollIntervalMs, pollJitterMs } = this.options;
+    this.timer = setTimeout(() => {
+      this.polling = this.poll().finally(() => {
+        this.polling = undefined;
+        this.schedule();
+      });
+    }, pollIntervalMs + Math.random() * pollJitterMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    clearTimeout(this.timer);
+    await this.polling;
+    await this.options.store.close();
+  }
+
+  private async poll(): Promise<void> {
+    const { store, graph, log } = this.options;
+    const previous = this.snapshot.revision || undefined;
+    try {
+      const read = await store.readManifest(graph, this.tag, this.stopping.signal);
+      if (read.status === 'unchanged' || this.stopping.signal.aborted) return;
+      if (read.status === 'missing') {
+        if (this.snapshot !== EMPTY) log.error({ graph, storage: store.location, revision: previous }, 'Persisted operations manifest disappeared; keeping the previous one');
+        return;
+      }
+      if (read.status === 'invalid') {
+        this.tag = read.tag;
+        log.error({ graph, storage: store.location, reason: read.reason, revision: previous }, 'Persisted operations manifest is invalid; keeping the previous one');
+        return;
+      }
+      if (read.manifest.revision === this.snapshot.revision) {
+        this.tag = read.tag;
+        return;
+      }
+      await this.swap(read.manifest, read.tag);
+    } catch (error) {
+      if (this.stopping.signal.aborted) return;
+      log.error({ graph, storage: store.location, err: error, revision: previous }, 'Persisted operations manifest could not be read; keeping the previous one');
+    }
+  }
+
+  /** Builds the new snapshot completely, then replaces the old one in one step. */
+  private async swap(manifest: OperationsManifest, tag: string): Promise<void> {
+    const operations = new Map(Object.entries(manifest.operations));
+    const aliases = new Map(Object.entries(manifest.aliases ?? {}));
+    const normalized = this.options.normalize ? await normalizedIds(operations) : undefined;
+    this.snapshot = { revision: manifest.revision, operations, aliases, normalized };
+    this.verdicts = new LRUCache<string, boolean>({ max: 10_000 });
+    this.tag = tag;
+    this.options.log.info({ graph: this.options.graph, revision: manifest.revision, operations: operations.size }, 'Persisted operations manifest loaded');
+  }
+}
+
+async function normalizedIds(operations: ReadonlyMap<string, string>): Promise<Set<string>> {
+  const ids = new Set<string>();
+  let done = 0;
+  for (const body of operations.values()) {
+    const id = normalizedId(body);
+    if (id !== undefined) ids.add(id);
+    if (++done % NORMALIZE_CHUNK === 0) await yieldToEventLoop();
+  }
+  return ids;
+}

@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usePersistedOperations } from '../../../plugins/persisted-operations/index.js';
+import { openOperationsStore, sha256Hex, type OperationsStore } from '../../../src/operations/index.js';
+import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { graphqlInput, tempDir } from '../../operations/support/operations.js';
+import { startRedis, type TestRedis } from '../../operations/support/redis-server.js';
+import { startStaticHost, type StaticHost } from '../../operations/support/static-server.js';
+import { byHash, prices, productByUpc, startProducts, topProducts, topProductsData } from './fixtures.js';
+
+let products: TestSubgraph;
+let dir: { path: string; remove(): Promise<void> };
+let store: OperationsStore;
+let router: TestRouter;
+
+beforeAll(async () => {
+  products = await startProducts();
+  dir = await tempDir();
+  store = await openOperationsStore({ provider: 'file', path: dir.path });
+  await store.push('default', 'web', [graphqlInput(topProducts), graphqlInput(productByUpc)]);
+  await store.push('default', 'relay-app', [{ ...graphqlInput(prices), aliases: ['1b2c3d'] }]);
+  router = await startTestRouter({
+    subgraphs: [products],
+    plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'file', path: dir.path } })],
+  });
+});
+
+afterAll(async () => {
+  await router?.close();
+  await products?.close();
+  await dir?.remove();
+});
+
+const NOT_FOUND_BODY = { errors: [{ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }] };
+
+describe('persisted operations looked up per request', () => {
+  it('runs a registered operation by hash and returns exactly what its text returns', async () => {
+    const asText = await router.query({ query: productByUpc, variables: { upc: 'p2' } });
+    const asHash = await router.query({ extensions: byHash(sha256Hex(productByUpc)), variables: { upc: 'p2' }, headers: { 'graphql-client-name': 'web' } });
+    expect(asHash.status).toBe(200);
+    expect(asHash.body).toEqual({ data: { product: { upc: 'p2', name: 'Couch', price: 1299 } } });
+    expect(asHash.body).toEqual(asText.body);
+  });
+
+  it('runs by hash over GET too, and accepts the hash in upper case', async () => {
+    const response = await router.query({ method: 'GET', extensions: byHash(sha256Hex(topProducts).toUpperCase()), headers: { 'graphql-client-name': 'web' } });
+    expect(response).toMatchObject({ status: 200, body: { data: topProductsData } });
+  });
+
+  it('answers an unknown id with 200 PersistedQueryNotFound that no cache may keep', async () => {
+    const response = await router.query({ extensions: byHash(sha256Hex('query { nothing }')), headers: { 'graphql-client-name': 'web' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('private, no-cache, must-revalidate');
+    expect(response.body).toEqual(NOT_FOUND_BODY);
+  });
+
+  it('restricts lookups to the client the operation was pushed for', async () => {
+    const response = await router.query({ extensions: byHash(sha256Hex(topProducts)), headers: { 'graphql-client-name': 'relay-app' } });
+    expect(response.body).toEqual(NOT_FOUND_BODY);
+  });
+
+  it('requires the graphql-client-name header', async () => {
+    const response = await router.query({ extensions: byHash(sha256Hex(topProducts)) });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      errors: [
+        {
+          message: 'Persisted operations are registered per client: send the graphql-client-name header.',
+          extensions: { code: 'PERSISTED_QUERY_CLIENT_NAME_REQUIRED' },
+        },
+      ],
+    });
+  });
+
+  it('refuses a hash that does not match the text sent with it, before any lookup', async () => {
+    const response = await router.query({ query: prices, extensions: byHash(sha256Hex(topProducts)), headers: { 'graphql-client-name': 'web' } });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      errors: [{ message: 'The sha256Hash does not match the SHA-256 of the query text.', extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH' } }],
+    });
+  });
+
+  it('runs hash and matching text as the text', async () => {
+    const response = await router.query({ query: prices, extensions: byHash(sha256Hex(prices)) });
+    expect(response).toMatchObject({ status: 200, body: { data: { topProducts: [{ price: 899 }, { price: 1299 }] } } });
+  });
+
+  it('refuses a hash that is not 64 hex characters', async () => {
+    for (const sha256Hash of ['abc', 'z'.repeat(64), 42]) {
+      const response = await router.query({ extensions: { persistedQuery: { version: 1, sha256Hash } }, headers: { 'graphql-client-name': 'web' } });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        errors: [{ message: 'extensions.persistedQuery.sha256Hash must be a SHA-256 hash: 64 hexadecimal characters.', extensions: { code: 'PERSISTED_QUERY_INVALID_HASH' } }],
+      });
+    }
+  });
+
+  it('refuses persisted query versions other than 1', async () => {
+    const response = await router.query({ extensions: { persistedQuery: { version: 2, sha256Hash: sha256Hex(topProducts) } }, headers: { 'graphql-client-name': 'web' } });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      errors: [{ message: 'Unsupported persisted query version 2; only version 1 is supported.', extensions: { code: 'PERSISTED_QUERY_UNSUPPORTED_VERSION' } }],
+    });
+    const notAnObject = await router.query({ extensions: { persistedQuery: 'v1' }, headers: { 'graphql-client-name': 'web' } });
+    expect(notAnObject.status).toBe(400);
+    expect(notAnObject.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_UNSUPPORTED_VERSION');
+  });
+
+  it('still serves free-form operations when the safelist is off', async () => {
+    const response = await router.query('{ topProducts { upc } }');
+    expect(response.body).toEqual({ data: { topProducts: [{ upc: 'p1' }, { upc: 'p2' }] } });
+  });
+});
+
+describe('lookups in other stores', () => {
+  let redis: TestRedis;
+  let host: StaticHost;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    host = await startStaticHost(dir.path);
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    await host?.close();
+  });
+
+  it('runs an operation pushed to Redis, through a storage_providers.sharedstore entry', async () => {
+    const redisStore = await openOperationsStore({ provider: 'redis', urls: [redis.url] });
+    await redisStore.push('default', 'web', [graphqlInput(topProducts)]);
+    await redisStore.close();
+    const redisRouter = await startTestRouter({
+      subgraphs: [products],
+      config: { storage_providers: { sharedstore: [{ id: 'main', urls: [redis.url] }] } },
+      plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'sharedstore', provider_id: 'main' } })],
+    });
+    try {
+      const response = await redisRouter.query({ extensions: byHash(sha256Hex(topProducts)), headers: { 'graphql-client-name': 'web' } });
+      expect(response).toMatchObject({ status: 200, body: { data: topProductsData } });
+    } finally {
+      await redisRouter.close();
+    }
+  });
+
+  it('fails startup on a provider_id that names no shared store', async () => {
+    await expect(
+      startTestRouter({ subgraphs: [products], plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'sharedstore', provider_id: 'nope' } })] }),
+    ).rejects.toThrow('[persisted-operations] persisted_operations.storage.provider_id: unknown shared store "nope" (none is declared under storage_providers.sharedstore)');
+  });
+
+  it('runs an operation from a read-only HTTP store, and resolves a Relay alias there', async () => {
+    const httpRouter = await startTestRouter({
+      subgraphs: [products],
+      plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'http', url: host.url } })],
+    });
+    try {
+      const response = await httpRouter.query({ extensions: byHash(sha256Hex(prices)), headers: { 'graphql-client-name': 'relay-app' } });
+      expect(response).toMatchObject({ status: 200, body: { data: { topProducts: [{ price: 899 }, { price: 1299 }] } } });
+      expect(await store.lookup('default', 'relay-app', '1b2c3d')).toMatchObject({ id: sha256Hex(prices) });
+      // A second request is served from the lookup cache: no new request reaches the host.
+      const before = host.requests.length;
+      await httpRouter.query({ extensions: byHash(sha256Hex(prices)), headers: { 'graphql-client-name': 'relay-app' } });
+      expect(host.requests.length).toBe(before);
+    } finally {
+      await httpRouter.close();
+    }
+  });
+});

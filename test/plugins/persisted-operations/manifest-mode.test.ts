@@ -1,0 +1,222 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { usePersistedOperations } from '../../../plugins/persisted-operations/index.js';
+import { openOperationsStore, sha256Hex, type OperationsStore } from '../../../src/operations/index.js';
+import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { graphqlInput, tempDir } from '../../operations/support/operations.js';
+import { startRedis, type TestRedis } from '../../operations/support/redis-server.js';
+import { startStaticHost, type StaticHost } from '../../operations/support/static-server.js';
+import { byHash, collectingLogger, prices, productByUpc, startProducts, topProducts, topProductsData, type LogLine } from './fixtures.js';
+
+let products: TestSubgraph;
+let dir: { path: string; remove(): Promise<void> };
+let store: OperationsStore;
+let router: TestRouter | undefined;
+let lines: LogLine[];
+
+const NOT_FOUND_BODY = { errors: [{ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }] };
+const FAST_POLL = { enabled: true, poll_interval: '50ms', poll_jitter: '20ms' };
+
+beforeAll(async () => {
+  products = await startProducts();
+});
+afterAll(async () => {
+  await products?.close();
+});
+beforeEach(async () => {
+  dir = await tempDir();
+  store = await openOperationsStore({ provider: 'file', path: dir.path });
+});
+afterEach(async () => {
+  await router?.close();
+  router = undefined;
+  await dir.remove();
+});
+
+async function start(options: Parameters<typeof usePersistedOperations>[0] = {}): Promise<TestRouter> {
+  const logs = collectingLogger();
+  lines = logs.lines;
+  router = await startTestRouter({
+    subgraphs: [products],
+    logger: logs.logger,
+    plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'file', path: dir.path }, manifest: FAST_POLL, ...options })],
+  });
+  return router;
+}
+
+function loadedRevisions(): unknown[] {
+  return lines.filter((line) => line.msg === 'Persisted operations manifest loaded').map((line) => line.revision);
+}
+
+async function currentRevision(): Promise<string> {
+  const read = await store.readManifest('default');
+  if (read.status !== 'found') throw new Error('no manifest');
+  return read.manifest.revision;
+}
+
+describe('manifest mode', () => {
+  it('loads the manifest at startup and runs operations of any client, with or without a client name', async () => {
+    await store.push('default', 'web', [graphqlInput(topProducts)]);
+    await store.push('default', 'ios', [graphqlInput(productByUpc)]);
+    const served = await start();
+    expect(loadedRevisions()).toEqual([await currentRevision()]);
+    expect(await served.query({ extensions: byHash(sha256Hex(topProducts)) })).toMatchObject({ status: 200, body: { data: topProductsData } });
+    const other = await served.query({ extensions: byHash(sha256Hex(productByUpc)), variables: { upc: 'p1' }, headers: { 'graphql-client-name': 'web' } });
+    expect(other).toMatchObject({ status: 200, body: { data: { product: { upc: 'p1', name: 'Table', price: 899 } } } });
+  });
+
+  it('picks up a push after the next poll, without a restart', async () => {
+    await store.push('default', 'web', [graphqlInput(topProducts)]);
+    const served = await start();
+    expect((await served.query({ extensions: byHash(sha256Hex(prices)) })).body).toEqual(NOT_FOUND_BODY);
+    await store.push('default', 'web', [graphqlInput(prices)]);
+    await vi.waitFor(async () => expect((await served.query({ extensions: byHash(sha256Hex(prices)) })).body).toEqual({ data: { topProducts: [{ price: 899 }, { price: 1299 }] } }), {
+      timeout: 5000,
+      interval: 25,
+    });
+    expect(loadedRevisions()).toHaveLength(2);
+  });
+
+  it('refuses a deleted id after the next poll', async () => {
+    await store.push('default', 'web', [graphqlInput(topProducts)]);
+    const served = await start();
+    expect((await served.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual({ data: topProductsData });
+    await store.delete('default', 'web', sha256Hex(topProducts));
+    const revision = await currentRevision();
+    await vi.waitFor(() => expect(loadedRevisions()).toContain(revision), { timeout: 5000, interval: 10 });
+    const response = await served.query({ extensions: byHash(sha256Hex(topProducts)) });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('private, no-cache, must-revalidate');
+    expect(response.body).toEqual(NOT_FOUND_BODY);
+  });
+
+  it('keeps the previous manifest and logs an error when a new one does not parse', async () => {
+    await store.push('default', 'web', [graphqlInput(topProducts)]);
+    const served = await start();
+    const good = await currentRevision();
+    await writeFile(join(dir.path, 'default', 'manifest.json'), '{"version": 1, "revision": "broken", "operations": ');
+    await vi.waitFor(() => expect(lines.some((line) => line.msg === 'Persisted operations manifest is invalid; keeping the previous one')).toBe(true), {
+      timeout: 5000,
+      interval: 10,
+    });
+    const error = lines.find((line) => line.msg === 'Persisted operations manifest is invalid; keeping the previous one');
+    expect(error).toMatchObject({ level: 'error', plugin: 'persisted-operations', graph: 'default', revision: good, reason: expect.stringContaining('not JSON') });
+    expect((await served.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual({ data: topProductsData });
+    // Logged once per bad version, not on every poll.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(lines.filter((line) => line.msg === 'Persisted operations manifest is invalid; keeping the previous one')).toHaveLength(1);
+  });
+
+  it('refuses a manifest whose id is not the SHA-256 of its text, keeping the previous one', async () => {
+    await store.push('default', 'web', [graphqlInput(topProducts)]);
+    const served = await start();
+    const tampered = { version: 1, revision: 'tampered', generatedAt: new Date().toISOString(), operations: { [sha256Hex(topProducts)]: prices } };
+    await writeFile(join(dir.path, 'default', 'manifest.json'), JSON.stringify(tampered));
+    await vi.waitFor(() => expect(lines.some((line) => line.msg === 'Persisted operations manifest is invalid; keeping the previous one')).toBe(true), { timeout: 5000 });
+    expect((await served.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual({ data: topProductsData });
+  });
+
+  it('starts with no manifest yet, warns, and serves operations once they are pushed', async () => {
+    const served = await start();
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'Persisted operations manifest not found; every persisted operation is unknown until one is pushed' }));
+    expect((await served.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual(NOT_FOUND_BODY);
+    await store.push('default', 'web', [graphqlInput(topProducts)]);
+    await vi.waitFor(async () => expect((await served.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual({ data: topProductsData }), { timeout: 5000 });
+  });
+
+  it('fails startup on a manifest that does not parse', async () => {
+    await store.push('default', 'web', [graphqlInput(topProducts)]);
+    await writeFile(join(dir.path, 'default', 'manifest.json'), 'not json');
+    await expect(start()).rejects.toThrow(`the manifest of graph "default" at ${dir.path} is invalid: not JSON`);
+  });
+
+  it('serves every request while manifests are swapped under load', async () => {
+    await store.push('default', 'web', [graphqlInput(topProducts)]);
+    const served = await start({ manifest: { enabled: true, poll_interval: '10ms', poll_jitter: '0ms' } });
+    const swaps = 6;
+    let loading = true;
+    const pusher = (async () => {
+      const deadline = Date.now() + 15_000;
+      for (let i = 0; loadedRevisions().length <= swaps && Date.now() < deadline; i++) {
+        const loaded = loadedRevisions().length;
+        await store.push('default', 'web', [graphqlInput(`query Extra${i} { topProducts { upc } }`)]);
+        while (loadedRevisions().length === loaded && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      loading = false;
+    })();
+    const failures: unknown[] = [];
+    let ok = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (loading) {
+          const response = await served.query({ extensions: byHash(sha256Hex(topProducts)) });
+          if (response.status === 200 && JSON.stringify(response.body) === JSON.stringify({ data: topProductsData })) ok++;
+          else failures.push(response.body);
+        }
+      }),
+    );
+    await pusher;
+    expect(failures).toEqual([]);
+    expect(loadedRevisions().length).toBeGreaterThan(swaps);
+    expect(ok).toBeGreaterThan(swaps * 8);
+  }, 30_000);
+});
+
+describe('manifest mode over HTTP and Redis', () => {
+  let host: StaticHost;
+  let redis: TestRedis;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+  beforeEach(async () => {
+    host = await startStaticHost(dir.path);
+  });
+  afterEach(async () => {
+    await host.close();
+  });
+
+  it('polls an HTTP store with conditional requests and swaps in a new revision', async () => {
+    await store.push('default', 'web', [graphqlInput(topProducts)]);
+    const served = await start({ storage: { provider: 'http', url: host.url } });
+    const first = await currentRevision();
+    await vi.waitFor(() => expect(host.requests.filter((request) => request.status === 304).length).toBeGreaterThanOrEqual(2), { timeout: 5000 });
+    expect(host.requests.filter((request) => request.status === 304).every((request) => request.ifNoneMatch === `"${first}"`)).toBe(true);
+    await store.push('default', 'web', [graphqlInput(prices)]);
+    await vi.waitFor(async () => expect((await served.query({ extensions: byHash(sha256Hex(prices)) })).body.data).toBeDefined(), { timeout: 5000 });
+    const second = await currentRevision();
+    await vi.waitFor(() => expect(host.requests.some((request) => request.status === 304 && request.ifNoneMatch === `"${second}"`)).toBe(true), { timeout: 5000 });
+  });
+
+  it('keeps serving the previous manifest while the HTTP store is down, and logs it', async () => {
+    await store.push('default', 'web', [graphqlInput(topProducts)]);
+    const served = await start({ storage: { provider: 'http', url: host.url } });
+    await host.close();
+    await vi.waitFor(() => expect(lines.some((line) => line.msg === 'Persisted operations manifest could not be read; keeping the previous one')).toBe(true), {
+      timeout: 5000,
+    });
+    expect((await served.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual({ data: topProductsData });
+    host = await startStaticHost(dir.path);
+  });
+
+  it('loads and polls the manifest from Redis', async () => {
+    const redisStore = await openOperationsStore({ provider: 'redis', urls: [`${redis.url}/2`] });
+    await redisStore.push('default', 'web', [graphqlInput(topProducts)]);
+    const logs = collectingLogger();
+    lines = logs.lines;
+    router = await startTestRouter({
+      subgraphs: [products],
+      logger: logs.logger,
+      config: { storage_providers: { sharedstore: [{ id: 'ops', urls: [`${redis.url}/2`] }] } },
+      plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'sharedstore', provider_id: 'ops' }, manifest: FAST_POLL })],
+    });
+    expect((await router.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual({ data: topProductsData });
+    await redisStore.delete('default', 'web', sha256Hex(topProducts));
+    await vi.waitFor(async () => expect((await router!.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual(NOT_FOUND_BODY), { timeout: 5000 });
+    await redisStore.close();
+  });
+});

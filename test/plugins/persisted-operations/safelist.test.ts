@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usePersistedOperations } from '../../../plugins/persisted-operations/index.js';
+import { openOperationsStore, sha256Hex } from '../../../src/operations/index.js';
+import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { graphqlInput, tempDir } from '../../operations/support/operations.js';
+import { collectingLogger, prices, startProducts, topProducts, topProductsData, type LogLine } from './fixtures.js';
+
+let products: TestSubgraph;
+let dir: { path: string; remove(): Promise<void> };
+const routers: TestRouter[] = [];
+
+const NOT_IN_SAFELIST = {
+  errors: [{ message: 'The operation is not registered: only persisted operations may run on this router.', extensions: { code: 'QUERY_NOT_IN_SAFELIST' } }],
+};
+/** The registered TopProducts text, written differently: other whitespace, commas, a comment. */
+const reformatted = `query TopProducts {
+  # same fields, other layout
+  topProducts { upc, name }
+}`;
+
+beforeAll(async () => {
+  products = await startProducts();
+  dir = await tempDir();
+  const store = await openOperationsStore({ provider: 'file', path: dir.path });
+  await store.push('default', 'web', [graphqlInput(topProducts)]);
+});
+afterAll(async () => {
+  await Promise.all(routers.map((router) => router.close()));
+  await products?.close();
+  await dir?.remove();
+});
+
+async function start(options: Parameters<typeof usePersistedOperations>[0]): Promise<{ router: TestRouter; lines: LogLine[] }> {
+  const { logger, lines } = collectingLogger();
+  const router = await startTestRouter({
+    subgraphs: [products],
+    logger,
+    plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'file', path: dir.path }, ...options })],
+  });
+  routers.push(router);
+  return { router, lines };
+}
+
+describe.each([
+  { mode: 'manifest mode', manifest: { enabled: true }, headers: {} },
+  { mode: 'lookup mode', manifest: { enabled: false }, headers: { 'graphql-client-name': 'web' } },
+])('the safelist in $mode', ({ manifest, headers }) => {
+  let router: TestRouter;
+
+  beforeAll(async () => {
+    ({ router } = await start({ safelist: true, manifest }));
+  });
+
+  it('rejects a free-form operation that is not registered with 403', async () => {
+    const response = await router.query({ query: prices, headers });
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual(NOT_IN_SAFELIST);
+    expect(products.calls.filter((call) => call.query.includes('price'))).toEqual([]);
+  });
+
+  it('allows the registered text, as sent or after normalization', async () => {
+    expect(await router.query({ query: topProducts, headers })).toMatchObject({ status: 200, body: { data: topProductsData } });
+    expect(await router.query({ query: reformatted, headers })).toMatchObject({ status: 200, body: { data: topProductsData } });
+  });
+
+  it('still runs registered operations by hash', async () => {
+    const response = await router.query({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(topProducts) } }, headers });
+    expect(response).toMatchObject({ status: 200, body: { data: topProductsData } });
+  });
+
+  it('rejects an unregistered text even when its hash is sent with it', async () => {
+    const response = await router.query({ query: prices, extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(prices) } }, headers });
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual(NOT_IN_SAFELIST);
+  });
+});
+
+describe('the safelist outside manifest mode', () => {
+  it('needs the client name to tell registered operations apart', async () => {
+    const { router } = await start({ safelist: true });
+    const response = await router.query(topProducts);
+    expect(response.status).toBe(400);
+    expect(response.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_CLIENT_NAME_REQUIRED');
+    const otherClient = await router.query({ query: topProducts, headers: { 'graphql-client-name': 'ios' } });
+    expect(otherClient.status).toBe(403);
+  });
+});
+
+describe('log_unknown', () => {
+  it('logs an unregistered operation and still serves it', async () => {
+    const { router, lines } = await start({ log_unknown: true, manifest: { enabled: true } });
+    const response = await router.query({ query: prices, operationName: 'Prices', headers: { 'graphql-client-name': 'web' } });
+    expect(response).toMatchObject({ status: 200, body: { data: { topProducts: [{ price: 899 }, { price: 1299 }] } } });
+    expect(lines.filter((line) => line.msg === 'Unknown operation: not a registered persisted operation')).toEqual([
+      expect.objectContaining({ level: 'warn', plugin: 'persisted-operations', client_name: 'web', operation_name: 'Prices', sha256: sha256Hex(prices), query: prices }),
+    ]);
+  });
+
+  it('does not log registered operations, however they are formatted', async () => {
+    const { router, lines } = await start({ log_unknown: true, manifest: { enabled: true } });
+    await router.query(topProducts);
+    await router.query(reformatted);
+    expect(lines.filter((line) => line.msg === 'Unknown operation: not a registered persisted operation')).toEqual([]);
+  });
+
+  it('logs and rejects when the safelist is on as well', async () => {
+    const { router, lines } = await start({ log_unknown: true, safelist: true, manifest: { enabled: true } });
+    expect((await router.query(prices)).status).toBe(403);
+    expect(lines.filter((line) => line.msg === 'Unknown operation: not a registered persisted operation')).toHaveLength(1);
+  });
+});
