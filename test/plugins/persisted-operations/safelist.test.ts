@@ -41,10 +41,12 @@ async function start(options: Parameters<typeof usePersistedOperations>[0]): Pro
   return { router, lines };
 }
 
-describe.each([
+const modes: Array<{ mode: string; manifest: { enabled: boolean }; headers: Record<string, string> }> = [
   { mode: 'manifest mode', manifest: { enabled: true }, headers: {} },
   { mode: 'lookup mode', manifest: { enabled: false }, headers: { 'graphql-client-name': 'web' } },
-])('the safelist in $mode', ({ manifest, headers }) => {
+];
+
+describe.each(modes)('the safelist in $mode', ({ manifest, headers }) => {
   let router: TestRouter;
 
   beforeAll(async () => {
