@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { exitForUsageError } from './cli-support.js';
 import { registerComposeCommand } from './commands/compose.js';
+import { registerOperationsCommand } from './commands/operations.js';
 import { registerPlanCommand } from './commands/plan.js';
 import { registerRouterCommand } from './commands/router.js';
 
@@ -28,5 +29,6 @@ const program = new Command()
 registerRouterCommand(program);
 registerComposeCommand(program);
 registerPlanCommand(program);
+registerOperationsCommand(program);
 
 await program.parseAsync(process.argv);
