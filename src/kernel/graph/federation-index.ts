@@ -116,12 +116,20 @@ export class FederationIndex {
     if (!this.hasType(typeName, subgraph)) return false;
     const field = this.field(typeName, fieldName);
     if (!field) return false;
+    if (!this.declaresField(field, subgraph)) return false;
+    // An interface field is only as resolvable as it is on every object the subgraph can return for it.
+    const type = this.type(typeName);
+    if (type?.kind === 'INTERFACE' && !type.interfaceObjectIn.has(subgraph)) {
+      return this.possibleTypesIn(typeName, subgraph).every((objectType) => this.canResolve(objectType, fieldName, subgraph));
+    }
+    return true;
+  }
+
+  /** Whether the subgraph declares the field as its own (not external, not overridden away). */
+  private declaresField(field: FieldDef, subgraph: string): boolean {
     if (field.sources.size === 0) return !field.interfaceObjectOnly;
     const source = field.sources.get(subgraph);
-    if (!source) return false;
-    if (source.usedOverridden) return false;
-    if (source.external) return this.isKeyField(typeName, fieldName, subgraph);
-    return true;
+    return !!source && !source.external && !source.usedOverridden;
   }
 
   /** Whether the field is part of one of the type's keys in the subgraph. */
@@ -150,6 +158,17 @@ export class FederationIndex {
   fieldNamedType(typeName: string, fieldName: string): string {
     const type = this.fieldType(typeName, fieldName);
     return type ? getNamedType(type).name : '';
+  }
+
+  /**
+   * Named type a field returns in one subgraph: it may differ from the
+   * supergraph's (`@join__field(type:)`), for example an object where the
+   * supergraph has a union.
+   */
+  fieldNamedTypeIn(typeName: string, fieldName: string, subgraph: string): string {
+    const declared = this.fieldSource(typeName, fieldName, subgraph)?.type;
+    if (declared) return declared.replace(/[[\]!]/g, '');
+    return this.fieldNamedType(typeName, fieldName);
   }
 
   /** How many list levels wrap a field's type (`[[T!]]!` is 2). */

@@ -16,6 +16,11 @@ export class RepresentationBuilder {
     mergeRepresentationFields(this.fields, fields);
   }
 
+  /** False when a field would be sent under the same name with a different value (another alias). */
+  compatible(fields: readonly RepresentationField[]): boolean {
+    return fields.every((field) => !this.fields.some((f) => f.name === field.name && f.responseKey !== field.responseKey));
+  }
+
   build(): RepresentationSpec {
     return { typeCondition: this.typeCondition, typename: this.typename, fields: this.fields };
   }
@@ -73,6 +78,11 @@ export class FetchGroup {
       this.representations.set(typeCondition, builder);
     }
     return builder;
+  }
+
+  /** Whether representation fields can join this group's representation of a type. */
+  acceptsRepresentation(typeCondition: string, fields: readonly RepresentationField[]): boolean {
+    return this.representations.get(typeCondition)?.compatible(fields) ?? true;
   }
 
   /** Whether this group waits, directly or through others, for `other`. */

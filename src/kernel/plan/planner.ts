@@ -1,16 +1,22 @@
-import { Kind, type ArgumentNode, type SelectionSetNode } from 'graphql';
+import { Kind, type SelectionSetNode } from 'graphql';
 import { RouterError } from '../errors.js';
 import type { FederationIndex } from '../graph/federation-index.js';
 import { subFieldSet } from '../graph/field-set.js';
 import type { KeyDef } from '../graph/supergraph-model.js';
+import { estimateJumps } from './estimate.js';
 import { FetchGroup } from './fetch-group.js';
 import type { NField, NFragment, NormalizedOperation, NSelection } from './normalize.js';
+import { convertFieldSet, planningError, providedFor } from './planner-support.js';
 import type { PathSegment, RepresentationField, RepresentationSpec } from './query-plan.js';
 import type { SelectionTree } from './selection-tree.js';
-import { estimateJumps } from './estimate.js';
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
 const MAX_KEY_DEPTH = 6;
+
+/** One step from a position to a child position: through a field, or a type condition. */
+type PathStep =
+  | { readonly kind: 'field'; readonly field: NField; readonly parentType: string }
+  | { readonly kind: 'fragment'; readonly typeCondition: string };
 
 /** A place in a fetch group's selection where fields for one response position go. */
 interface Position {
@@ -18,7 +24,7 @@ interface Position {
   readonly tree: SelectionTree;
   /** Response path of the objects (with `@` for list items and `... on T` for type conditions). */
   readonly path: readonly PathSegment[];
-  /** Static type of the objects at this position. */
+  /** Static type of the objects at this position, as the group's subgraph sees it. */
   readonly parentType: string;
   /** What `@provides` makes resolvable here, if anything. */
   readonly provided: SelectionSetNode | undefined;
@@ -26,6 +32,10 @@ interface Position {
   readonly clientSelections: readonly NSelection[] | undefined;
   /** How many key look-ups deep a key-field resolution is (guards against loops). */
   readonly keyDepth: number;
+  /** The position this one was reached from, for jumps that re-fetch a path from an ancestor. */
+  readonly parent: { readonly position: Position; readonly step: PathStep } | undefined;
+  /** Fields whose `@requires` were fetched for this entity position (resolve them here, do not jump again). */
+  readonly requiresMet: ReadonlySet<string>;
 }
 
 /** A subgraph the planner can jump to for a field, and as which type. */
@@ -43,10 +53,14 @@ export interface PlannedGroups {
   readonly introspectionFields: readonly NField[];
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 /**
  * Walks the normalized operation and assigns every field to a subgraph
  * fetch: the current subgraph when it can resolve the field, else an entity
- * jump through `@key` to one that can (with `@requires` fields fetched first).
+ * jump through `@key` to one that can (with `@requires` fields fetched
+ * first), else a re-fetch of the path from the nearest ancestor entity (or
+ * the root) in a subgraph that can resolve the whole path.
  */
 export class Planner {
   private readonly groups: FetchGroup[] = [];
@@ -81,12 +95,20 @@ export class Planner {
         else group = this.newGroup(subgraph, 'root', [], ++scope);
         previous = group;
       } else {
-        group = this.rootGroups.get(subgraph) ?? this.newGroup(subgraph, 'root', [], 0);
-        this.rootGroups.set(subgraph, group);
+        group = this.rootGroup(subgraph);
       }
       this.planField(this.rootPosition(group), field);
     }
     return { groups: this.groups.filter((g) => !g.tree.isEmpty), introspectionFields: this.introspectionFields };
+  }
+
+  private rootGroup(subgraph: string): FetchGroup {
+    let group = this.rootGroups.get(subgraph);
+    if (!group) {
+      group = this.newGroup(subgraph, 'root', [], 0);
+      this.rootGroups.set(subgraph, group);
+    }
+    return group;
   }
 
   private rootPosition(group: FetchGroup): Position {
@@ -98,6 +120,8 @@ export class Planner {
       provided: undefined,
       clientSelections: this.operation.selections,
       keyDepth: 0,
+      parent: undefined,
+      requiresMet: NONE,
     };
   }
 
@@ -111,14 +135,12 @@ export class Planner {
   private chooseRootSubgraph(field: NField): string {
     const rootType = this.operation.rootType;
     const candidates = this.index.subgraphNames().filter((s) => this.index.canResolve(rootType, field.name, s));
-    if (candidates.length === 0) {
-      throw planningError(`no subgraph resolves ${rootType}.${field.name}`);
-    }
+    if (candidates.length === 0) throw planningError(`no subgraph resolves ${rootType}.${field.name}`);
     if (candidates.length === 1) return candidates[0]!;
-    const childType = this.index.fieldNamedType(rootType, field.name);
     let best = candidates[0]!;
     let bestCost = Number.POSITIVE_INFINITY;
     for (const candidate of candidates) {
+      const childType = this.index.fieldNamedTypeIn(rootType, field.name, candidate);
       const provided = this.index.fieldSource(rootType, field.name, candidate)?.provides;
       const jumps = field.selections ? estimateJumps(this.index, candidate, childType, field.selections, provided) : 0;
       // Joining a root fetch that already exists saves a call.
@@ -146,12 +168,13 @@ export class Planner {
     const { index } = this;
     const subgraph = position.group.subgraph;
     if (condition === position.parentType) return this.planSelections(position, fragment.selections);
-    const here = index.possibleTypesIn(position.parentType, subgraph);
+    if (index.isInterfaceObjectIn(position.parentType, subgraph)) {
+      // The subgraph only knows the interface: ask a subgraph that knows the implementations.
+      return this.planThroughEntityInterface(position, [fragment]);
+    }
+    const here = this.runtimeTypesAt(position);
     const conditionHere = index.possibleTypesIn(condition, subgraph);
-    const usable =
-      index.hasType(condition, subgraph) &&
-      (index.isInterfaceObjectIn(position.parentType, subgraph) || conditionHere.some((t) => here.includes(t)));
-    if (usable && !index.isInterfaceObjectIn(position.parentType, subgraph)) {
+    if (index.hasType(condition, subgraph) && conditionHere.some((t) => here.includes(t))) {
       const tree = position.tree.fragment(condition);
       if (index.isAbstract(condition)) tree.addTypename();
       return this.planSelections(
@@ -160,16 +183,17 @@ export class Planner {
           tree,
           parentType: condition,
           path: [...position.path, `... on ${condition}`],
+          provided: providedFor(index, position.provided, condition),
           clientSelections: fragment.selections,
+          parent: { position, step: { kind: 'fragment', typeCondition: condition } },
         },
         fragment.selections,
       );
     }
     // The subgraph cannot express this condition here: spell it out per object type it can return.
     const holders = new Set<FetchGroup>();
-    const runtimeTypes = index.isAbstract(position.parentType) ? this.runtimeTypesAt(position) : [position.parentType];
     for (const objectType of index.possibleTypes(condition)) {
-      if (!runtimeTypes.includes(objectType) || objectType === condition) continue;
+      if (!here.includes(objectType) || objectType === condition) continue;
       for (const group of this.planFragment(position, { kind: 'Fragment', typeCondition: objectType, selections: fragment.selections })) {
         holders.add(group);
       }
@@ -177,10 +201,11 @@ export class Planner {
     return holders;
   }
 
-  /** Object types the current subgraph can hand back at an abstract position. */
+  /** Object types the current subgraph can hand back at a position. */
   private runtimeTypesAt(position: Position): readonly string[] {
     const { index } = this;
     const subgraph = position.group.subgraph;
+    if (!index.isAbstract(position.parentType)) return [position.parentType];
     if (index.isInterfaceObjectIn(position.parentType, subgraph)) return index.possibleTypes(position.parentType);
     return index.possibleTypesIn(position.parentType, subgraph);
   }
@@ -193,12 +218,22 @@ export class Planner {
 
   private planField(position: Position, field: NField): Set<FetchGroup> {
     const { index } = this;
+    const subgraph = position.group.subgraph;
+    const interfaceObject = index.isInterfaceObjectIn(position.parentType, subgraph);
     if (field.name === '__typename') {
+      // An interface object only knows its interface's name; the real type comes from its owner.
+      if (interfaceObject && position.path.length > 0) return this.planThroughEntityInterface(position, [field]);
       if (field.responseKey !== '__typename' || index.isAbstract(position.parentType)) position.tree.addTypename();
       return new Set([position.group]);
     }
-    if (this.resolvableHere(position, field.name)) return this.planLocalField(position, field);
-    if (index.isAbstract(position.parentType) && !index.isInterfaceObjectIn(position.parentType, position.group.subgraph)) {
+    if (this.resolvableHere(position, field.name)) {
+      const provided = position.provided && subFieldSet(position.provided, field.name);
+      const requires = index.fieldSource(position.parentType, field.name, subgraph)?.requires;
+      if (!requires || provided || position.requiresMet.has(field.name)) return this.planLocalField(position, field);
+      // `@requires` needs an `_entities` call carrying the required fields, even to this same subgraph.
+      return this.planJump(position, field, [{ subgraph, entityType: position.parentType, typename: { kind: 'runtime' } }]);
+    }
+    if (index.isAbstract(position.parentType) && !interfaceObject) {
       const holders = new Set<FetchGroup>();
       for (const objectType of this.runtimeTypesAt(position)) {
         const groups = this.planFragment(position, { kind: 'Fragment', typeCondition: objectType, selections: [field] });
@@ -206,7 +241,13 @@ export class Planner {
       }
       return holders;
     }
-    return this.planJump(position, field);
+    const targets = this.jumpTargets(position, field);
+    if (targets.length > 0) return this.planJump(position, field, targets);
+    const reentry = this.planReentry(position, field);
+    if (reentry) return reentry;
+    throw planningError(
+      `cannot reach ${position.parentType}.${field.name} from subgraph "${subgraph}" at ${position.path.join('.') || 'the root'}`,
+    );
   }
 
   private planLocalField(position: Position, field: NField): Set<FetchGroup> {
@@ -216,34 +257,39 @@ export class Planner {
     if (!added) throw planningError(`response key "${field.responseKey}" is used twice at ${position.path.join('.') || 'the root'}`);
     const holders = new Set<FetchGroup>([position.group]);
     if (!field.selections || !added.children) return holders;
-    const childType = index.fieldNamedType(position.parentType, field.name);
+    const childType = index.fieldNamedTypeIn(position.parentType, field.name, subgraph);
     const provided =
       subFieldSet(position.provided, field.name)?.selectionSet ?? index.fieldSource(position.parentType, field.name, subgraph)?.provides;
     if (index.isAbstract(childType)) added.children.addTypename();
-    const childPath = [...position.path, field.responseKey];
-    for (let depth = index.fieldListDepth(position.parentType, field.name); depth > 0; depth--) childPath.push('@');
     const childPosition: Position = {
       group: position.group,
       tree: added.children,
-      path: childPath,
+      path: childPath(index, position, field),
       parentType: childType,
-      provided,
+      provided: providedFor(index, provided, childType),
       clientSelections: field.selections,
       keyDepth: position.keyDepth,
+      parent: { position, step: { kind: 'field', field, parentType: position.parentType } },
+      requiresMet: NONE,
     };
     for (const group of this.planSelections(childPosition, field.selections)) holders.add(group);
     return holders;
   }
 
-  /** Moves a field the current subgraph cannot resolve to one that can, through an entity key. */
-  private planJump(position: Position, field: NField): Set<FetchGroup> {
-    const targets = this.jumpTargets(position, field);
-    if (targets.length === 0) {
-      throw planningError(
-        `cannot reach ${position.parentType}.${field.name} from subgraph "${position.group.subgraph}" at ${position.path.join('.') || 'the root'}`,
-      );
-    }
+  /** Moves a field to another subgraph (or the same one, for `@requires`) through an entity key. */
+  private planJump(position: Position, field: NField, targets: readonly JumpTarget[]): Set<FetchGroup> {
     const target = this.chooseTarget(position, field, targets);
+    const requires = this.index.fieldSource(target.entityType, field.name, target.subgraph)?.requires;
+    const entry = this.enterEntity(position, target, requires, field.name);
+    return this.withGroup(this.planField(entry, field), entry.group);
+  }
+
+  /**
+   * Opens (or joins) an entity fetch to `target` for the objects at the
+   * position: fetches the key (and `@requires` fields) where they are, and
+   * returns the position inside the `_entities` selection.
+   */
+  private enterEntity(position: Position, target: JumpTarget, requires: SelectionSetNode | undefined, requiresFor?: string): Position {
     const key = this.chooseKey(position, target);
     if (!key) {
       throw planningError(`no key of ${target.entityType} in "${target.subgraph}" can be obtained from "${position.group.subgraph}"`);
@@ -254,16 +300,15 @@ export class Planner {
     const keyPart = this.fetchFieldSet(position, key.selectionSet, target.entityType);
     for (const group of keyPart.holders) dependencies.add(group);
     representation.push(...keyPart.fields);
-    const requires = this.index.fieldSource(target.entityType, field.name, target.subgraph)?.requires;
     if (requires) {
       const requiredPart = this.fetchFieldSet(position, requires, target.entityType);
       for (const group of requiredPart.holders) dependencies.add(group);
       representation.push(...requiredPart.fields);
     }
-    const group = this.entityGroup(target.subgraph, position, dependencies);
+    const group = this.entityGroup(target.subgraph, position, dependencies, target.entityType, representation);
     for (const dependency of dependencies) if (dependency !== group) group.dependsOn.add(dependency);
     group.representation(target.entityType, target.typename).add(representation);
-    const entityPosition: Position = {
+    return {
       group,
       tree: group.tree.fragment(target.entityType),
       path: position.path,
@@ -271,8 +316,99 @@ export class Planner {
       provided: undefined,
       clientSelections: position.clientSelections,
       keyDepth: position.keyDepth,
+      parent: position.parent,
+      requiresMet: requiresFor ? new Set([requiresFor]) : NONE,
     };
-    const holders = this.planField(entityPosition, field);
+  }
+
+  /**
+   * An interface object's subgraph cannot tell the implementations apart:
+   * ask a subgraph that has the interface as an entity, with `__typename`.
+   */
+  private planThroughEntityInterface(position: Position, selections: readonly NSelection[]): Set<FetchGroup> {
+    const { index } = this;
+    const interfaceName = position.parentType;
+    const owner = index
+      .subgraphNames()
+      .find((s) => !index.isInterfaceObjectIn(interfaceName, s) && index.hasType(interfaceName, s) && index.resolvableKeys(interfaceName, s).length > 0);
+    if (!owner) throw planningError(`no subgraph resolves the implementations of interface ${interfaceName}`);
+    const entry = this.enterEntity(position, { subgraph: owner, entityType: interfaceName, typename: { kind: 'runtime' } }, undefined);
+    entry.tree.addTypename();
+    return this.withGroup(this.planSelections(entry, selections), entry.group);
+  }
+
+  /**
+   * Re-fetches the path to a field from the nearest ancestor that another
+   * subgraph can reach (an entity through its key, or the root of a query),
+   * when that subgraph resolves every field on the way.
+   */
+  private planReentry(position: Position, field: NField): Set<FetchGroup> | undefined {
+    const { index } = this;
+    const steps: PathStep[] = [];
+    let ancestor: Position | undefined = position;
+    while (ancestor?.parent) {
+      steps.unshift(ancestor.parent.step);
+      ancestor = ancestor.parent.position;
+      for (const subgraph of index.subgraphNames()) {
+        if (subgraph === position.group.subgraph) continue;
+        if (!this.pathResolvableIn(subgraph, ancestor.parentType, steps, field)) continue;
+        let entry: Position | undefined;
+        if (ancestor.path.length === 0 && ancestor.group.kind === 'root' && this.operation.operationType === 'query') {
+          entry = this.rootPosition(this.rootGroup(subgraph));
+        } else if (index.resolvableKeys(ancestor.parentType, subgraph).length > 0 && this.chooseKey(ancestor, { subgraph, entityType: ancestor.parentType, typename: { kind: 'runtime' } })) {
+          entry = this.enterEntity(ancestor, { subgraph, entityType: ancestor.parentType, typename: { kind: 'runtime' } }, undefined);
+        }
+        if (!entry) continue;
+        const target = this.replay(entry, steps);
+        return this.withGroup(this.planField(target, field), entry.group);
+      }
+    }
+    return undefined;
+  }
+
+  private pathResolvableIn(subgraph: string, startType: string, steps: readonly PathStep[], field: NField): boolean {
+    const { index } = this;
+    let type = startType;
+    for (const step of steps) {
+      if (step.kind === 'fragment') {
+        if (!index.hasType(step.typeCondition, subgraph)) return false;
+        type = step.typeCondition;
+      } else {
+        if (!index.canResolve(type, step.field.name, subgraph)) return false;
+        type = index.fieldNamedTypeIn(type, step.field.name, subgraph);
+      }
+    }
+    return index.canResolve(type, field.name, subgraph) || (index.isAbstract(type) && index.possibleTypesIn(type, subgraph).length > 0);
+  }
+
+  /** Walks `steps` from an entry position, adding the fields on the way. */
+  private replay(entry: Position, steps: readonly PathStep[]): Position {
+    let position = entry;
+    for (const step of steps) {
+      if (step.kind === 'fragment') {
+        const tree = position.tree.fragment(step.typeCondition);
+        position = { ...position, tree, parentType: step.typeCondition, path: [...position.path, `... on ${step.typeCondition}`], parent: { position, step } };
+        continue;
+      }
+      const added = position.tree.add(step.field.responseKey, step.field.name, step.field.arguments, true);
+      if (!added?.children) throw planningError(`cannot re-fetch "${step.field.responseKey}" at ${position.path.join('.')}`);
+      const childType = this.index.fieldNamedTypeIn(position.parentType, step.field.name, position.group.subgraph);
+      if (this.index.isAbstract(childType)) added.children.addTypename();
+      position = {
+        ...position,
+        tree: added.children,
+        path: childPath(this.index, position, step.field),
+        parentType: childType,
+        provided: undefined,
+        clientSelections: step.field.selections,
+        parent: { position, step },
+        requiresMet: NONE,
+      };
+    }
+    return position;
+  }
+
+  private withGroup(holders: Set<FetchGroup>, group: FetchGroup): Set<FetchGroup> {
     holders.add(group);
     return holders;
   }
@@ -300,7 +436,7 @@ export class Planner {
         }
       }
     }
-    return targets;
+    return targets.filter((target) => this.chooseKey(position, target) !== undefined);
   }
 
   private chooseTarget(position: Position, field: NField, targets: readonly JumpTarget[]): JumpTarget {
@@ -310,7 +446,7 @@ export class Planner {
     for (const target of targets) {
       const existing = this.entityGroups.get(this.entityGroupKey(target.subgraph, position))?.length ?? 0;
       const keyLocal = this.index.resolvableKeys(target.entityType, target.subgraph).some((k) => this.fieldSetLocal(position, k.selectionSet));
-      const childType = this.index.fieldNamedType(target.entityType, field.name);
+      const childType = this.index.fieldNamedTypeIn(target.entityType, field.name, target.subgraph);
       const jumps = field.selections ? estimateJumps(this.index, target.subgraph, childType, field.selections, undefined) : 0;
       const requires = this.index.fieldSource(target.entityType, field.name, target.subgraph)?.requires ? 1 : 0;
       const cost = jumps * 2 + (existing > 0 ? 0 : 1) + (keyLocal ? 0 : 3) + requires;
@@ -328,7 +464,7 @@ export class Planner {
     const local = keys.find((key) => this.fieldSetLocal(position, key.selectionSet));
     if (local) return local;
     if (position.keyDepth >= MAX_KEY_DEPTH) return undefined;
-    return keys.find((key) => this.fieldSetReachable(position, key.selectionSet));
+    return keys.find((key) => this.fieldSetReachable(position, key.selectionSet, target.subgraph));
   }
 
   /** Whether every field of a field set resolves in the position's subgraph. */
@@ -347,8 +483,8 @@ export class Planner {
     return true;
   }
 
-  /** Whether every top-level field of a field set resolves somewhere the position can reach. */
-  private fieldSetReachable(position: Position, set: SelectionSetNode): boolean {
+  /** Whether every top-level field of a field set resolves somewhere the position can reach (not the target itself). */
+  private fieldSetReachable(position: Position, set: SelectionSetNode, target: string): boolean {
     const from = position.group.subgraph;
     return set.selections.every((selection) => {
       if (selection.kind !== Kind.FIELD) return false;
@@ -357,6 +493,7 @@ export class Planner {
       return this.index.subgraphNames().some(
         (s) =>
           s !== from &&
+          s !== target &&
           this.index.canResolve(position.parentType, name, s) &&
           this.index.resolvableKeys(position.parentType, s).some((k) => this.fieldSetLocal(position, k.selectionSet)),
       );
@@ -369,55 +506,37 @@ export class Planner {
    * client's, and reports where the representation finds them.
    */
   private fetchFieldSet(position: Position, set: SelectionSetNode, typeName: string): { holders: Set<FetchGroup>; fields: RepresentationField[] } {
-    const converted = this.convertFieldSet(set, position.clientSelections, typeName);
+    const converted = convertFieldSet(this.index, set, position.clientSelections, typeName);
     const holders = this.planSelections({ ...position, keyDepth: position.keyDepth + 1 }, converted.selections);
     return { holders, fields: converted.fields };
-  }
-
-  private convertFieldSet(
-    set: SelectionSetNode,
-    clientSelections: readonly NSelection[] | undefined,
-    parentType: string,
-  ): { selections: NSelection[]; fields: RepresentationField[] } {
-    const selections: NSelection[] = [];
-    const fields: RepresentationField[] = [];
-    for (const selection of set.selections) {
-      if (selection.kind === Kind.INLINE_FRAGMENT) {
-        const condition = selection.typeCondition?.name.value ?? parentType;
-        const inner = this.convertFieldSet(selection.selectionSet, clientSelections, condition);
-        selections.push({ kind: 'Fragment', typeCondition: condition, selections: inner.selections });
-        fields.push(...inner.fields);
-        continue;
-      }
-      if (selection.kind !== Kind.FIELD) continue;
-      const name = selection.name.value;
-      const args = selection.arguments ?? [];
-      const responseKey = internalKey(clientSelections, name, args);
-      let children: { selections: NSelection[]; fields: RepresentationField[] } | undefined;
-      if (selection.selectionSet) {
-        const clientChild = findClientField(clientSelections, responseKey)?.selections;
-        children = this.convertFieldSet(selection.selectionSet, clientChild, this.index.fieldNamedType(parentType, name));
-      }
-      selections.push({ kind: 'Field', responseKey, name, arguments: args, selections: children?.selections });
-      fields.push({ name, responseKey, children: children?.fields });
-    }
-    return { selections, fields };
   }
 
   private entityGroupKey(subgraph: string, position: Position): string {
     return `${position.group.scope}|${subgraph}|${position.path.join('.')}`;
   }
 
-  /** Reuses a group that fetches from the same subgraph at the same path, unless that would create a cycle. */
-  private entityGroup(subgraph: string, position: Position, dependencies: ReadonlySet<FetchGroup>): FetchGroup {
+  /**
+   * Reuses a group that fetches from the same subgraph at the same path,
+   * unless that would create a cycle or mix two representations of a field
+   * (for example `@requires` of one field with different arguments).
+   */
+  private entityGroup(
+    subgraph: string,
+    position: Position,
+    dependencies: ReadonlySet<FetchGroup>,
+    entityType: string,
+    representation: readonly RepresentationField[],
+  ): FetchGroup {
     const key = this.entityGroupKey(subgraph, position);
     const candidates = this.entityGroups.get(key) ?? [];
     for (const candidate of candidates) {
+      if (dependencies.has(candidate)) continue;
       let cycle = false;
       for (const dependency of dependencies) {
         if (dependency !== candidate && dependency.dependsOnTransitively(candidate)) cycle = true;
       }
-      if (!cycle && !dependencies.has(candidate)) return candidate;
+      if (cycle || !candidate.acceptsRepresentation(entityType, representation)) continue;
+      return candidate;
     }
     const group = this.newGroup(subgraph, 'entity', position.path, position.group.scope);
     candidates.push(group);
@@ -426,35 +545,8 @@ export class Planner {
   }
 }
 
-function findClientField(selections: readonly NSelection[] | undefined, responseKey: string): NField | undefined {
-  for (const selection of selections ?? []) {
-    if (selection.kind === 'Field') {
-      if (selection.responseKey === responseKey) return selection;
-    } else {
-      const found = findClientField(selection.selections, responseKey);
-      if (found) return found;
-    }
-  }
-  return undefined;
-}
-
-/**
- * The response key for a field the planner adds: its own name unless the
- * client uses that key for something else, in which case an internal alias.
- */
-function internalKey(clientSelections: readonly NSelection[] | undefined, name: string, args: readonly ArgumentNode[]): string {
-  const argsText = args.map((a) => `${a.name.value}:${JSON.stringify(a.value)}`).join(',');
-  const natural = findClientField(clientSelections, name);
-  if (args.length === 0 && (!natural || (natural.name === name && natural.arguments.length === 0))) return name;
-  return `__sy_${name}${args.length > 0 ? `_${hash(argsText)}` : ''}`;
-}
-
-function hash(text: string): string {
-  let h = 5381;
-  for (let i = 0; i < text.length; i++) h = ((h << 5) + h + text.charCodeAt(i)) | 0;
-  return (h >>> 0).toString(36);
-}
-
-function planningError(message: string): RouterError {
-  return new RouterError('QUERY_PLANNING_FAILED', `Query planning failed: ${message}`, { status: 500 });
+function childPath(index: FederationIndex, position: Position, field: NField): PathSegment[] {
+  const path = [...position.path, field.responseKey];
+  for (let depth = index.fieldListDepth(position.parentType, field.name); depth > 0; depth--) path.push('@');
+  return path;
 }
