@@ -1,0 +1,229 @@
+import type { AfterStageEvent, AfterStageHook, JsonObject, Logger, StageEvent, StageHook, SubgraphRequest, SubgraphResponse } from '../../src/index.js';
+import { CACHE_TAGS } from '../cache-tags/index.js';
+import { decideCaching, type CachePolicy } from './cache-control.js';
+import { CacheKeys, ROOT_TYPE, typenameOf } from './cache-key.js';
+import type { CacheMetrics } from './cache-metrics.js';
+import { combineParts, UNCACHEABLE, type AnswerPart } from './client-cache-control.js';
+import type { Degradation } from './degraded.js';
+import type { FetchEpoch, FetchEpochs } from './fetch-epochs.js';
+import { indexesOf } from './index-ids.js';
+import type { IndexSwitches } from './options.js';
+import { rebuildEntities } from './partial-batch.js';
+import { recordOf, type FetchCacheStatus, type ResponseCacheRecord } from './request-record.js';
+import type { CacheStore, EntryWrite, StoredEntry } from './store/cache-store.js';
+
+/** What the fetch hook works with. */
+export interface FetchHookContext {
+  readonly store: CacheStore;
+  readonly keys: CacheKeys;
+  readonly metrics: CacheMetrics;
+  readonly degradation: Degradation;
+  /** Set when `guard_concurrent_writes` is on. */
+  readonly epochs: FetchEpochs | undefined;
+  readonly switches: IndexSwitches;
+  readonly fallbackTtlMs: number;
+  readonly fetchMissingEntitiesOnly: boolean;
+  readonly log: Logger;
+}
+
+type FetchEvent = StageEvent<'fetch'>;
+type FetchAfter = AfterStageHook<'fetch'>;
+
+/**
+ * The cache at the fetch stage: answers hits with `respondWith`, sends only
+ * the missing entities of a partial hit, and stores what subgraphs answer
+ * (after the cache-tags plugin has read the answer's tags).
+ */
+export function createFetchHook(context: FetchHookContext): StageHook<'fetch'> {
+  let mergedSkipLogged = false;
+  return function responseCacheFetch(event) {
+    const request = event.input;
+    const record = recordOf(event.state);
+    const status: FetchCacheStatus = { subgraph: request.subgraph, kind: request.kind, status: 'skip' };
+    record.fetches.push(status);
+    if (request.operationType !== 'query') {
+      record.parts.push(UNCACHEABLE);
+      return;
+    }
+    if (request.merged) {
+      if (!mergedSkipLogged) {
+        mergedSkipLogged = true;
+        context.log.debug({ subgraph: request.subgraph }, 'Response cache skips merged entity fetches (engine.enable_multi_fetch)');
+      }
+      return recordAnswerPart(record, context.fallbackTtlMs);
+    }
+    return request.kind === 'root' ? lookupRoot(context, event, record, status) : lookupEntities(context, event, record, status);
+  };
+}
+
+async function lookupRoot(context: FetchHookContext, event: FetchEvent, record: ResponseCacheRecord, status: FetchCacheStatus): Promise<FetchAfter | void> {
+  const request = event.input;
+  const key = context.keys.root(request);
+  const found = await read(context, [key]);
+  if (!found) return recordAnswerPart(record, context.fallbackTtlMs);
+  const entry = found[0];
+  if (entry) {
+    status.status = 'hit';
+    context.metrics.hits(request.subgraph, [ROOT_TYPE]);
+    record.parts.push(entryPart(entry));
+    event.respondWith({ data: entry.value });
+    return;
+  }
+  status.status = 'miss';
+  context.metrics.misses(request.subgraph, [ROOT_TYPE]);
+  const claim = await claimEpoch(context, request);
+  return async function storeRootAnswer(after) {
+    claim?.end();
+    const policy = policyOf(after.output, context.fallbackTtlMs);
+    record.parts.push(partOf(policy));
+    const data = after.output.data;
+    if (!policy.store || !writable(after, claim) || !isObject(data)) return;
+    const tags = after.state.get(CACHE_TAGS)?.of(after.input);
+    const indexes = indexesOf(context.switches, request.subgraph, undefined, tags?.kind === 'root' ? tags.tags : undefined);
+    await write(context, request.subgraph, [{ key, value: data, ttlMs: policy.ttlMs, isPublic: policy.isPublic, indexes }], [ROOT_TYPE], claim);
+  };
+}
+
+async function lookupEntities(
+  context: FetchHookContext,
+  event: FetchEvent,
+  record: ResponseCacheRecord,
+  status: FetchCacheStatus,
+): Promise<FetchAfter | void> {
+  const request = event.input;
+  const representations = request.representations ?? [];
+  if (representations.length === 0) return recordAnswerPart(record, context.fallbackTtlMs);
+  const keys = context.keys.entities(request, representations);
+  const found = await read(context, keys);
+  if (!found) return recordAnswerPart(record, context.fallbackTtlMs);
+  const types = representations.map(typenameOf);
+  const missing: number[] = [];
+  found.forEach((entry, i) => {
+    if (!entry) missing.push(i);
+  });
+  if (missing.length === 0) {
+    status.status = 'hit';
+    context.metrics.hits(request.subgraph, types);
+    record.parts.push(combineParts(found.map((entry) => entryPart(entry!))));
+    event.respondWith({ data: { _entities: found.map((entry) => entry!.value) } });
+    return;
+  }
+  const partial = missing.length < representations.length && context.fetchMissingEntitiesOnly;
+  let sent = representations.map((_, i) => i);
+  if (partial) {
+    sent = missing;
+    const missingRepresentations = missing.map((i) => representations[i]!);
+    event.setInput({ ...request, representations: missingRepresentations, variables: { ...request.variables, representations: missingRepresentations } });
+    status.status = 'partial_hit';
+    context.metrics.hits(request.subgraph, types.filter((_, i) => found[i] !== undefined));
+    context.metrics.misses(request.subgraph, missing.map((i) => types[i]!));
+  } else {
+    status.status = 'miss';
+    context.metrics.misses(request.subgraph, types);
+  }
+  const claim = await claimEpoch(context, event.input);
+  return async function storeEntities(after) {
+    claim?.end();
+    const fetched = after.output;
+    const policy = policyOf(fetched, context.fallbackTtlMs);
+    if (partial) {
+      after.setOutput(rebuildEntities(fetched, found.map((entry) => entry?.value), missing, request.subgraph));
+      record.parts.push(combineParts([partOf(policy), ...found.flatMap((entry) => (entry ? [entryPart(entry)] : []))]));
+    } else {
+      record.parts.push(partOf(policy));
+    }
+    const entities = fetched.data?._entities;
+    if (!policy.store || !writable(after, claim) || !Array.isArray(entities) || entities.length !== sent.length) return;
+    const tags = after.state.get(CACHE_TAGS)?.of(after.input);
+    const entityTags = tags?.kind === 'entity' ? tags.entities : undefined;
+    const writes: EntryWrite[] = [];
+    const written: string[] = [];
+    sent.forEach((position, i) => {
+      const value: unknown = entities[i];
+      if (!isObject(value)) return;
+      const type = types[position]!;
+      const indexes = indexesOf(context.switches, request.subgraph, type, entityTags?.[i]);
+      writes.push({ key: keys[position]!, value, ttlMs: policy.ttlMs, isPublic: policy.isPublic, indexes });
+      written.push(type);
+    });
+    await write(context, request.subgraph, writes, written, claim);
+  };
+}
+
+/** After-hook of a fetch the cache did not answer and will not store: records how cacheable its answer is. */
+function recordAnswerPart(record: ResponseCacheRecord, fallbackTtlMs: number): FetchAfter {
+  return function recordCacheability(after) {
+    record.parts.push(partOf(policyOf(after.output, fallbackTtlMs)));
+  };
+}
+
+/** Reads entries; undefined when the store failed (the fetch goes to the subgraph, uncached). */
+async function read(context: FetchHookContext, keys: readonly string[]): Promise<Array<StoredEntry | undefined> | undefined> {
+  try {
+    const entries = await context.store.getMany(keys);
+    context.degradation.succeeded();
+    return entries;
+  } catch (error) {
+    context.degradation.report(error, 'read');
+    return undefined;
+  }
+}
+
+/**
+ * With the write guard: the epoch before the subgraph is asked. Null when
+ * the store failed (then nothing is written); undefined without the guard.
+ */
+async function claimEpoch(context: FetchHookContext, request: SubgraphRequest): Promise<FetchEpoch | null | undefined> {
+  if (!context.epochs) return undefined;
+  try {
+    return await context.epochs.begin(request);
+  } catch (error) {
+    context.degradation.report(error, 'read');
+    return null;
+  }
+}
+
+async function write(
+  context: FetchHookContext,
+  subgraph: string,
+  entries: readonly EntryWrite[],
+  types: readonly string[],
+  claim: FetchEpoch | undefined,
+): Promise<void> {
+  if (entries.length === 0) return;
+  try {
+    const kept = await context.store.write(entries, claim?.epoch);
+    context.degradation.succeeded();
+    if (kept.length === entries.length) {
+      context.metrics.stores(subgraph, types);
+      return;
+    }
+    const keptKeys = new Set(kept.map((entry) => entry.key));
+    context.metrics.stores(subgraph, types.filter((_, i) => keptKeys.has(entries[i]!.key)));
+    context.log.debug({ subgraph, dropped: entries.length - kept.length }, 'Response cache dropped entries invalidated while they were fetched');
+  } catch (error) {
+    context.degradation.report(error, 'write');
+  }
+}
+
+/** Whether an answer may be stored: it came from the subgraph and the epoch claim (if any) worked. */
+function writable(after: AfterStageEvent<'fetch'>, claim: FetchEpoch | null | undefined): claim is FetchEpoch | undefined {
+  return after.shortCircuitedBy === undefined && claim !== null;
+}
+
+function policyOf(response: SubgraphResponse, fallbackTtlMs: number): CachePolicy {
+  const hasErrors = (response.errors?.length ?? 0) > 0;
+  return decideCaching(response.headers?.['cache-control'], hasErrors, fallbackTtlMs);
+}
+
+function partOf(policy: CachePolicy): AnswerPart {
+  return policy.store ? { cacheable: true, ttlMs: policy.ttlMs, isPublic: policy.isPublic } : UNCACHEABLE;
+}
+
+function entryPart(entry: StoredEntry): AnswerPart {
+  return { cacheable: true, ttlMs: Math.max(0, entry.expiresAt - Date.now()), isPublic: entry.isPublic };
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,140 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseListenAddress, type Logger } from '../../src/index.js';
+import { checkElements } from './invalidation-request.js';
+import type { IndexSwitches } from './options.js';
+
+/** Largest request body accepted (1 MB). */
+export const MAX_INVALIDATION_BODY = 1_000_000;
+
+/** What the endpoint needs. */
+export interface InvalidationEndpointOptions {
+  /** `invalidation.endpoint.listen_addr`. */
+  readonly listenAddr: string;
+  /** `invalidation.endpoint.path`. */
+  readonly path: string;
+  /** `invalidation.endpoint.shared_key`. */
+  readonly sharedKey: string;
+  readonly switches: IndexSwitches;
+  /** Names of the subgraphs of the graph being served; undefined before one is loaded. */
+  readonly subgraphs: () => ReadonlySet<string> | undefined;
+  /** Removes every entry listed under the indexes; resolves with the number of keys removed. */
+  readonly invalidate: (indexes: string[]) => Promise<number>;
+  readonly log: Logger;
+}
+
+/** A running endpoint. */
+export interface InvalidationEndpoint {
+  /** `http://host:port/path` */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+type Answer = { readonly status: number; readonly body: unknown; readonly headers?: Record<string, string> };
+
+/**
+ * The invalidation endpoint, on its own plain-HTTP listener. Checks, in
+ * order: path (404), `Authorization` (401), method (405), content type
+ * (415), body size (413), JSON array (400), every element (400); then
+ * removes what the elements name and answers `202 {"count": n}`.
+ */
+export async function startInvalidationEndpoint(options: InvalidationEndpointOptions): Promise<InvalidationEndpoint> {
+  const { host, port } = parseListenAddress(options.listenAddr);
+  const expectedKey = digest(options.sharedKey);
+  const server = createServer(function handleInvalidation(req, res) {
+    answerRequest(req, options, expectedKey).then(
+      (answer) => send(res, answer),
+      (error: unknown) => {
+        options.log.error({ err: error }, 'Invalidation request failed');
+        send(res, { status: 500, body: errorBody('Internal error; see the router log') });
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}${options.path}`;
+  options.log.info({ listen_addr: `${host}:${bound.port}`, path: options.path }, 'Invalidation endpoint listening');
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function answerRequest(req: IncomingMessage, options: InvalidationEndpointOptions, expectedKey: Buffer): Promise<Answer> {
+  const path = (req.url ?? '/').split('?')[0];
+  if (path !== options.path) return { status: 404, body: errorBody('Not found') };
+  const authorization = req.headers.authorization;
+  if (authorization === undefined || authorization === '') return { status: 401, body: errorBody('Missing authorization header') };
+  if (!timingSafeEqual(digest(authorization), expectedKey)) return { status: 401, body: errorBody('Invalid authorization header') };
+  if (req.method !== 'POST') return { status: 405, body: errorBody(`Method ${req.method} not allowed; send POST`), headers: { allow: 'POST' } };
+  const mediaType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json') return { status: 415, body: errorBody('Content-Type must be application/json') };
+  const text = await readBody(req);
+  if (text === undefined) return { status: 413, body: errorBody(`Request body larger than ${MAX_INVALIDATION_BODY} bytes`) };
+  let elements: unknown;
+  try {
+    elements = JSON.parse(text);
+  } catch (error) {
+    return { status: 400, body: errorBody(`Malformed JSON: ${error instanceof Error ? error.message : String(error)}`) };
+  }
+  if (!Array.isArray(elements)) return { status: 400, body: errorBody('The body must be a JSON array of invalidation elements') };
+  const check = checkElements(elements, options.subgraphs(), options.switches);
+  if (!check.ok) return { status: 400, body: { errors: check.errors } };
+  let count: number;
+  try {
+    count = await options.invalidate(check.indexes);
+  } catch {
+    return { status: 503, body: errorBody('The cache store is unreachable; some entries may not have been removed. Send the request again.') };
+  }
+  return { status: 202, body: { count } };
+}
+
+/** The body as text; undefined when it is larger than the limit (the rest is read and dropped). */
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_INVALIDATION_BODY) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      size += chunk.length;
+      if (size > MAX_INVALIDATION_BODY) {
+        // Keep reading without keeping: the client gets its 413 instead of a reset connection.
+        tooLarge = true;
+        resolve(undefined);
+      } else {
+        chunks.push(chunk);
+      }
+    });
+    req.once('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
+}
+
+function send(res: ServerResponse, answer: Answer): void {
+  const text = JSON.stringify(answer.body);
+  res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', ...answer.headers });
+  res.end(text);
+}
+
+function errorBody(message: string): { errors: Array<{ message: string }> } {
+  return { errors: [{ message }] };
+}
+
+/** Fixed-length digests let keys of any length be compared in constant time. */
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}

@@ -1,0 +1,102 @@
+import { duration, hostPort, z } from '../../src/index.js';
+
+/** Shortest `invalidation.endpoint.shared_key` accepted. */
+export const MIN_SHARED_KEY_LENGTH = 32;
+
+const flag = (value: boolean) => z.boolean().default(value);
+
+const storageSchema = z.strictObject({
+  /** `sharedstore` (Redis 7.0+, shared by replicas) or `memory` (per replica). Default: `sharedstore`. */
+  provider: z.enum(['sharedstore', 'memory']).default('sharedstore'),
+  /** Id of a `storage_providers.sharedstore[]` item; required unless `provider` is `memory`. Default: none. */
+  provider_id: z.string().min(1).optional(),
+  /** Memory provider only: entries kept; the least recently used is evicted beyond. Default: `10000`. */
+  max_entries: z.int().min(1).default(10_000),
+});
+
+const endpointSchema = z.strictObject({
+  /** Serve the invalidation endpoint (only while the cache is enabled). Default: `false`. */
+  enabled: flag(false),
+  /** Address of its own plain-HTTP listener, `host:port`. Default: `localhost:5027`. */
+  listen_addr: hostPort({ allowPortZero: true }).default('localhost:5027'),
+  /** Path of the endpoint. Default: `/invalidation`. */
+  path: z.string().startsWith('/').default('/invalidation'),
+  /** Value clients send as the `Authorization` header (no `Bearer`); 32+ characters when enabled. Default: empty. */
+  shared_key: z.string().default(''),
+});
+
+const invalidationSchema = z.strictObject({
+  /** Index entries by the cache tags subgraphs declare (invalidation kind `cache_tag`). Default: `true`. */
+  cache_tag: flag(true),
+  /** Index entries by the subgraph that answered (kind `subgraph`). Default: `true`. */
+  subgraph: flag(true),
+  /** Index entities by subgraph and `__typename` (kind `type`). Default: `true`. */
+  type: flag(true),
+  /**
+   * Drop an entry whose fetch started before an invalidation of one of its
+   * indexes and whose write lands after it (the write-during-invalidation
+   * race). Default: `true`.
+   */
+  guard_concurrent_writes: flag(true),
+  /** The HTTP invalidation endpoint. */
+  endpoint: endpointSchema.prefault({}),
+});
+
+/** Schema of `response_cache` (and of `useResponseCache` options). */
+export const responseCacheOptionsSchema = z
+  .strictObject({
+    /** Cache subgraph responses. Default: `false`. */
+    enabled: flag(false),
+    /** Lifetime for a response with a caching directive but no lifetime; at least 1s. Default: `30s`. */
+    fallback_ttl: duration({ min: '1s' }).prefault('30s'),
+    /** Prepended to every shared-store key (ignored by the memory provider). Default: `router_response_cache:`. */
+    key_prefix: z.string().default('router_response_cache:'),
+    /** Where entries live; required when `enabled`. Default: none. */
+    storage: storageSchema.optional(),
+    /** A batch with some entities cached fetches only the missing ones. Default: `true`. */
+    fetch_missing_entities_only: flag(true),
+    /** Indexes kept for invalidation, and the invalidation endpoint. */
+    invalidation: invalidationSchema.prefault({}),
+    /** Debugging aids. */
+    debug: z
+      .strictObject({
+        /** Honour the `X-Switchyard-Cache-Debug: true` request header (adds `extensions.responseCache`). Default: `false`. */
+        enabled: flag(false),
+      })
+      .prefault({}),
+  })
+  .superRefine(function checkResponseCacheOptions(options, ctx) {
+    if (options.enabled && options.storage === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['storage'],
+        message: 'is required when enabled is true; set storage.provider: memory, or sharedstore with storage.provider_id',
+        input: undefined,
+      });
+    }
+    if (options.storage && options.storage.provider === 'sharedstore' && options.storage.provider_id === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['storage', 'provider_id'],
+        message: 'is required for provider sharedstore: the id of a storage_providers.sharedstore item',
+        input: undefined,
+      });
+    }
+    const endpoint = options.invalidation.endpoint;
+    if (endpoint.enabled && endpoint.shared_key.length < MIN_SHARED_KEY_LENGTH) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['invalidation', 'endpoint', 'shared_key'],
+        // The key itself is a secret: never repeat it.
+        message: `must be at least ${MIN_SHARED_KEY_LENGTH} characters when the endpoint is enabled (it has ${endpoint.shared_key.length})`,
+        input: undefined,
+      });
+    }
+  });
+
+/** `response_cache` as written in the file or passed in code. */
+export type ResponseCacheOptions = z.input<typeof responseCacheOptionsSchema>;
+/** `response_cache` with defaults filled in (`fallback_ttl` in ms). */
+export type ResolvedResponseCacheOptions = z.output<typeof responseCacheOptionsSchema>;
+/** Which indexes are kept. */
+export type IndexSwitches = Pick<ResolvedResponseCacheOptions['invalidation'], 'cache_tag' | 'subgraph' | 'type'>;

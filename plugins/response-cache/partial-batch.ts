@@ -1,0 +1,36 @@
+import type { GraphQLErrorJSON, JsonObject, SubgraphResponse } from '../../src/index.js';
+
+/**
+ * Puts a partial hit back together: the subgraph answered only the missing
+ * representations (at `missing` positions of the original batch); the
+ * answer the kernel gets has every position, cached ones included, and
+ * error paths point at the original positions.
+ */
+export function rebuildEntities(
+  output: SubgraphResponse,
+  cached: ReadonlyArray<JsonObject | undefined>,
+  missing: readonly number[],
+  subgraph: string,
+): SubgraphResponse {
+  const fetched = output.data?._entities;
+  const usable = Array.isArray(fetched) && fetched.length === missing.length;
+  const entities: unknown[] = cached.map((value) => value ?? null);
+  if (usable) missing.forEach((position, i) => (entities[position] = fetched[i] ?? null));
+  const errors = (output.errors ?? []).map((error) => remapPath(error, missing));
+  if (!usable && fetched !== undefined && fetched !== null) {
+    const count = Array.isArray(fetched) ? `${fetched.length} entities` : 'no list';
+    errors.push({
+      message: `Subgraph "${subgraph}" sent an invalid response: it returned ${count} for ${missing.length} representations.`,
+      extensions: { code: 'SUBGRAPH_INVALID_RESPONSE' },
+    });
+  }
+  const rebuilt: SubgraphResponse = { ...output, data: { ...output.data, _entities: entities } };
+  return errors.length > 0 ? { ...rebuilt, errors } : rebuilt;
+}
+
+function remapPath(error: GraphQLErrorJSON, missing: readonly number[]): GraphQLErrorJSON {
+  const path = error.path;
+  if (!path || path[0] !== '_entities' || typeof path[1] !== 'number') return error;
+  const position = missing[path[1]];
+  return position === undefined ? error : { ...error, path: ['_entities', position, ...path.slice(2)] };
+}

@@ -1,0 +1,34 @@
+import { StateKey, type RequestState } from '../../src/index.js';
+import type { AnswerPart } from './client-cache-control.js';
+
+/** What the cache did for one subgraph fetch (the `extensions.responseCache` items). */
+export interface FetchCacheStatus {
+  readonly subgraph: string;
+  readonly kind: 'root' | 'entity';
+  /**
+   * `hit`: served from the cache; `partial_hit`: some entities served, the
+   * rest fetched; `miss`: fetched from the subgraph; `skip`: the cache was
+   * not used (mutation, merged fetch, store unreachable).
+   */
+  status: 'hit' | 'partial_hit' | 'miss' | 'skip';
+}
+
+/** What the response cache did during one client request. */
+export class ResponseCacheRecord {
+  /** One item per subgraph fetch, in the order the fetches started. */
+  readonly fetches: FetchCacheStatus[] = [];
+  /** How cacheable each part of the answer is (for the client's Cache-Control). */
+  readonly parts: AnswerPart[] = [];
+  /** The client asked for `extensions.responseCache`. */
+  debug = false;
+}
+
+/** Request state slot of the response cache's per-request record. */
+export const RESPONSE_CACHE = new StateKey<ResponseCacheRecord>('response-cache');
+
+/** The request's record, created on first use. */
+export function recordOf(state: RequestState): ResponseCacheRecord {
+  let record = state.get(RESPONSE_CACHE);
+  if (!record) state.set(RESPONSE_CACHE, (record = new ResponseCacheRecord()));
+  return record;
+}

@@ -1,0 +1,91 @@
+import { formatDuration, type CoreConfig, type PluginContext, type PluginInstance } from '../../src/index.js';
+import { CacheKeys } from './cache-key.js';
+import { CacheMetrics } from './cache-metrics.js';
+import { Degradation } from './degraded.js';
+import { FetchEpochs } from './fetch-epochs.js';
+import { createFetchHook } from './fetch-hook.js';
+import { startInvalidationEndpoint, type InvalidationEndpoint } from './invalidation-endpoint.js';
+import type { ResolvedResponseCacheOptions } from './options.js';
+import { finishResponse, noteDebugRequest } from './respond-hook.js';
+import { openStore } from './store/open-store.js';
+
+/** Headroom over the longest subgraph timeout for a fetch's answer to be written. */
+const WRITE_SLACK_MS = 60_000;
+
+/**
+ * Starts an enabled response cache: opens the store, starts the
+ * invalidation endpoint if asked, logs `Response cache enabled`, and
+ * returns the hooks. Whatever it opened is closed again if a later step fails.
+ */
+export async function startResponseCache(ctx: PluginContext, options: ResolvedResponseCacheOptions): Promise<PluginInstance> {
+  const storage = options.storage;
+  if (!storage) throw new Error('storage is required when the response cache is enabled');
+  const longestFetchMs = longestSubgraphTimeout(ctx.config) + WRITE_SLACK_MS;
+  const store = await openStore(storage, options.key_prefix, ctx.config, ctx.log, longestFetchMs);
+  const metrics = new CacheMetrics(ctx.metrics);
+  const degradation = new Degradation(ctx.log, metrics);
+  const keys = new CacheKeys(storage.provider === 'memory' ? '' : options.key_prefix);
+  const switches = options.invalidation;
+  let endpoint: InvalidationEndpoint | undefined;
+  if (options.invalidation.endpoint.enabled) {
+    const settings = options.invalidation.endpoint;
+    try {
+      endpoint = await startInvalidationEndpoint({
+        listenAddr: settings.listen_addr,
+        path: settings.path,
+        sharedKey: settings.shared_key,
+        switches,
+        subgraphs: () => {
+          const graph = ctx.router.graph;
+          return graph ? new Set(graph.subgraphs.keys()) : undefined;
+        },
+        async invalidate(indexes) {
+          try {
+            const removed = await store.invalidate(indexes);
+            degradation.succeeded();
+            metrics.invalidated(removed.flatMap((key) => keys.describe(key) ?? []));
+            return removed.length;
+          } catch (error) {
+            degradation.report(error, 'invalidate');
+            throw error;
+          }
+        },
+        log: ctx.log,
+      });
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+  ctx.log.info(
+    {
+      fallback_ttl: formatDuration(options.fallback_ttl),
+      storage_provider: storage.provider,
+      ...(storage.provider === 'memory' ? { max_entries: storage.max_entries } : { key_prefix: options.key_prefix, storage_provider_id: storage.provider_id }),
+    },
+    'Response cache enabled',
+  );
+  const onFetch = createFetchHook({
+    store,
+    keys,
+    metrics,
+    degradation,
+    epochs: options.invalidation.guard_concurrent_writes ? new FetchEpochs(() => store.epoch(), longestFetchMs) : undefined,
+    switches,
+    fallbackTtlMs: options.fallback_ttl,
+    fetchMissingEntitiesOnly: options.fetch_missing_entities_only,
+    log: ctx.log,
+  });
+  return {
+    hooks: options.debug.enabled ? { onRequest: noteDebugRequest, onFetch, onRespond: finishResponse } : { onFetch, onRespond: finishResponse },
+    async stop() {
+      await endpoint?.close();
+      await store.close();
+    },
+  };
+}
+
+function longestSubgraphTimeout(config: CoreConfig): number {
+  const overrides = Object.values(config.traffic_shaping.subgraphs).map((rules) => rules.request_timeout ?? 0);
+  return Math.max(config.traffic_shaping.all.request_timeout, ...overrides);
+}

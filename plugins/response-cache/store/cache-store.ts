@@ -1,0 +1,58 @@
+import type { JsonObject } from '../../../src/index.js';
+
+/** An entry as read back from the store. */
+export interface StoredEntry {
+  /** The cached entity object, or the root fetch's `data`. Shared: never mutate it. */
+  readonly value: JsonObject;
+  /** When it expires (ms since the epoch). */
+  readonly expiresAt: number;
+  /** The subgraph marked it `public`. */
+  readonly isPublic: boolean;
+}
+
+/** One entry to store. */
+export interface EntryWrite {
+  readonly key: string;
+  readonly value: JsonObject;
+  /** Lifetime in ms (> 0). */
+  readonly ttlMs: number;
+  readonly isPublic: boolean;
+  /** Index ids it is listed under (`index-ids.ts`). */
+  readonly indexes: readonly string[];
+}
+
+/**
+ * Where entries and their invalidation indexes live: memory (per replica)
+ * or a shared Redis store. Every method may throw when the store is
+ * unreachable; callers treat that as a miss or a skipped write.
+ */
+export interface CacheStore {
+  /** `memory` or `sharedstore`. */
+  readonly provider: 'memory' | 'sharedstore';
+  /** Entries by key, in order; undefined for a miss or an expired entry. */
+  getMany(keys: readonly string[]): Promise<Array<StoredEntry | undefined>>;
+  /**
+   * The invalidation counter: read it before fetching from a subgraph and
+   * pass it to `write`, which then drops entries an invalidation that started
+   * later has touched.
+   */
+  epoch(): Promise<number>;
+  /**
+   * Stores entries and lists them in their indexes. With `since`, an entry
+   * listed under an index invalidated after that epoch is removed again.
+   * Resolves with the entries that stayed.
+   */
+  write(entries: readonly EntryWrite[], since: number | undefined): Promise<EntryWrite[]>;
+  /** Removes every entry listed under any of the indexes; resolves with the keys removed. */
+  invalidate(indexes: readonly string[]): Promise<string[]>;
+  /** Closes connections. */
+  close(): Promise<void>;
+}
+
+/** What the store keeps per key, inside keyv's `{ value, expires }` envelope. */
+export interface StoredValue {
+  /** The cached value. */
+  readonly d: JsonObject;
+  /** 1 when public. */
+  readonly p?: 1;
+}

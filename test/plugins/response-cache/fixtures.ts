@@ -1,0 +1,193 @@
+/**
+ * A small graph for response cache tests: `products` answers root fields,
+ * `reviews` answers `Product` entities. Each subgraph's Cache-Control and
+ * cache tags are set per test, their data can change under the cache, and
+ * both count the requests they get.
+ */
+import { createLogger, type CoreConfigInput, type Logger } from '../../../src/index.js';
+import { startSubgraph, startTestRouter, type SubgraphCall, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { useCacheTags } from '../../../plugins/cache-tags/index.js';
+import { useResponseCache, type ResponseCacheOptions } from '../../../plugins/response-cache/index.js';
+
+const link = `extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])`;
+
+/** What a subgraph adds to its answers, changeable between requests. */
+export interface ReplyShape {
+  /** `Cache-Control` header value; undefined sends none. */
+  cacheControl: string | undefined;
+  /** Extensions per call (cache tags); undefined sends none. */
+  extensions: ((call: SubgraphCall) => Record<string, unknown>) | undefined;
+}
+
+/** The graph's data; change it to see whether answers come from the cache. */
+export interface GraphData {
+  readonly products: Map<string, { upc: string; name: string; price: number }>;
+  readonly reviews: Map<string, Array<{ id: string; body: string }>>;
+}
+
+/** The two subgraphs, their data and reply shapes. */
+export interface CacheGraph {
+  readonly products: TestSubgraph;
+  readonly reviews: TestSubgraph;
+  readonly data: GraphData;
+  readonly reply: { products: ReplyShape; reviews: ReplyShape };
+  /** Starts a router over the graph with `cache-tags` and `response-cache`. */
+  router(options: CacheRouterOptions): Promise<TestRouter>;
+  /** Forgets recorded calls and restores the original data and reply shapes. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** Options of `CacheGraph.router`. */
+export interface CacheRouterOptions {
+  readonly cache: ResponseCacheOptions;
+  readonly config?: Omit<CoreConfigInput, 'version'>;
+  readonly logger?: Logger;
+  readonly listen?: boolean;
+}
+
+function initialData(): GraphData {
+  return {
+    products: new Map([
+      ['p1', { upc: 'p1', name: 'Table', price: 899 }],
+      ['p2', { upc: 'p2', name: 'Couch', price: 1299 }],
+      ['p3', { upc: 'p3', name: 'Chair', price: 54 }],
+    ]),
+    reviews: new Map([
+      ['p1', [{ id: 'r1', body: 'Love it!' }]],
+      ['p2', [{ id: 'r2', body: 'Too expensive.' }]],
+      ['p3', [{ id: 'r3', body: 'Could be better.' }]],
+    ]),
+  };
+}
+
+function initialReply(): ReplyShape {
+  return { cacheControl: 'max-age=60', extensions: undefined };
+}
+
+/** Starts both subgraphs. */
+export async function startCacheGraph(): Promise<CacheGraph> {
+  let data = initialData();
+  const reply = { products: initialReply(), reviews: initialReply() };
+  const shape = (current: ReplyShape, call: SubgraphCall) => ({
+    headers: current.cacheControl === undefined ? {} : { 'cache-control': current.cacheControl },
+    extensions: current.extensions?.(call),
+  });
+  const products = await startSubgraph({
+    name: 'products',
+    typeDefs: /* GraphQL */ `
+      ${link}
+      type Query {
+        product(upc: ID!): Product
+        products(first: Int = 10): [Product!]!
+        failing: Product
+      }
+      type Mutation {
+        rename(upc: ID!, name: String!): Product
+      }
+      type Product @key(fields: "upc") {
+        upc: ID!
+        name: String
+        price: Int
+      }
+    `,
+    resolvers: {
+      Query: {
+        product: (_: unknown, args: { upc: string }) => data.products.get(args.upc) ?? null,
+        products: (_: unknown, args: { first: number }) => [...data.products.values()].slice(0, args.first),
+        failing: () => {
+          throw new Error('products are down');
+        },
+      },
+      Mutation: {
+        rename: (_: unknown, args: { upc: string; name: string }) => {
+          const product = data.products.get(args.upc);
+          if (product) product.name = args.name;
+          return product ?? null;
+        },
+      },
+      Product: { __resolveReference: (ref: { upc: string }) => data.products.get(ref.upc) ?? null },
+    },
+    reply: (call) => shape(reply.products, call),
+  });
+  const reviews = await startSubgraph({
+    name: 'reviews',
+    typeDefs: /* GraphQL */ `
+      ${link}
+      type Product @key(fields: "upc") {
+        upc: ID!
+        reviews: [Review!]!
+        reviewCount: Int
+      }
+      type Review {
+        id: ID!
+        body: String
+      }
+    `,
+    resolvers: {
+      Product: {
+        __resolveReference: (ref: { upc: string }) => (ref.upc === 'missing' ? null : { upc: ref.upc }),
+        reviews: (product: { upc: string }) => data.reviews.get(product.upc) ?? [],
+        reviewCount: (product: { upc: string }) => data.reviews.get(product.upc)?.length ?? 0,
+      },
+    },
+    reply: (call) => shape(reply.reviews, call),
+  });
+  return {
+    products,
+    reviews,
+    get data() {
+      return data;
+    },
+    reply,
+    router: ({ cache, config, logger, listen }) =>
+      startTestRouter({
+        subgraphs: [products, reviews],
+        plugins: [useCacheTags(), useResponseCache(cache)],
+        config,
+        logger,
+        listen,
+      }),
+    reset() {
+      products.reset();
+      reviews.reset();
+      data = initialData();
+      Object.assign(reply.products, initialReply());
+      Object.assign(reply.reviews, initialReply());
+    },
+    async close() {
+      await Promise.all([products.close(), reviews.close()]);
+    },
+  };
+}
+
+/** The memory cache with a key for the endpoint, as most tests use it. */
+export const memoryCache = { enabled: true, storage: { provider: 'memory' } } as const satisfies ResponseCacheOptions;
+
+/** A shared key long enough for the endpoint. */
+export const SHARED_KEY = 'test-shared-key-0123456789abcdef-0123';
+
+/** A logger that keeps every line it writes, parsed. */
+export function capturingLogger(level = 'debug'): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger({
+    level,
+    destination: {
+      write(line: string) {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    },
+  });
+  return { logger, lines };
+}
+
+/** `representations` of an entity call, or none. */
+export function representationsOf(call: SubgraphCall): Array<Record<string, unknown>> {
+  const value = call.variables.representations;
+  return Array.isArray(value) ? (value as Array<Record<string, unknown>>) : [];
+}
+
+/** Resolves after `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
