@@ -32,10 +32,12 @@ const sectionShape = {
     .prefault({}),
   /** Extra tags on every push; `hostname` and `version` are always attached. Default: none. */
   tags: z
-    .record(
-      z.string().regex(TAG_NAME, { error: 'tag names are letters, digits and "_", not starting with a digit' }),
-      z.string().regex(NAME_TEXT, { error: 'tag values must be non-empty, without spaces or any of { } , =' }),
-    )
+    .record(z.string(), z.string().regex(NAME_TEXT, { error: 'tag values must be non-empty, without spaces or any of { } , =' }))
+    .superRefine(function checkTagNames(tags, ctx) {
+      for (const name of Object.keys(tags)) {
+        if (!TAG_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'tag names are letters, digits and "_", not starting with a digit', input: name });
+      }
+    })
     .default({}),
   /** Name the profiles are stored under. Default: `io.switchyard.router`. */
   application_name: z

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { LoadedConfig } from '../kernel/config/load-config.js';
 import type { SwitchyardPlugin } from '../kernel/pipeline/plugin.js';
+import { profilerSectionSchema } from '../../plugins/profiling/options.js';
 
 /** A built-in plugin's config section, and how it turns into plugin instances. */
 export interface BuiltinSection {
@@ -18,4 +19,12 @@ export interface BuiltinSection {
  * Built-in plugins switched on from the config file, in the order their
  * hooks run. Each entry loads its plugin module only when enabled.
  */
-export const builtinSections: readonly BuiltinSection[] = [];
+export const builtinSections: readonly BuiltinSection[] = [
+  // Also on when PPROF_ADDR is set, with no `profiler` section at all.
+  {
+    key: 'profiler',
+    schema: profilerSectionSchema,
+    plugin: 'profiling',
+    plugins: async (config, env) => (await import('../../plugins/profiling/from-config.js')).profilingPlugins(config, env),
+  },
+];
