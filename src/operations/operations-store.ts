@@ -144,7 +144,7 @@ export class OperationsStore {
     });
   }
 
-  /** The operations of a graph (of one client when given), by client, then oldest first. */
+  /** The operations of a graph (of one client when given), by client, then in push order. */
   async list(graph: string, client?: string): Promise<RegisteredOperation[]> {
     checkNames(graph, client);
     const registry = await this.readRegistry(graph);
@@ -155,7 +155,8 @@ export class OperationsStore {
         rows.push({ graph, client: name, id, name: entry.name, type: entry.type, aliases: entry.aliases, firstPushedAt: entry.firstPushedAt });
       }
     }
-    return rows.sort((a, b) => a.client.localeCompare(b.client) || a.firstPushedAt.localeCompare(b.firstPushedAt) || a.id.localeCompare(b.id));
+    // Stable sort: operations pushed together keep the order they were pushed in.
+    return rows.sort((a, b) => a.client.localeCompare(b.client) || a.firstPushedAt.localeCompare(b.firstPushedAt));
   }
 
   /** The client names registered for a graph. */
