@@ -5,7 +5,7 @@
  * both count the requests they get.
  */
 import { createLogger, type CoreConfigInput, type Logger } from '../../../src/index.js';
-import { startSubgraph, startTestRouter, type SubgraphCall, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { startSubgraph, startTestRouter, type SubgraphCall, type SubgraphReply, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { useCacheTags } from '../../../plugins/cache-tags/index.js';
 import { useResponseCache, type ResponseCacheOptions } from '../../../plugins/response-cache/index.js';
 
@@ -22,7 +22,8 @@ export interface ReplyShape {
 /** The graph's data; change it to see whether answers come from the cache. */
 export interface GraphData {
   readonly products: Map<string, { upc: string; name: string; price: number }>;
-  readonly reviews: Map<string, Array<{ id: string; body: string }>>;
+  /** A product's reviews; `null` makes its `reviews` field fail with an error. */
+  readonly reviews: Map<string, Array<{ id: string; body: string }> | null>;
 }
 
 /** The two subgraphs, their data and reply shapes. */
@@ -53,7 +54,7 @@ function initialData(): GraphData {
       ['p2', { upc: 'p2', name: 'Couch', price: 1299 }],
       ['p3', { upc: 'p3', name: 'Chair', price: 54 }],
     ]),
-    reviews: new Map([
+    reviews: new Map<string, Array<{ id: string; body: string }> | null>([
       ['p1', [{ id: 'r1', body: 'Love it!' }]],
       ['p2', [{ id: 'r2', body: 'Too expensive.' }]],
       ['p3', [{ id: 'r3', body: 'Could be better.' }]],
@@ -69,9 +70,9 @@ function initialReply(): ReplyShape {
 export async function startCacheGraph(): Promise<CacheGraph> {
   let data = initialData();
   const reply = { products: initialReply(), reviews: initialReply() };
-  const shape = (current: ReplyShape, call: SubgraphCall) => ({
+  const shape = (current: ReplyShape, call: SubgraphCall): SubgraphReply => ({
     headers: current.cacheControl === undefined ? {} : { 'cache-control': current.cacheControl },
-    extensions: current.extensions?.(call),
+    ...(current.extensions ? { extensions: current.extensions(call) } : {}),
   });
   const products = await startSubgraph({
     name: 'products',
@@ -116,7 +117,7 @@ export async function startCacheGraph(): Promise<CacheGraph> {
       ${link}
       type Product @key(fields: "upc") {
         upc: ID!
-        reviews: [Review!]!
+        reviews: [Review!]
         reviewCount: Int
       }
       type Review {
@@ -127,7 +128,11 @@ export async function startCacheGraph(): Promise<CacheGraph> {
     resolvers: {
       Product: {
         __resolveReference: (ref: { upc: string }) => (ref.upc === 'missing' ? null : { upc: ref.upc }),
-        reviews: (product: { upc: string }) => data.reviews.get(product.upc) ?? [],
+        reviews: (product: { upc: string }) => {
+          const list = data.reviews.get(product.upc);
+          if (list === null) throw new Error(`reviews of ${product.upc} are unavailable`);
+          return list ?? [];
+        },
         reviewCount: (product: { upc: string }) => data.reviews.get(product.upc)?.length ?? 0,
       },
     },
