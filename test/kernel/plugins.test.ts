@@ -1,3 +1,4 @@
+import type { Plugin as EnvelopPlugin } from '@envelop/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, definePlugin, StateKey, z, type SwitchyardPlugin } from '../../src/index.js';
 import { startSubgraph, startTestRouter, type TestSubgraph } from '../../src/testing/index.js';
@@ -221,8 +222,8 @@ describe('envelop plugins', () => {
           setup: () => ({
             envelop: [
               {
-                onExecute: () => ({
-                  onExecuteDone: ({ setResult }: { setResult: (r: unknown) => void }) => setResult({ data: { book: { title: 'hidden' } } }),
+                onExecute: (): ReturnType<NonNullable<EnvelopPlugin['onExecute']>> => ({
+                  onExecuteDone: ({ setResult }) => setResult({ data: { book: { title: 'hidden' } } }),
                 }),
               },
             ],

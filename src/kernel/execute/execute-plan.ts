@@ -24,6 +24,8 @@ export interface ExecuteOptions {
   readonly runFetch: FetchRunner;
   /** Whether an object of a runtime type matches a type condition. */
   readonly satisfies: (typename: string, condition: string) => boolean;
+  /** Whether a type name is an object type (not an interface reported by an interface object). */
+  readonly isObjectType: (typename: string) => boolean;
   /** Merge entity fetches to one subgraph in one parallel wave (`engine.enable_multi_fetch`). */
   readonly multiFetch?: boolean;
 }
@@ -107,7 +109,7 @@ class PlanWalker {
   private prepare(node: FetchNode): PreparedEntityFetch | undefined {
     const entities = this.tree.collect(node.mergePath, this.options.satisfies);
     if (entities.length === 0) return undefined;
-    const batch = buildEntityBatch(this.tree, entities, node.representations ?? [], this.options.satisfies);
+    const batch = buildEntityBatch(this.tree, entities, node.representations ?? [], this.options.satisfies, this.options.isObjectType);
     return batch.representations.length === 0 ? undefined : { node, batch };
   }
 

@@ -1,5 +1,5 @@
 import type { RepresentationField, RepresentationSpec } from '../plan/query-plan.js';
-import { childValues, typenameOf, type EntityNode, type JsonObject, type ResponseTree } from './response-tree.js';
+import { childValues, runtimeTypenameOf, typenameOf, type EntityNode, type JsonObject, type ResponseTree } from './response-tree.js';
 
 /** Representations of one entity fetch, deduplicated, with the positions each one answers for. */
 export interface EntityBatch {
@@ -21,12 +21,13 @@ export function buildEntityBatch(
   nodes: readonly EntityNode[],
   specs: readonly RepresentationSpec[],
   satisfies: (typename: string, condition: string) => boolean,
+  isObjectType: (typename: string) => boolean,
 ): EntityBatch {
   const representations: JsonObject[] = [];
   const targets: EntityNode[][] = [];
   const seen = new Map<string, number>();
   for (const node of nodes) {
-    const runtimeType = typenameOf(node.view);
+    const runtimeType = runtimeTypenameOf(node.view, isObjectType);
     const spec = specs.find((s) => (runtimeType === undefined ? specs.length === 1 : satisfies(runtimeType, s.typeCondition)));
     if (!spec) continue;
     const typename = spec.typename.kind === 'fixed' ? spec.typename.name : runtimeType ?? spec.typeCondition;

@@ -73,8 +73,8 @@ export class ResponseTree {
       } else if (segment.startsWith('... on ')) {
         const condition = segment.slice(7);
         for (const node of nodes) {
-          const typename = typenameOf(this.viewOf(node.values));
-          if (typename !== undefined && satisfies(typename, condition)) next.push(node);
+          // Interface objects report the interface; other fetches may know the object type.
+          if (typenamesOf(this.viewOf(node.values)).some((typename) => satisfies(typename, condition))) next.push(node);
         }
       } else {
         for (const node of nodes) {
@@ -105,6 +105,22 @@ export function childValues(view: readonly JsonObject[], key: string): unknown[]
   }
   if (values.length === 0 && sawNull) values.push(null);
   return values;
+}
+
+/** Every `__typename` the fetches reported for one response object, in fetch order. */
+export function typenamesOf(view: readonly JsonObject[]): string[] {
+  const names: string[] = [];
+  for (const object of view) if (typeof object.__typename === 'string') names.push(object.__typename);
+  return names;
+}
+
+/**
+ * The `__typename` of a response object: the first object type reported
+ * (interface objects report their interface), else the first reported.
+ */
+export function runtimeTypenameOf(view: readonly JsonObject[], isObjectType: (name: string) => boolean): string | undefined {
+  const names = typenamesOf(view);
+  return names.find(isObjectType) ?? names[0];
 }
 
 /** The `__typename` of a response object, from whichever fetch reported it first. */

@@ -3,10 +3,12 @@ import {
   GraphQLError,
   isAbstractType,
   isEnumType,
+  isInterfaceType,
   isLeafType,
   isListType,
   isNonNullType,
   isObjectType,
+  type GraphQLInterfaceType,
   type GraphQLLeafType,
   type GraphQLNamedType,
   type GraphQLObjectType,
@@ -80,6 +82,12 @@ export class ResponseShaper {
     return isObjectType(type) ? type : undefined;
   }
 
+  /** An object or interface type (interface objects report their interface as `__typename`). */
+  private fieldsOwner(name: string): GraphQLObjectType | GraphQLInterfaceType | undefined {
+    const type = this.schema.getType(name);
+    return isObjectType(type) || isInterfaceType(type) ? type : undefined;
+  }
+
   satisfies(objectType: string, condition: string): boolean {
     if (objectType === condition) return true;
     const abstract = this.schema.getType(condition);
@@ -88,7 +96,7 @@ export class ResponseShaper {
   }
 
   private collect(selections: readonly NSelection[], runtimeType: string, into: ShapeField[]): void {
-    const type = this.objectType(runtimeType);
+    const type = this.fieldsOwner(runtimeType);
     for (const selection of selections) {
       if (selection.kind === 'Fragment') {
         if (this.satisfies(runtimeType, selection.typeCondition)) this.collect(selection.selections, runtimeType, into);
@@ -193,7 +201,9 @@ class ShapeRun {
     if (view.length === 0 || !field.selections) return null;
     let runtimeType = field.namedType?.name ?? '';
     if (field.namedType && isAbstractType(field.namedType)) {
-      const typename = typenameOf(view.filter((o) => typeof o.__typename === 'string' && this.shaper.objectType(o.__typename as string)));
+      let typename = typenameOf(view.filter((o) => typeof o.__typename === 'string' && this.shaper.objectType(o.__typename as string)));
+      // Only interface objects answered: all that is known is the interface itself.
+      if (typename === undefined && typenameOf(view) === runtimeType) typename = runtimeType;
       if (typename === undefined || !this.shaper.satisfies(typename, runtimeType)) {
         this.error(`Abstract type "${runtimeType}" was resolved to a type "${typename ?? ''}" that does not exist inside the schema.`, path);
         return null;

@@ -366,6 +366,11 @@ export class Planner {
     return undefined;
   }
 
+  /**
+   * Whether a subgraph resolves every step of a path and then the field.
+   * Entities on the way must be reached through their keys, not by fetching
+   * the path again: a path through an entity the subgraph can look up does not count.
+   */
   private pathResolvableIn(subgraph: string, startType: string, steps: readonly PathStep[], field: NField): boolean {
     const { index } = this;
     let type = startType;
@@ -377,6 +382,7 @@ export class Planner {
         if (!index.canResolve(type, step.field.name, subgraph)) return false;
         type = index.fieldNamedTypeIn(type, step.field.name, subgraph);
       }
+      if (index.resolvableKeys(type, subgraph).length > 0) return false;
     }
     return index.canResolve(type, field.name, subgraph) || (index.isAbstract(type) && index.possibleTypesIn(type, subgraph).length > 0);
   }

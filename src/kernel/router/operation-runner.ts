@@ -135,6 +135,7 @@ export async function executeFederated(
     variables: context.variables,
     multiFetch: env.config.engine.enable_multi_fetch,
     satisfies: (typename, condition) => graph.index.satisfies(typename, condition),
+    isObjectType: (typename) => graph.index.type(typename)?.kind === 'OBJECT',
     runFetch: async (call) => {
       const subgraphRequest: SubgraphRequest = { ...call, headers: env.fetcher.headersFor(graph, call.subgraph, request.headers) };
       try {
