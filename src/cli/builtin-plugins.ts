@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import type { LoadedConfig } from '../kernel/config/load-config.js';
 import type { SwitchyardPlugin } from '../kernel/pipeline/plugin.js';
 import { profilerSectionSchema } from '../../plugins/profiling/options.js';
+import { automaticPersistedQueriesConfigSchema } from '../../plugins/automatic-persisted-queries/config.js';
+import { persistedOperationsConfigSchema } from '../../plugins/persisted-operations/config.js';
 
 /** A built-in plugin's config section, and how it turns into plugin instances. */
 export interface BuiltinSection {
@@ -26,5 +28,18 @@ export const builtinSections: readonly BuiltinSection[] = [
     schema: profilerSectionSchema,
     plugin: 'profiling',
     plugins: async (config, env) => (await import('../../plugins/profiling/from-config.js')).profilingPlugins(config, env),
+  },
+  // APQ before persisted operations: an unknown hash is answered by the first (docs/persisted-operations.md).
+  {
+    key: 'automatic_persisted_queries',
+    schema: automaticPersistedQueriesConfigSchema,
+    plugin: 'automatic-persisted-queries',
+    plugins: async (config) => (await import('../../plugins/automatic-persisted-queries/from-config.js')).automaticPersistedQueriesPlugins(config),
+  },
+  {
+    key: 'persisted_operations',
+    schema: persistedOperationsConfigSchema,
+    plugin: 'persisted-operations',
+    plugins: async (config) => (await import('../../plugins/persisted-operations/from-config.js')).persistedOperationsPlugins(config),
   },
 ];
