@@ -2,6 +2,7 @@ import type { SelectionSetNode } from 'graphql';
 import type { FederationIndex } from '../graph/federation-index.js';
 import { subFieldSet } from '../graph/field-set.js';
 import type { NSelection } from './normalize.js';
+import { providedFor } from './planner-support.js';
 
 const MAX_DEPTH = 8;
 
@@ -24,7 +25,8 @@ export function estimateJumps(
   for (const selection of selections) {
     if (selection.kind === 'Fragment') {
       if (index.hasType(selection.typeCondition, subgraph)) {
-        jumps += estimateJumps(index, subgraph, selection.typeCondition, selection.selections, provided, depth + 1);
+        const forType = providedFor(index, provided, selection.typeCondition);
+        jumps += estimateJumps(index, subgraph, selection.typeCondition, selection.selections, forType, depth + 1);
       }
       continue;
     }

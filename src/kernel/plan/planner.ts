@@ -132,25 +132,41 @@ export class Planner {
     return group;
   }
 
+  /**
+   * Picks the subgraph for a root field by planning the field in each
+   * candidate on a scratch planner: fewest fetches first, then fewest fields
+   * fetched through entity calls; a candidate that cannot plan is skipped.
+   */
   private chooseRootSubgraph(field: NField): string {
     const rootType = this.operation.rootType;
     const candidates = this.index.subgraphNames().filter((s) => this.index.canResolve(rootType, field.name, s));
     if (candidates.length === 0) throw planningError(`no subgraph resolves ${rootType}.${field.name}`);
     if (candidates.length === 1) return candidates[0]!;
-    let best = candidates[0]!;
+    let best: string | undefined;
     let bestCost = Number.POSITIVE_INFINITY;
+    let firstError: unknown;
     for (const candidate of candidates) {
-      const childType = this.index.fieldNamedTypeIn(rootType, field.name, candidate);
-      const provided = this.index.fieldSource(rootType, field.name, candidate)?.provides;
-      const jumps = field.selections ? estimateJumps(this.index, candidate, childType, field.selections, provided) : 0;
-      // Joining a root fetch that already exists saves a call.
-      const cost = jumps * 2 + (this.rootGroups.has(candidate) ? 0 : 1);
+      const scratch = new Planner(this.index, this.operation);
+      try {
+        scratch.planField(scratch.rootPosition(scratch.newGroup(candidate, 'root', [], 0)), field);
+      } catch (error) {
+        firstError ??= error;
+        continue;
+      }
+      const joins = this.rootGroups.has(candidate) ? 1 : 0;
+      const cost = (scratch.groups.length - joins) * 10_000 + scratch.entityFieldCount();
       if (cost < bestCost) {
         best = candidate;
         bestCost = cost;
       }
     }
+    if (best === undefined) throw firstError;
     return best;
+  }
+
+  /** Fields fetched through entity calls: the tie-breaker between plans with as many fetches. */
+  private entityFieldCount(): number {
+    return this.groups.filter((g) => g.kind === 'entity').reduce((sum, g) => sum + g.tree.fieldCount(), 0);
   }
 
   /** Plans a list of selections at a position; returns every group that holds part of their data. */
@@ -266,7 +282,8 @@ export class Planner {
       tree: added.children,
       path: childPath(index, position, field),
       parentType: childType,
-      provided: providedFor(index, provided, childType),
+      // At an abstract position fragments of the provided set apply per type condition, later.
+      provided: index.isAbstract(childType) ? provided : providedFor(index, provided, childType),
       clientSelections: field.selections,
       keyDepth: position.keyDepth,
       parent: { position, step: { kind: 'field', field, parentType: position.parentType } },

@@ -60,6 +60,17 @@ export class SelectionTree {
     return tree;
   }
 
+  /** Fields in the selection, nested ones included (`__typename` not counted). */
+  fieldCount(): number {
+    let count = 0;
+    for (const field of this.fields.values()) {
+      if (field.name !== '__typename') count++;
+      if (field.children) count += field.children.fieldCount();
+    }
+    for (const tree of this.fragments.values()) count += tree.fieldCount();
+    return count;
+  }
+
   /** GraphQL text of the selection set, `{ ... }`. */
   print(): string {
     const parts: string[] = [];
