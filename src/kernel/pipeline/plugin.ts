@@ -16,6 +16,8 @@ export interface ExecuteRequest {
   readonly operationName?: string;
   readonly variables?: Readonly<Record<string, unknown>>;
   readonly extensions?: Readonly<Record<string, unknown>>;
+  /** Id of a persisted document instead of `query` (see `OperationRequest.documentId`). Default: none. */
+  readonly documentId?: string;
   /** Request headers, any case. Default: none. */
   readonly headers?: Readonly<Record<string, string>>;
   /** Default: `POST`. */

@@ -12,6 +12,8 @@ export interface OperationRequest {
   readonly variables: Readonly<Record<string, unknown>> | undefined;
   /** Request `extensions` (for example `persistedQuery`). */
   readonly extensions: Readonly<Record<string, unknown>> | undefined;
+  /** Id of a persisted document sent instead of `query` (`documentId`, or Relay's `doc_id`); a plugin resolves it. Default: none. */
+  readonly documentId?: string | undefined;
   /** Client request headers, lower-case names. */
   readonly headers: Readonly<Record<string, string>>;
   /** HTTP method it arrived with; `GET` may not run mutations. */

@@ -50,6 +50,8 @@ export class HttpServer {
       logging: false,
       maskedErrors: false,
       healthCheckEndpoint: '/__yoga-health',
+      // Persisted document ids sent instead of `query` (GraphQL over HTTP's `documentId`, Relay's `doc_id`).
+      extraParamNames: ['documentId', 'doc_id'],
       batching: config.limits.max_batch_size > 0 ? { limit: config.limits.max_batch_size } : false,
       maxRequestBodySize: false,
       cors: cors.enabled
@@ -154,7 +156,7 @@ function routerBridge(options: HttpServerOptions): YogaPlugin {
   return {
     onParams({ params, setParams, setParamsHandler }) {
       // Persisted operations arrive without text; the pipeline's plugins resolve it.
-      if (params.query == null && params.extensions) setParams({ ...params, query: '' });
+      if (params.query == null && (params.extensions || documentIdOf(params) !== undefined)) setParams({ ...params, query: '' });
       setParamsHandler(async ({ params: current, request }) => {
         const headers: Record<string, string> = {};
         request.headers.forEach((value, name) => {
@@ -165,6 +167,7 @@ function routerBridge(options: HttpServerOptions): YogaPlugin {
           operationName: current.operationName ?? undefined,
           variables: (current.variables as Record<string, unknown> | undefined) ?? undefined,
           extensions: (current.extensions as Record<string, unknown> | undefined) ?? undefined,
+          documentId: documentIdOf(current),
           headers,
           method: request.method === 'GET' ? 'GET' : 'POST',
           clientName: headers['graphql-client-name'],
@@ -175,6 +178,13 @@ function routerBridge(options: HttpServerOptions): YogaPlugin {
       });
     },
   };
+}
+
+/** A persisted document id sent instead of `query`: `documentId`, or Relay's `doc_id`. */
+function documentIdOf(params: object): string | undefined {
+  const fields = params as Record<string, unknown>;
+  const id = fields.documentId ?? fields.doc_id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
 /**

@@ -213,6 +213,7 @@ function toOperationRequest(request: ExecuteRequest): OperationRequest {
     operationName: request.operationName,
     variables: request.variables,
     extensions: request.extensions,
+    documentId: request.documentId,
     headers,
     method: request.method ?? 'POST',
     clientName: request.clientName ?? headers['graphql-client-name'],
