@@ -109,7 +109,7 @@ class PlanWalker {
   private prepare(node: FetchNode): PreparedEntityFetch | undefined {
     const entities = this.tree.collect(node.mergePath, this.options.satisfies);
     if (entities.length === 0) return undefined;
-    const batch = buildEntityBatch(this.tree, entities, node.representations ?? [], this.options.satisfies, this.options.isObjectType);
+    const batch = buildEntityBatch(this.tree, entities, node.representations ?? [], this.options);
     return batch.representations.length === 0 ? undefined : { node, batch };
   }
 

@@ -1,5 +1,5 @@
 import type { RepresentationField, RepresentationSpec } from '../plan/query-plan.js';
-import { childValues, runtimeTypenameOf, typenameOf, type EntityNode, type JsonObject, type ResponseTree } from './response-tree.js';
+import { childValues, runtimeTypenameOf, type EntityNode, type JsonObject, type ResponseTree } from './response-tree.js';
 
 /** Representations of one entity fetch, deduplicated, with the positions each one answers for. */
 export interface EntityBatch {
@@ -9,6 +9,12 @@ export interface EntityBatch {
   readonly targets: EntityNode[][];
 }
 
+/** Type questions representation building needs answered. */
+export interface TypeFacts {
+  readonly satisfies: (typename: string, condition: string) => boolean;
+  readonly isObjectType: (typename: string) => boolean;
+}
+
 const MISSING = Symbol('missing');
 
 /**
@@ -16,23 +22,17 @@ const MISSING = Symbol('missing');
  * Objects whose key fields are missing (their earlier fetch failed) are left
  * out; equal representations are sent once.
  */
-export function buildEntityBatch(
-  tree: ResponseTree,
-  nodes: readonly EntityNode[],
-  specs: readonly RepresentationSpec[],
-  satisfies: (typename: string, condition: string) => boolean,
-  isObjectType: (typename: string) => boolean,
-): EntityBatch {
+export function buildEntityBatch(tree: ResponseTree, nodes: readonly EntityNode[], specs: readonly RepresentationSpec[], facts: TypeFacts): EntityBatch {
   const representations: JsonObject[] = [];
   const targets: EntityNode[][] = [];
   const seen = new Map<string, number>();
   for (const node of nodes) {
-    const runtimeType = runtimeTypenameOf(node.view, isObjectType);
-    const spec = specs.find((s) => (runtimeType === undefined ? specs.length === 1 : satisfies(runtimeType, s.typeCondition)));
+    const runtimeType = runtimeTypenameOf(node.view, facts.isObjectType);
+    const spec = specs.find((s) => (runtimeType === undefined ? specs.length === 1 : facts.satisfies(runtimeType, s.typeCondition)));
     if (!spec) continue;
     const typename = spec.typename.kind === 'fixed' ? spec.typename.name : runtimeType ?? spec.typeCondition;
     const representation: Record<string, unknown> = { __typename: typename };
-    if (!fill(tree, representation, node.view, spec.fields)) continue;
+    if (!fill(tree, facts, representation, node.view, runtimeType, spec.fields)) continue;
     const key = JSON.stringify(representation);
     const index = seen.get(key);
     if (index === undefined) {
@@ -46,32 +46,44 @@ export function buildEntityBatch(
   return { representations, targets };
 }
 
-function fill(tree: ResponseTree, into: Record<string, unknown>, view: readonly JsonObject[], fields: readonly RepresentationField[]): boolean {
+function fill(
+  tree: ResponseTree,
+  facts: TypeFacts,
+  into: Record<string, unknown>,
+  view: readonly JsonObject[],
+  runtimeType: string | undefined,
+  fields: readonly RepresentationField[],
+): boolean {
   for (const field of fields) {
-    const value = readField(tree, view, field);
-    if (value === MISSING) return false;
+    if (field.typeCondition && (runtimeType === undefined || !facts.satisfies(runtimeType, field.typeCondition))) continue;
+    const value = readField(tree, facts, view, field);
+    if (value === MISSING) {
+      if (field.typeCondition) continue;
+      return false;
+    }
     into[field.name] = value;
   }
   return true;
 }
 
-function readField(tree: ResponseTree, view: readonly JsonObject[], field: RepresentationField): unknown {
+function readField(tree: ResponseTree, facts: TypeFacts, view: readonly JsonObject[], field: RepresentationField): unknown {
   const values = childValues(view, field.responseKey);
   if (values.length === 0) return MISSING;
   const first = values[0];
   if (!field.children || first === null) return first;
-  return readNested(tree, values, field.children);
+  return readNested(tree, facts, values, field.children);
 }
 
-function readNested(tree: ResponseTree, values: readonly unknown[], children: readonly RepresentationField[]): unknown {
+function readNested(tree: ResponseTree, facts: TypeFacts, values: readonly unknown[], children: readonly RepresentationField[]): unknown {
   const first = values[0];
   if (first === null || first === undefined) return null;
   if (Array.isArray(first)) {
-    return first.map((_, i) => readNested(tree, values.filter(Array.isArray).map((a) => (a as unknown[])[i]), children));
+    return first.map((_, i) => readNested(tree, facts, values.filter(Array.isArray).map((a) => (a as unknown[])[i]), children));
   }
   const view = tree.viewOf(values);
   const object: Record<string, unknown> = {};
-  const typename = typenameOf(view);
-  if (typename !== undefined && children.some((c) => c.name === '__typename')) object.__typename = typename;
-  return fill(tree, object, view, children) ? object : MISSING;
+  const typename = runtimeTypenameOf(view, facts.isObjectType);
+  // Conditional fields need the type to be read back by the subgraph too.
+  if (typename !== undefined && children.some((c) => c.name === '__typename' || c.typeCondition)) object.__typename = typename;
+  return fill(tree, facts, object, view, typename, children) ? object : MISSING;
 }

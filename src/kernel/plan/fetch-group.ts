@@ -28,7 +28,7 @@ export class RepresentationBuilder {
 
 function mergeRepresentationFields(into: RepresentationField[], fields: readonly RepresentationField[]): void {
   for (const field of fields) {
-    const existing = into.find((f) => f.name === field.name && f.responseKey === field.responseKey);
+    const existing = into.find((f) => f.name === field.name && f.responseKey === field.responseKey && f.typeCondition === field.typeCondition);
     if (!existing) {
       into.push({ ...field, children: field.children ? [...field.children] : undefined });
     } else if (field.children && existing.children) {

@@ -54,7 +54,7 @@ export function convertFieldSet(
       const condition = selection.typeCondition?.name.value ?? parentType;
       const inner = convertFieldSet(index, selection.selectionSet, clientSelections, condition);
       selections.push({ kind: 'Fragment', typeCondition: condition, selections: inner.selections });
-      fields.push(...inner.fields);
+      fields.push(...inner.fields.map((field) => ({ ...field, typeCondition: field.typeCondition ?? condition })));
       continue;
     }
     if (selection.kind !== Kind.FIELD) continue;

@@ -15,6 +15,8 @@ export interface RepresentationField {
   readonly responseKey: string;
   /** Nested fields, for composite key or `@requires` fields. */
   readonly children: readonly RepresentationField[] | undefined;
+  /** Set for fields under `... on T` in the field set: sent only for objects of that type. */
+  readonly typeCondition?: string;
 }
 
 /** How to build the representation of the objects of one type for an entity fetch. */
