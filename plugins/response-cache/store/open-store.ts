@@ -1,6 +1,7 @@
-import { ConfigError, type CoreConfig, type Logger } from '../../../src/index.js';
+import type { CoreConfig, Logger } from '../../../src/index.js';
 import type { ResolvedResponseCacheOptions } from '../options.js';
 import type { CacheStore } from './cache-store.js';
+import { findSharedStore } from './find-shared-store.js';
 import { MemoryCacheStore } from './memory-store.js';
 
 /**
@@ -16,14 +17,7 @@ export async function openStore(
   markTtlMs: number,
 ): Promise<CacheStore> {
   if (storage.provider === 'memory') return new MemoryCacheStore({ maxEntries: storage.max_entries, markTtlMs });
-  const declared = config.storage_providers.sharedstore;
-  const provider = declared.find((item) => item.id === storage.provider_id);
-  if (!provider) {
-    const known = declared.length === 0 ? 'none are declared' : `declared: ${declared.map((item) => item.id).join(', ')}`;
-    throw new ConfigError([
-      { path: 'response_cache.storage.provider_id', plugin: 'response-cache', message: `"${storage.provider_id}" is not in storage_providers.sharedstore (${known})` },
-    ]);
-  }
+  const provider = findSharedStore(config, storage.provider_id);
   const [{ connectRedis }, { RedisCacheStore }] = await Promise.all([import('./redis-connection.js'), import('./redis-store.js')]);
   return new RedisCacheStore(await connectRedis(provider, log), { keyPrefix, markTtlMs });
 }

@@ -1,10 +1,8 @@
 import KeyvRedis, { createClient, createCluster, Keyv } from '@keyv/redis';
-import { RouterError, type CoreConfig, type Logger } from '../../../src/index.js';
+import { RouterError, type Logger } from '../../../src/index.js';
+import type { SharedStoreProvider } from './find-shared-store.js';
 import type { StoredValue } from './cache-store.js';
 import { checkStoreVersion } from './store-version.js';
-
-/** One `storage_providers.sharedstore[]` item. */
-export type SharedStoreProvider = CoreConfig['storage_providers']['sharedstore'][number];
 
 /** The Redis commands the store sends beside keyv (same shape on a client and a cluster). */
 export interface RedisCommands {
