@@ -4,6 +4,7 @@ import type { SwitchyardPlugin } from '../kernel/pipeline/plugin.js';
 import { profilerSectionSchema } from '../../plugins/profiling/options.js';
 import { automaticPersistedQueriesConfigSchema } from '../../plugins/automatic-persisted-queries/config.js';
 import { persistedOperationsConfigSchema } from '../../plugins/persisted-operations/config.js';
+import { responseCacheOptionsSchema } from '../../plugins/response-cache/options.js';
 
 /** A built-in plugin's config section, and how it turns into plugin instances. */
 export interface BuiltinSection {
@@ -41,5 +42,12 @@ export const builtinSections: readonly BuiltinSection[] = [
     schema: persistedOperationsConfigSchema,
     plugin: 'persisted-operations',
     plugins: async (config) => (await import('../../plugins/persisted-operations/from-config.js')).persistedOperationsPlugins(config),
+  },
+  // Yields cache-tags then response-cache: the cache reads the tags cache-tags recorded.
+  {
+    key: 'response_cache',
+    schema: responseCacheOptionsSchema,
+    plugin: 'response-cache',
+    plugins: async (config) => (await import('../../plugins/response-cache/from-config.js')).responseCachePlugins(config),
   },
 ];
