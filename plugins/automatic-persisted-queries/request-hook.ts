@@ -14,6 +14,8 @@ export function automaticPersistedQueriesHook(cache: LRUCache<string, string>, r
     const read = readPersistedQuery(event.input);
     switch (read.kind) {
       case 'none':
+      case 'document':
+        // Document ids (`documentId`, `doc_id`) are registered operations, not part of the APQ protocol.
         return;
       case 'error':
         event.respondWith(read.response);

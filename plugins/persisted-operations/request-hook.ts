@@ -39,10 +39,11 @@ const clientNameRequired = () =>
 export function persistedOperationsHook({ source, safelist, logUnknown, requests }: RequestHookOptions): StageHook<'request'> {
   const checksText = safelist || logUnknown;
 
-  function resolveHash(event: RequestEvent, hash: string): HookResult {
+  /** Resolves a SHA-256 id, or an alias sent as a document id. */
+  function resolveId(event: RequestEvent, key: string): HookResult {
     const client = event.input.clientName;
     if (source.needsClientName && client === undefined) return answerUnlessResolved(clientNameRequired);
-    const found = source.resolve(client, hash);
+    const found = source.resolve(client, key);
     return found instanceof Promise ? found.then((operation) => applyResolved(event, operation)) : applyResolved(event, found);
   }
 
@@ -95,7 +96,9 @@ export function persistedOperationsHook({ source, safelist, logUnknown, requests
         event.respondWith(read.response);
         return;
       case 'hash':
-        return resolveHash(event, read.hash);
+        return resolveId(event, read.hash);
+      case 'document':
+        return resolveId(event, read.id);
       case 'text':
         return checksText ? checkText(event, read.text) : undefined;
       case 'none': {

@@ -23,6 +23,8 @@ export type PersistedQueryRead =
   | { readonly kind: 'none' }
   /** A hash without text: to be resolved. `hash` is lower-case. */
   | { readonly kind: 'hash'; readonly hash: string }
+  /** A document id without text (`documentId` / Relay's `doc_id`): a SHA-256 id (lower-case) or an alias. */
+  | { readonly kind: 'document'; readonly id: string }
   /** A hash with text, and the text matches it (APQ registration). */
   | { readonly kind: 'text'; readonly hash: string; readonly text: string }
   /** The extension is malformed or the hash does not match: answer with `response`. */
@@ -37,13 +39,13 @@ const persistedQueryAnswered = new StateKey<true>('persisted-query-answered');
 export const NOT_FOUND_CACHE_CONTROL = 'private, no-cache, must-revalidate';
 
 /**
- * Reads `extensions.persistedQuery`. Checks, in this order: an object,
+ * Reads `extensions.persistedQuery` (or, without it, a `documentId`). Checks, in this order: an object,
  * `version` 1, `sha256Hash` of 64 hex characters, and when text is sent too,
  * that the hash matches it (before any lookup).
  */
 export function readPersistedQuery(request: OperationRequest): PersistedQueryRead {
   const extension = request.extensions?.persistedQuery;
-  if (extension === undefined || extension === null) return NONE;
+  if (extension === undefined || extension === null) return request.documentId !== undefined && request.query === undefined ? readDocumentId(request.documentId) : NONE;
   if (!isRecord(extension)) {
     return errorRead('PERSISTED_QUERY_UNSUPPORTED_VERSION', 'extensions.persistedQuery must be an object {"version": 1, "sha256Hash": "<64 hex characters>"}.');
   }
@@ -83,6 +85,12 @@ export function answerUnlessResolved(response: () => OperationResponse): AfterSt
 }
 
 const NONE: PersistedQueryRead = { kind: 'none' };
+
+/** `sha256:<hex>` (GraphQL over HTTP's form) or bare hex names a SHA-256 id; anything else is an alias. */
+function readDocumentId(documentId: string): PersistedQueryRead {
+  const id = documentId.startsWith('sha256:') ? documentId.slice('sha256:'.length) : documentId;
+  return { kind: 'document', id: isSha256Hex(id) ? id.toLowerCase() : documentId };
+}
 
 function errorRead(code: ErrorCode, message: string): PersistedQueryRead {
   return { kind: 'error', response: errorResponse(code, message, 400) };

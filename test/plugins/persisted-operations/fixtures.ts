@@ -51,3 +51,13 @@ export function collectingLogger(): { logger: Logger; lines: LogLine[] } {
 export function byHash(sha256Hash: string): { persistedQuery: { version: 1; sha256Hash: string } } {
   return { persistedQuery: { version: 1, sha256Hash } };
 }
+
+/** POSTs a raw JSON body to the router's /graphql and parses the answer. */
+export async function postJson(router: { fetch(path: string, init?: RequestInit): Promise<Response> }, body: unknown, headers: Record<string, string> = {}) {
+  const response = await router.fetch('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+}

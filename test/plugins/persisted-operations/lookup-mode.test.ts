@@ -5,7 +5,7 @@ import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../sr
 import { graphqlInput, tempDir } from '../../operations/support/operations.js';
 import { startRedis, type TestRedis } from '../../operations/support/redis-server.js';
 import { startStaticHost, type StaticHost } from '../../operations/support/static-server.js';
-import { byHash, prices, productByUpc, startProducts, topProducts, topProductsData } from './fixtures.js';
+import { byHash, postJson, prices, productByUpc, startProducts, topProducts, topProductsData } from './fixtures.js';
 
 let products: TestSubgraph;
 let dir: { path: string; remove(): Promise<void> };
@@ -103,6 +103,15 @@ describe('persisted operations looked up per request', () => {
     const notAnObject = await router.query({ extensions: { persistedQuery: 'v1' }, headers: { 'graphql-client-name': 'web' } });
     expect(notAnObject.status).toBe(400);
     expect(notAnObject.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_UNSUPPORTED_VERSION');
+  });
+
+  it('resolves a Relay id sent as doc_id, and a documentId in sha256: form', async () => {
+    const relay = await postJson(router, { doc_id: '1b2c3d' }, { 'graphql-client-name': 'relay-app' });
+    expect(relay).toMatchObject({ status: 200, body: { data: { topProducts: [{ price: 899 }, { price: 1299 }] } } });
+    const documentId = await postJson(router, { documentId: `sha256:${sha256Hex(productByUpc)}`, variables: { upc: 'p1' } }, { 'graphql-client-name': 'web' });
+    expect(documentId).toMatchObject({ status: 200, body: { data: { product: { upc: 'p1', name: 'Table', price: 899 } } } });
+    const unknown = await postJson(router, { doc_id: 'nope' }, { 'graphql-client-name': 'relay-app' });
+    expect(unknown.body).toEqual(NOT_FOUND_BODY);
   });
 
   it('still serves free-form operations when the safelist is off', async () => {

@@ -7,7 +7,7 @@ import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../sr
 import { graphqlInput, tempDir } from '../../operations/support/operations.js';
 import { startRedis, type TestRedis } from '../../operations/support/redis-server.js';
 import { startStaticHost, type StaticHost } from '../../operations/support/static-server.js';
-import { byHash, collectingLogger, prices, productByUpc, startProducts, topProducts, topProductsData, type LogLine } from './fixtures.js';
+import { byHash, collectingLogger, postJson, prices, productByUpc, startProducts, topProducts, topProductsData, type LogLine } from './fixtures.js';
 
 let products: TestSubgraph;
 let dir: { path: string; remove(): Promise<void> };
@@ -64,6 +64,12 @@ describe('manifest mode', () => {
     expect(await served.query({ extensions: byHash(sha256Hex(topProducts)) })).toMatchObject({ status: 200, body: { data: topProductsData } });
     const other = await served.query({ extensions: byHash(sha256Hex(productByUpc)), variables: { upc: 'p1' }, headers: { 'graphql-client-name': 'web' } });
     expect(other).toMatchObject({ status: 200, body: { data: { product: { upc: 'p1', name: 'Table', price: 899 } } } });
+  });
+
+  it('resolves a Relay id from the manifest\'s aliases, sent as doc_id', async () => {
+    await store.push('default', 'relay-app', [{ ...graphqlInput(prices), aliases: ['9f8e7d6c'] }]);
+    const served = await start();
+    expect(await postJson(served, { doc_id: '9f8e7d6c' })).toMatchObject({ status: 200, body: { data: { topProducts: [{ price: 899 }, { price: 1299 }] } } });
   });
 
   it('picks up a push after the next poll, without a restart', async () => {
