@@ -189,8 +189,11 @@ export class Planner {
       return this.planThroughEntityInterface(position, [fragment]);
     }
     const here = this.runtimeTypesAt(position);
+    // Objects here that the client's condition covers (by the supergraph), and whether the subgraph's
+    // own view of the condition covers them all: implementations can differ per subgraph.
+    const needed = here.filter((t) => index.satisfies(t, condition));
     const conditionHere = index.possibleTypesIn(condition, subgraph);
-    if (index.hasType(condition, subgraph) && conditionHere.some((t) => here.includes(t))) {
+    if (index.hasType(condition, subgraph) && needed.length > 0 && needed.every((t) => conditionHere.includes(t))) {
       const tree = position.tree.fragment(condition);
       if (index.isAbstract(condition)) tree.addTypename();
       return this.planSelections(
@@ -208,8 +211,8 @@ export class Planner {
     }
     // The subgraph cannot express this condition here: spell it out per object type it can return.
     const holders = new Set<FetchGroup>();
-    for (const objectType of index.possibleTypes(condition)) {
-      if (!here.includes(objectType) || objectType === condition) continue;
+    for (const objectType of needed) {
+      if (objectType === condition) continue;
       for (const group of this.planFragment(position, { kind: 'Fragment', typeCondition: objectType, selections: fragment.selections })) {
         holders.add(group);
       }
@@ -276,7 +279,8 @@ export class Planner {
     const childType = index.fieldNamedTypeIn(position.parentType, field.name, subgraph);
     const provided =
       subFieldSet(position.provided, field.name)?.selectionSet ?? index.fieldSource(position.parentType, field.name, subgraph)?.provides;
-    if (index.isAbstract(childType)) added.children.addTypename();
+    // The client-facing type may be abstract where this subgraph's is not (`@join__field(type:)`).
+    if (index.isAbstract(childType) || index.isAbstract(index.fieldNamedType(position.parentType, field.name))) added.children.addTypename();
     const childPosition: Position = {
       group: position.group,
       tree: added.children,
