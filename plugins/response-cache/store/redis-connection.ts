@@ -51,7 +51,17 @@ export async function connectRedis(provider: SharedStoreProvider, log: Logger, {
   // Connection errors repeat on every reconnect attempt; request-path failures are what gets reported.
   client.on('error', (error: Error) => log.debug({ err: error.message, storage_provider_id: provider.id }, 'Shared store connection error'));
   try {
-    await withTimeout<unknown>(client.connect(), connectMs, `no connection within ${connectMs}ms`);
+    // At startup the first failure is final: the version cannot be checked without a connection.
+    let failFirst: ((error: Error) => void) | undefined;
+    const firstError = new Promise<never>((_, reject) => {
+      failFirst = reject;
+      client.once('error', reject);
+    });
+    try {
+      await withTimeout<unknown>(Promise.race([client.connect(), firstError]), connectMs, `no connection within ${connectMs}ms`);
+    } finally {
+      if (failFirst) client.off('error', failFirst);
+    }
     for (const info of await opened.serverInfos()) {
       const check = checkStoreVersion(info);
       if (!check.ok) throw new RouterError('RESPONSE_CACHE_STORE_UNSUPPORTED', `[response-cache] shared store "${provider.id}" (${where}): ${check.message}`);

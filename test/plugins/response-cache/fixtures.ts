@@ -145,7 +145,7 @@ export async function startCacheGraph(): Promise<CacheGraph> {
       return data;
     },
     reply,
-    router: ({ cache, config, logger, listen }) =>
+    router: async ({ cache, config, logger, listen }) =>
       startTestRouter({
         subgraphs: [products, reviews],
         plugins: [useCacheTags(), useResponseCache(cache)],
