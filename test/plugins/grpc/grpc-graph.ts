@@ -5,7 +5,7 @@
  */
 import { useGrpc } from '../../../plugins/grpc/index.js';
 import { generateService, type GeneratedService } from '../../../src/grpc/generate.js';
-import { composeSubgraphs, createLogger, createRouter, type CoreConfigInput, type GraphQLResponseBody, type Router } from '../../../src/index.js';
+import { composeSubgraphs, createLogger, createRouter, type CoreConfigInput, type GraphQLResponseBody, type Router, type SubgraphRecord } from '../../../src/index.js';
 import { startSubgraph, type SubgraphOptions, type TestSubgraph } from '../../../src/testing/index.js';
 import { startGrpcService, type Handlers, type TestGrpcService } from './grpc-test-service.js';
 
@@ -23,7 +23,7 @@ export interface TestGraph {
   readonly grpc: Readonly<Record<string, TestGrpcService>>;
   readonly http: Readonly<Record<string, TestSubgraph>>;
   /** Sends a GraphQL request; returns the HTTP status and body. */
-  query(query: string, variables?: Record<string, unknown>): Promise<{ status: number; body: GraphQLResponseBody }>;
+  query(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: GraphQLResponseBody }>;
   close(): Promise<void>;
 }
 
@@ -41,10 +41,13 @@ export async function startGraph({
   grpc = [],
   http = [],
   config = {},
+  mapRecords = (records) => records,
 }: {
   grpc?: readonly GrpcSubgraphDefinition[];
   http?: readonly SubgraphOptions[];
   config?: Omit<CoreConfigInput, 'version'>;
+  /** Changes the composed subgraph records before the router loads them (to break one). */
+  mapRecords?: (records: SubgraphRecord[]) => SubgraphRecord[];
 }): Promise<TestGraph> {
   const services: Record<string, TestGrpcService> = {};
   const subgraphs: Record<string, TestSubgraph> = {};
@@ -64,18 +67,18 @@ export async function startGraph({
   const router = await createRouter({
     config: { ...config, execution_config: { file: { watch: false } } },
     plugins: [useGrpc()],
-    graph: { supergraphSdl: composed.supergraphSdl, subgraphs: composed.subgraphs, origin: 'test' },
+    graph: { supergraphSdl: composed.supergraphSdl, subgraphs: mapRecords(composed.subgraphs), origin: 'test' },
     logger: createLogger({ level: process.env.LOG_LEVEL ?? 'silent' }),
   });
   return {
     router,
     grpc: services,
     http: subgraphs,
-    async query(query, variables) {
+    async query(query, variables, headers = {}) {
       const response = await router.handle(
         new Request('http://router.test/graphql', {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+          headers: { ...headers, 'content-type': 'application/json', accept: 'application/graphql-response+json' },
           body: JSON.stringify({ query, variables }),
         }),
       );

@@ -1,0 +1,155 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { catalogService, inventorySubgraph } from './catalog-fixture.js';
+import { startGraph, type TestGraph } from './grpc-graph.js';
+
+let graph: TestGraph | undefined;
+
+afterEach(async () => {
+  await graph?.close();
+  graph = undefined;
+});
+
+describe('gRPC failures as GraphQL errors', () => {
+  it('turns a gRPC status into an error with its status name as code and the gRPC code beside it', async () => {
+    graph = await startGraph({ grpc: [catalogService()], http: [inventorySubgraph] });
+    const response = await graph.query(`mutation { setPrice(id: "p9", price: 1) { price } }`);
+    expect(response.body).toEqual({
+      data: null,
+      errors: [
+        {
+          message: 'product p9 not found',
+          path: ['setPrice'],
+          extensions: { code: 'NOT_FOUND', grpc: { code: 5, status: 'NOT_FOUND', method: 'MutationSetPrice' }, serviceName: 'catalog' },
+        },
+      ],
+    });
+  });
+
+  it('reports an RPC the service does not implement as UNIMPLEMENTED, keeping the other root fields', async () => {
+    const service = catalogService();
+    const { QueryServerTime: _unimplemented, ...handlers } = service.handlers;
+    graph = await startGraph({ grpc: [{ ...service, handlers }], http: [inventorySubgraph] });
+    const response = await graph.query(`{ product(id: "p3") { name } serverTime }`);
+    expect(response.body).toEqual({
+      data: null,
+      errors: [
+        {
+          message: 'QueryServerTime is not implemented',
+          path: ['serverTime'],
+          extensions: { code: 'UNIMPLEMENTED', grpc: { code: 12, status: 'UNIMPLEMENTED', method: 'QueryServerTime' }, serviceName: 'catalog' },
+        },
+      ],
+    });
+  });
+
+  it('gives up at the traffic_shaping deadline with SUBGRAPH_TIMEOUT, while other subgraphs still answer', async () => {
+    graph = await startGraph({
+      grpc: [{ ...catalogService(), delayMs: 1_000 }],
+      http: [inventorySubgraph],
+      config: { traffic_shaping: { subgraphs: { catalog: { request_timeout: '150ms' } } } },
+    });
+    const started = Date.now();
+    const response = await graph.query(`{ product(id: "p1") { name } warehouse { id inStock } }`);
+    expect(Date.now() - started).toBeLessThan(900);
+    expect(response.body).toEqual({
+      data: {
+        product: null,
+        warehouse: [
+          { id: 'p1', inStock: true },
+          { id: 'p2', inStock: true },
+          { id: 'p3', inStock: false },
+        ],
+      },
+      errors: [
+        {
+          message: 'Subgraph "catalog" did not answer within 150ms (gRPC QueryProduct).',
+          path: ['product'],
+          extensions: { code: 'SUBGRAPH_TIMEOUT', grpc: { code: 4, status: 'DEADLINE_EXCEEDED', method: 'QueryProduct' }, serviceName: 'catalog' },
+        },
+      ],
+    });
+  });
+
+  it('keeps serving the other subgraphs when the gRPC service is down, with the error at the fields it would fill', async () => {
+    graph = await startGraph({ grpc: [catalogService()], http: [inventorySubgraph] });
+    await graph.grpc.catalog!.close();
+    const response = await graph.query(`{ warehouse { id inStock } product(id: "p1") { name } }`);
+    expect(response.body.data).toEqual({
+      warehouse: [
+        { id: 'p1', inStock: true },
+        { id: 'p2', inStock: true },
+        { id: 'p3', inStock: false },
+      ],
+      product: null,
+    });
+    expect(response.body.errors).toEqual([
+      {
+        message: expect.stringMatching(/^Request to subgraph "catalog" failed: gRPC QueryProduct: UNAVAILABLE: /),
+        path: ['product'],
+        extensions: { code: 'SUBGRAPH_REQUEST_FAILED', grpc: { code: 14, status: 'UNAVAILABLE', method: 'QueryProduct' }, serviceName: 'catalog' },
+      },
+    ]);
+  });
+
+  it('reports an entity lookup that returns too few results as an invalid response at the entities', async () => {
+    const service = catalogService();
+    graph = await startGraph({
+      grpc: [{ ...service, handlers: { ...service.handlers, LookupProductById: () => ({ result: [] }) } }],
+      http: [inventorySubgraph],
+    });
+    const response = await graph.query(`{ warehouse { id name } }`);
+    expect(response.body).toEqual({
+      data: null,
+      errors: [
+        {
+          message:
+            'Subgraph "catalog" sent a response that does not fit its schema: LookupProductById returned 0 results for 3 requested; it must return one per key, in order (regenerate the service and recompose).',
+          path: ['warehouse', 0],
+          extensions: { code: 'SUBGRAPH_INVALID_RESPONSE', serviceName: 'catalog' },
+        },
+      ],
+    });
+  });
+
+  it('refuses fetches to a subgraph whose proto cannot be read, naming the subgraph', async () => {
+    graph = await startGraph({
+      grpc: [catalogService()],
+      http: [inventorySubgraph],
+      mapRecords: (records) => records.map((record) => (record.kind === 'grpc' ? { ...record, proto: 'syntax = "proto3"; message {' } : record)),
+    });
+    const response = await graph.query(`{ product(id: "p1") { name } }`);
+    expect(response.body.data).toEqual({ product: null });
+    expect(response.body.errors).toEqual([
+      {
+        message: expect.stringMatching(/^Subgraph "catalog" cannot be served over gRPC: subgraph "catalog" proto: /),
+        extensions: { code: 'SUBGRAPH_REQUEST_FAILED', serviceName: 'catalog' },
+      },
+    ]);
+  });
+});
+
+describe('gRPC connections', () => {
+  it('reuses one connection for every request to the service', async () => {
+    graph = await startGraph({ grpc: [catalogService()], http: [inventorySubgraph] });
+    for (let i = 0; i < 5; i++) {
+      const response = await graph.query(`{ product(id: "p1") { name } warehouse { name } }`);
+      expect(response.body.errors).toBeUndefined();
+    }
+    // Distinct texts, so single flight does not fold them into one call.
+    await Promise.all(Array.from({ length: 10 }, (_, i) => graph!.query(`{ time${i}: serverTime }`)));
+    expect(graph.grpc.catalog!.calls.length).toBeGreaterThanOrEqual(20);
+    expect(graph.grpc.catalog!.connections()).toBe(1);
+  });
+
+  it('sends the headers the propagation rules pass on as gRPC metadata', async () => {
+    graph = await startGraph({
+      grpc: [catalogService()],
+      http: [inventorySubgraph],
+      config: { headers: { all: { request: [{ op: 'propagate', named: 'x-tenant' }, { op: 'set', name: 'x-router', value: 'switchyard' }] } } },
+    });
+    await graph.query(`{ serverTime }`, undefined, { 'x-tenant': 'acme', 'x-other': 'no' });
+    const metadata = graph.grpc.catalog!.calls.at(-1)!.metadata;
+    expect(metadata).toMatchObject({ 'x-tenant': 'acme', 'x-router': 'switchyard' });
+    expect(metadata).not.toHaveProperty('x-other');
+  });
+});
