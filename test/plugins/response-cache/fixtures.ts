@@ -32,6 +32,11 @@ export interface CacheGraph {
   readonly reviews: TestSubgraph;
   readonly data: GraphData;
   readonly reply: { products: ReplyShape; reviews: ReplyShape };
+  /**
+   * Makes `product(upc)` read its data at once but answer only when the
+   * returned function is called (an answer in flight while data changes).
+   */
+  hold(): () => void;
   /** Starts a router over the graph with `cache-tags` and `response-cache`. */
   router(options: CacheRouterOptions): Promise<TestRouter>;
   /** Forgets recorded calls and restores the original data and reply shapes. */
@@ -69,6 +74,7 @@ function initialReply(): ReplyShape {
 /** Starts both subgraphs. */
 export async function startCacheGraph(): Promise<CacheGraph> {
   let data = initialData();
+  let gate: Promise<void> | undefined;
   const reply = { products: initialReply(), reviews: initialReply() };
   const shape = (current: ReplyShape, call: SubgraphCall): SubgraphReply => ({
     headers: current.cacheControl === undefined ? {} : { 'cache-control': current.cacheControl },
@@ -94,7 +100,12 @@ export async function startCacheGraph(): Promise<CacheGraph> {
     `,
     resolvers: {
       Query: {
-        product: (_: unknown, args: { upc: string }) => data.products.get(args.upc) ?? null,
+        product: async (_: unknown, args: { upc: string }) => {
+          const found = data.products.get(args.upc);
+          const snapshot = found ? { ...found } : null;
+          await gate;
+          return snapshot;
+        },
         products: (_: unknown, args: { first: number }) => [...data.products.values()].slice(0, args.first),
         failing: () => {
           throw new Error('products are down');
@@ -145,6 +156,14 @@ export async function startCacheGraph(): Promise<CacheGraph> {
       return data;
     },
     reply,
+    hold() {
+      let release!: () => void;
+      gate = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        gate = undefined;
+        release();
+      };
+    },
     router: async ({ cache, config, logger, listen }) =>
       startTestRouter({
         subgraphs: [products, reviews],
@@ -154,6 +173,7 @@ export async function startCacheGraph(): Promise<CacheGraph> {
         listen,
       }),
     reset() {
+      gate = undefined;
       products.reset();
       reviews.reset();
       data = initialData();
