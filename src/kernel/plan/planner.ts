@@ -36,6 +36,8 @@ interface Position {
   readonly parent: { readonly position: Position; readonly step: PathStep } | undefined;
   /** Fields whose `@requires` were fetched for this entity position (resolve them here, do not jump again). */
   readonly requiresMet: ReadonlySet<string>;
+  /** For a position inside an entity fetch: the position it was entered from (same objects, another subgraph). */
+  readonly origin?: Position;
 }
 
 /** A subgraph the planner can jump to for a field, and as which type. */
@@ -339,6 +341,7 @@ export class Planner {
       keyDepth: position.keyDepth,
       parent: position.parent,
       requiresMet: requiresFor ? new Set([requiresFor]) : NONE,
+      origin: position,
     };
   }
 
@@ -364,6 +367,22 @@ export class Planner {
    * when that subgraph resolves every field on the way.
    */
   private planReentry(position: Position, field: NField): Set<FetchGroup> | undefined {
+    const route = this.findReentry(position, field.name, undefined);
+    if (!route) return undefined;
+    const entry =
+      route.source === 'root'
+        ? this.rootPosition(this.rootGroup(route.subgraph))
+        : this.enterEntity(route.source, { subgraph: route.subgraph, entityType: route.source.parentType, typename: { kind: 'runtime' } }, undefined);
+    const target = this.replay(entry, route.steps);
+    return this.withGroup(this.planField(target, field), entry.group);
+  }
+
+  /** Finds where a field can be re-fetched from (without planning anything). */
+  private findReentry(
+    position: Position,
+    fieldName: string,
+    exclude: string | undefined,
+  ): { subgraph: string; steps: PathStep[]; source: Position | 'root' } | undefined {
     const { index } = this;
     const steps: PathStep[] = [];
     let ancestor: Position | undefined = position;
@@ -371,17 +390,17 @@ export class Planner {
       steps.unshift(ancestor.parent.step);
       ancestor = ancestor.parent.position;
       for (const subgraph of index.subgraphNames()) {
-        if (subgraph === position.group.subgraph) continue;
-        if (!this.pathResolvableIn(subgraph, ancestor.parentType, steps, field)) continue;
-        let entry: Position | undefined;
+        if (subgraph === position.group.subgraph || subgraph === exclude) continue;
+        if (!this.pathResolvableIn(subgraph, ancestor.parentType, steps, fieldName)) continue;
         if (ancestor.path.length === 0 && ancestor.group.kind === 'root' && this.operation.operationType === 'query') {
-          entry = this.rootPosition(this.rootGroup(subgraph));
-        } else if (index.resolvableKeys(ancestor.parentType, subgraph).length > 0 && this.chooseKey(ancestor, { subgraph, entityType: ancestor.parentType, typename: { kind: 'runtime' } })) {
-          entry = this.enterEntity(ancestor, { subgraph, entityType: ancestor.parentType, typename: { kind: 'runtime' } }, undefined);
+          return { subgraph, steps: [...steps], source: 'root' };
         }
-        if (!entry) continue;
-        const target = this.replay(entry, steps);
-        return this.withGroup(this.planField(target, field), entry.group);
+        if (index.resolvableKeys(ancestor.parentType, subgraph).length === 0) continue;
+        // The objects at the ancestor may have been fetched by several subgraphs: use one that gives the key.
+        const target: JumpTarget = { subgraph, entityType: ancestor.parentType, typename: { kind: 'runtime' } };
+        for (let source: Position | undefined = ancestor; source; source = source.origin) {
+          if (this.chooseKey(source, target)) return { subgraph, steps: [...steps], source };
+        }
       }
     }
     return undefined;
@@ -392,7 +411,7 @@ export class Planner {
    * Entities on the way must be reached through their keys, not by fetching
    * the path again: a path through an entity the subgraph can look up does not count.
    */
-  private pathResolvableIn(subgraph: string, startType: string, steps: readonly PathStep[], field: NField): boolean {
+  private pathResolvableIn(subgraph: string, startType: string, steps: readonly PathStep[], fieldName: string): boolean {
     const { index } = this;
     let type = startType;
     for (const step of steps) {
@@ -405,7 +424,7 @@ export class Planner {
       }
       if (index.resolvableKeys(type, subgraph).length > 0) return false;
     }
-    return index.canResolve(type, field.name, subgraph) || (index.isAbstract(type) && index.possibleTypesIn(type, subgraph).length > 0);
+    return index.canResolve(type, fieldName, subgraph) || (index.isAbstract(type) && index.possibleTypesIn(type, subgraph).length > 0);
   }
 
   /** Walks `steps` from an entry position, adding the fields on the way. */
@@ -517,13 +536,14 @@ export class Planner {
       if (selection.kind !== Kind.FIELD) return false;
       const name = selection.name.value;
       if (this.resolvableHere(position, name)) return true;
-      return this.index.subgraphNames().some(
+      const jump = this.index.subgraphNames().some(
         (s) =>
           s !== from &&
           s !== target &&
           this.index.canResolve(position.parentType, name, s) &&
           this.index.resolvableKeys(position.parentType, s).some((k) => this.fieldSetLocal(position, k.selectionSet)),
       );
+      return jump || this.findReentry(position, name, target) !== undefined;
     });
   }
 
