@@ -51,3 +51,15 @@ export const builtinSections: readonly BuiltinSection[] = [
     plugins: async (config) => (await import('../../plugins/response-cache/from-config.js')).responseCachePlugins(config),
   },
 ];
+
+/**
+ * Built-in plugins with no config section, which `switchyard router` adds to
+ * every router (after the configured ones, unless one of that name is
+ * there): they stay idle until the graph needs them. `grpc` serves subgraphs
+ * of kind `grpc`; without one it is never called and loads neither
+ * @grpc/grpc-js nor protobufjs (docs/grpc.md).
+ */
+export async function graphDrivenPlugins(configured: readonly SwitchyardPlugin[]): Promise<SwitchyardPlugin[]> {
+  if (configured.some((plugin) => plugin.name === 'grpc')) return [];
+  return [(await import('../../plugins/grpc/index.js')).useGrpc()];
+}

@@ -6,6 +6,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { createRouter } from '../../kernel/router/router.js';
 import { parseListenAddress } from '../../kernel/router/listen-address.js';
 import { EXIT_FAILED, exitForUsageError, writeProblem } from '../cli-support.js';
+import { graphDrivenPlugins } from '../builtin-plugins.js';
 import { loadRouterSetup } from '../router-setup.js';
 import { runWorkers } from '../workers.js';
 
@@ -37,7 +38,8 @@ export async function serveRouter(options: RouterOptions): Promise<void> {
   if (!setup.graph) {
     throw new Error('no graph to serve: set execution_config.file.path in the config or pass --supergraph <file|url>');
   }
-  const router = await createRouter({ config: setup.config, plugins: setup.plugins, graph: setup.graph });
+  const plugins = [...setup.plugins, ...(await graphDrivenPlugins(setup.plugins))];
+  const router = await createRouter({ config: setup.config, plugins, graph: setup.graph });
   await router.listen();
   let stopping = false;
   const stop = (signal: string) => {
