@@ -254,9 +254,10 @@ export class Planner {
       // `@requires` needs an `_entities` call carrying the required fields, even to this same subgraph.
       return this.planJump(position, field, [{ subgraph, entityType: position.parentType, typename: { kind: 'runtime' } }]);
     }
-    if (index.isAbstract(position.parentType) && !interfaceObject) {
+    const runtimeTypes = this.runtimeTypesAt(position);
+    if (index.isAbstract(position.parentType) && !interfaceObject && runtimeTypes.length > 0) {
       const holders = new Set<FetchGroup>();
-      for (const objectType of this.runtimeTypesAt(position)) {
+      for (const objectType of runtimeTypes) {
         const groups = this.planFragment(position, { kind: 'Fragment', typeCondition: objectType, selections: [field] });
         for (const group of groups) holders.add(group);
       }
