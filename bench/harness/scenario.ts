@@ -1,0 +1,98 @@
+/**
+ * The vocabulary of the benchmark: a scenario is a set of contenders, the
+ * request the load generator sends them, and the targets it judges. A
+ * contender is one process to start (Switchyard in some configuration,
+ * another router, the floor, the ceiling). See bench/README.md, "Adding a
+ * scenario".
+ */
+import type { BuiltPrograms } from './build.js';
+import type { ContenderSummary } from './summary.js';
+
+/** One HTTP request, sent as-is by the load generator. */
+export interface BenchRequest {
+  readonly method: 'GET' | 'POST';
+  /** Path and query string, e.g. `/graphql`. */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Default: no body. */
+  readonly body?: string;
+}
+
+/** What a contender's `launch` gets. */
+export interface LaunchContext {
+  /** The port it must listen on, on 127.0.0.1. */
+  readonly port: number;
+  /** The supergraph SDL file (routing URLs point at the running subgraphs). */
+  readonly supergraphFile: string;
+  /** Subgraph GraphQL endpoints by name. */
+  readonly subgraphUrls: Readonly<Record<string, string>>;
+  /** The expected response body, as a file. */
+  readonly expectedFile: string;
+  /** A folder of its own for config files; also its working directory. */
+  readonly dir: string;
+  readonly programs: BuiltPrograms;
+}
+
+/** How to start a contender: one process. */
+export interface Launch {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Added to a clean environment (PATH, HOME, NODE_ENV=production). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** In-flight sharing of identical subgraph fetches: `on`, `off`, or `n/a` (no fetches). */
+export type Sharing = 'on' | 'off' | 'n/a';
+
+/** One process the benchmark starts, checks and loads. */
+export interface Contender {
+  /** Unique in its scenario, used with `--contenders`, e.g. `switchyard`, `switchyard-nosharing`. */
+  readonly id: string;
+  /** Name in the table, e.g. `Hive Gateway 2.15.1`. */
+  readonly label: string;
+  /** `router` (judged by targets), `floor` or `ceiling` (references). */
+  readonly role: 'router' | 'floor' | 'ceiling';
+  /** Whether identical in-flight subgraph fetches are shared. */
+  readonly sharing: Sharing;
+  /** Id of the contender the ratio column compares with; default: none. */
+  readonly baseline?: string;
+  /** A reason it cannot run here (package missing), or undefined. */
+  unavailable?(): string | undefined;
+  launch(context: LaunchContext): Launch | Promise<Launch>;
+  /** Default: the scenario's request. */
+  readonly request?: BenchRequest;
+  /** Readiness probe, answered with HTTP 200 once it serves; default: POST /graphql `{ __typename }`. */
+  readonly probe?: BenchRequest;
+  /** A problem seen in its log once it answers (e.g. a silent fallback), or undefined. */
+  checkLog?(log: string): string | undefined;
+}
+
+/** One judged target, computed from medians. */
+export interface TargetCheck {
+  /** e.g. `Switchyard >= 4x Hive Gateway (req/s)`. */
+  readonly name: string;
+  /** The measured value, e.g. the ratio; undefined when a contender is missing. */
+  readonly value?: number;
+  /** min-max of the per-round values. */
+  readonly spread?: readonly [number, number];
+  /** Undefined when it could not be judged. */
+  readonly met?: boolean;
+  /** How to read `value`, e.g. `4.20x`. */
+  readonly shown: string;
+}
+
+/** A benchmark scenario. */
+export interface Scenario {
+  /** Used with `--scenario`. */
+  readonly name: string;
+  readonly description: string;
+  /** What the load generator sends, unless a contender has its own. */
+  readonly request: BenchRequest;
+  readonly contenders: readonly Contender[];
+  /** Header of the ratio column; default `req/s / baseline`. */
+  readonly ratioLabel?: string;
+  /** The exact expected response body for `request`, given the supergraph SDL. */
+  expected(supergraphSdl: string): Promise<string>;
+  /** Targets judged on the summary; default: none. */
+  targets?(summary: ReadonlyMap<string, ContenderSummary>): TargetCheck[];
+}

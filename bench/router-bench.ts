@@ -1,0 +1,136 @@
+/**
+ * The router benchmark: builds the programs, starts the subgraphs, composes
+ * the supergraph, computes the expected answer, then runs every contender
+ * of the scenario in alternating rounds and reports medians and spreads.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { composeBenchSupergraph } from './graph/supergraph.js';
+import { buildPrograms, REPO_ROOT } from './harness/build.js';
+import { measureContender, type RunEnvironment, type RunResult } from './harness/measure.js';
+import { setUpPinning } from './harness/processes.js';
+import { renderReport, writeResults, type RunFacts } from './harness/report.js';
+import type { Contender, Scenario } from './harness/scenario.js';
+import { startSubgraphs } from './harness/subgraphs.js';
+import { summarize } from './harness/summary.js';
+import { UsageError, type BenchOptions } from './options.js';
+import { scenarios } from './scenarios/index.js';
+
+/** Scratch folder of the benchmark (git-ignored): built programs, supergraph, logs. */
+export const WORK_DIR = join(REPO_ROOT, 'bench', '.work');
+
+export function findScenario(name: string): Scenario {
+  const scenario = scenarios.find((s) => s.name === name);
+  if (!scenario) throw new UsageError(`unknown scenario "${name}"; known: ${scenarios.map((s) => s.name).join(', ')}`);
+  return scenario;
+}
+
+/** The scenario's contenders that `--contenders` and `--sharing` keep, in the scenario's order. */
+export function selectContenders(scenario: Scenario, options: BenchOptions): Contender[] {
+  const known = new Set(scenario.contenders.map((c) => c.id));
+  const unknown = options.contenders?.filter((id) => !known.has(id)) ?? [];
+  if (unknown.length > 0) throw new UsageError(`unknown contender(s) ${unknown.join(', ')}; ${scenario.name} has: ${[...known].join(', ')}`);
+  const chosen = scenario.contenders.filter(
+    (c) => (!options.contenders || options.contenders.includes(c.id)) && (options.sharing === 'both' || c.sharing === 'n/a' || c.sharing === options.sharing),
+  );
+  if (chosen.length === 0) throw new UsageError('no contender left to run (check --contenders and --sharing)');
+  return chosen;
+}
+
+function gitCommit(): string {
+  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT }).stdout?.toString().trim() || 'unknown';
+  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src', 'plugins'], { cwd: REPO_ROOT }).stdout?.toString().trim();
+  return dirty ? `${head} + uncommitted changes in src/plugins` : head;
+}
+
+function progress(result: RunResult, label: string, round: number, rounds: number): string {
+  const head = `round ${round + 1}/${rounds} ${label.padEnd(22)}`;
+  if (result.problem) return `${head} FAILED: ${result.problem.split('\n')[0]}`;
+  return (
+    `${head} ${result.rps?.toFixed(0).padStart(6)} req/s  p99 ${result.latencyP99Ms?.toFixed(1)} ms  ` +
+    `CPU ${result.cpuMsPerRequest?.toFixed(2)} ms/req  RSS ${result.rssPeakMB?.toFixed(0)} MB  ` +
+    `subgraph req/req ${result.fetchesAlone} alone, ${result.subgraphRequestsPerRequest?.toFixed(2)} loaded`
+  );
+}
+
+/** Runs the router benchmark and prints its table; returns the path of the JSON result file. */
+export async function runRouterBench(options: BenchOptions): Promise<string> {
+  const scenario = findScenario(options.scenario);
+  const contenders = selectContenders(scenario, options);
+  mkdirSync(WORK_DIR, { recursive: true });
+  const startLoad = loadavg()[0]!;
+  const pinning = setUpPinning(options.pin);
+  console.log(pinning.enabled ? 'pinning: contender on core 0, subgraphs and load generator on core 1' : `pinning off: ${pinning.reason}`);
+
+  const buildStarted = performance.now();
+  const programs = await buildPrograms(WORK_DIR, options.switchyardCli);
+  console.log(`built the programs in ${((performance.now() - buildStarted) / 1000).toFixed(1)}s (Switchyard CLI: ${programs.switchyardCli})`);
+
+  const subgraphs = await startSubgraphs({
+    program: programs.servers['subgraph-server'],
+    workDir: WORK_DIR,
+    cores: pinning.enabled ? pinning.loadCores : undefined,
+    delayMs: options.subgraphDelayMs,
+  });
+  try {
+    const supergraphSdl = composeBenchSupergraph(subgraphs.urls);
+    const supergraphFile = join(WORK_DIR, 'supergraph.graphql');
+    writeFileSync(supergraphFile, supergraphSdl);
+    const expectedText = await scenario.expected(supergraphSdl);
+    const expectedFile = join(WORK_DIR, 'expected.json');
+    writeFileSync(expectedFile, expectedText);
+    const env: RunEnvironment = {
+      workDir: WORK_DIR,
+      programs,
+      pinning,
+      subgraphs,
+      supergraphFile,
+      expectedFile,
+      expected: JSON.parse(expectedText) as unknown,
+      expectedText,
+      connections: options.connections,
+      warmupSeconds: options.warmupSeconds,
+      durationSeconds: options.durationSeconds,
+      startTimeoutSeconds: options.startTimeoutSeconds,
+    };
+    const results: RunResult[] = [];
+    for (let round = 0; round < options.rounds; round++) {
+      // Rotating the order spreads a slow stretch of the machine over all contenders.
+      const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!);
+      for (const contender of order) {
+        const reason = contender.unavailable?.();
+        const result: RunResult = reason
+          ? { contender: contender.id, round, problem: `unavailable: ${reason}` }
+          : await measureContender(env, contender, contender.request ?? scenario.request, round);
+        results.push(result);
+        console.log(progress(result, contender.id, round, options.rounds));
+      }
+    }
+    const summaries = summarize(contenders, results);
+    const targets = scenario.targets?.(summaries) ?? [];
+    const facts: RunFacts = {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpu: `${cpus()[0]?.model.trim() ?? 'unknown CPU'} x${cpus().length}`,
+      commit: gitCommit(),
+      pinning: pinning.enabled ? 'router pinned to core 0, load on core 1' : `not pinned (${pinning.reason})`,
+      connections: options.connections,
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+      rounds: options.rounds,
+      subgraphDelayMs: options.subgraphDelayMs,
+      expectedBytes: Buffer.byteLength(expectedText),
+      loadAverage: [startLoad, loadavg()[0]!],
+    };
+    const ordered = contenders.map((c) => summaries.get(c.id)!);
+    const markdown = renderReport(scenario, facts, ordered, targets);
+    console.log(`\n${markdown}`);
+    const file = writeResults(resolve(REPO_ROOT, options.outDir), scenario, facts, results, ordered, targets, markdown);
+    console.log(`results: ${file}`);
+    return file;
+  } finally {
+    await subgraphs.process.stop();
+  }
+}
