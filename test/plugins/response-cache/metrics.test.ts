@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestRouter } from '../../../src/testing/index.js';
+import { memoryCache, startCacheGraph, type CacheGraph } from './fixtures.js';
+import { startInvalidatingRouter, type InvalidatingRouter } from './invalidation-suite.js';
+
+let graph: CacheGraph;
+let target: InvalidatingRouter;
+let router: TestRouter;
+
+beforeAll(async () => {
+  graph = await startCacheGraph();
+  target = await startInvalidatingRouter(graph, memoryCache, { metrics: { enabled: true, listen_addr: '127.0.0.1:0' } });
+  router = target.router;
+  await router.router.listen('127.0.0.1:0');
+});
+
+afterAll(async () => {
+  await router?.close();
+  await graph?.close();
+});
+
+async function cacheMetrics(): Promise<string[]> {
+  const text = await (await fetch(router.router.metricsUrl!)).text();
+  return text.split('\n').filter((line) => line.startsWith('switchyard_response_cache_'));
+}
+
+const WITH_REVIEWS = 'query Top($first: Int) { products(first: $first) { upc reviews { body } } }';
+
+describe('response cache metrics', () => {
+  it('count hits, misses, stores and invalidations by subgraph and type', async () => {
+    await router.query({ query: WITH_REVIEWS, variables: { first: 2 } });
+    await router.query({ query: WITH_REVIEWS, variables: { first: 2 } });
+    await router.query({ query: WITH_REVIEWS, variables: { first: 3 } });
+    await target.invalidate([{ kind: 'type', subgraph: 'reviews', type: 'Product' }]);
+    expect(await cacheMetrics()).toEqual([
+      'switchyard_response_cache_hits_total{subgraph="products",type="Query"} 1',
+      'switchyard_response_cache_hits_total{subgraph="reviews",type="Product"} 4',
+      'switchyard_response_cache_misses_total{subgraph="products",type="Query"} 2',
+      'switchyard_response_cache_misses_total{subgraph="reviews",type="Product"} 3',
+      'switchyard_response_cache_stores_total{subgraph="products",type="Query"} 2',
+      'switchyard_response_cache_stores_total{subgraph="reviews",type="Product"} 3',
+      'switchyard_response_cache_invalidated_total{subgraph="reviews",type="Product"} 3',
+    ]);
+  });
+});
