@@ -3,7 +3,7 @@
  * query text, and checks free-form operations against the registered ones
  * (`safelist`, `log_unknown`).
  */
-import type { AfterStageHook, Counter, MaybePromise, StageEvent, StageHook } from '../../src/index.js';
+import { RouterError, type AfterStageHook, type Counter, type MaybePromise, type StageEvent, type StageHook } from '../../src/index.js';
 import {
   answerUnlessResolved,
   errorResponse,
@@ -35,6 +35,15 @@ const LOGGED_QUERY_LENGTH = 2_000;
 const clientNameRequired = () =>
   errorResponse('PERSISTED_QUERY_CLIENT_NAME_REQUIRED', 'Persisted operations are registered per client: send the graphql-client-name header.', 400);
 
+/** The client learns that the store failed, not where it is; the log (PLUGIN_ERROR) has the reason. */
+function storeUnreadable(cause: unknown): never {
+  throw new RouterError('PLUGIN_ERROR', '[persisted-operations] the operations store could not be read; the router log has the reason', {
+    status: 500,
+    plugin: 'persisted-operations',
+    cause,
+  });
+}
+
 /** Builds the `onRequest` hook of the plugin. */
 export function persistedOperationsHook({ source, safelist, logUnknown, requests }: RequestHookOptions): StageHook<'request'> {
   const checksText = safelist || logUnknown;
@@ -44,7 +53,7 @@ export function persistedOperationsHook({ source, safelist, logUnknown, requests
     const client = event.input.clientName;
     if (source.needsClientName && client === undefined) return answerUnlessResolved(clientNameRequired);
     const found = source.resolve(client, key);
-    return found instanceof Promise ? found.then((operation) => applyResolved(event, operation)) : applyResolved(event, found);
+    return found instanceof Promise ? found.then((operation) => applyResolved(event, operation), storeUnreadable) : applyResolved(event, found);
   }
 
   function applyResolved(event: RequestEvent, operation: ResolvedOperation | undefined): HookResult {
@@ -68,7 +77,7 @@ export function persistedOperationsHook({ source, safelist, logUnknown, requests
       return;
     }
     const registered = source.isRegistered(client, text);
-    if (registered instanceof Promise) return registered.then((known) => (known ? undefined : rejectUnknown(event, text)));
+    if (registered instanceof Promise) return registered.then((known) => (known ? undefined : rejectUnknown(event, text)), storeUnreadable);
     if (!registered) rejectUnknown(event, text);
   }
 

@@ -5,7 +5,7 @@ import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../sr
 import { graphqlInput, tempDir } from '../../operations/support/operations.js';
 import { startRedis, type TestRedis } from '../../operations/support/redis-server.js';
 import { startStaticHost, type StaticHost } from '../../operations/support/static-server.js';
-import { byHash, postJson, prices, productByUpc, startProducts, topProducts, topProductsData } from './fixtures.js';
+import { byHash, collectingLogger, postJson, prices, productByUpc, startProducts, topProducts, topProductsData } from './fixtures.js';
 
 let products: TestSubgraph;
 let dir: { path: string; remove(): Promise<void> };
@@ -154,6 +154,28 @@ describe('lookups in other stores', () => {
     await expect(
       startTestRouter({ subgraphs: [products], plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'sharedstore', provider_id: 'nope' } })] }),
     ).rejects.toThrow('[persisted-operations] persisted_operations.storage.provider_id: unknown shared store "nope" (none is declared under storage_providers.sharedstore)');
+  });
+
+  it('answers PLUGIN_ERROR and logs the reason when the store cannot be read', async () => {
+    const down = await startStaticHost(dir.path);
+    await down.close();
+    const { logger, lines } = collectingLogger();
+    const httpRouter = await startTestRouter({
+      subgraphs: [products],
+      logger,
+      plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'http', url: down.url } })],
+    });
+    try {
+      const response = await httpRouter.query({ extensions: byHash(sha256Hex(prices)), headers: { 'graphql-client-name': 'relay-app' } });
+      expect(response.status).toBe(500);
+      expect(response.body).toEqual({
+        errors: [{ message: '[persisted-operations] the operations store could not be read; the router log has the reason', extensions: { code: 'PLUGIN_ERROR' } }],
+      });
+      const logged = lines.find((line) => line.level === 'error' && line.plugin === 'persisted-operations');
+      expect(JSON.stringify(logged)).toContain(`cannot read ${down.url}/default/operations/relay-app/`);
+    } finally {
+      await httpRouter.close();
+    }
   });
 
   it('runs an operation from a read-only HTTP store, and resolves a Relay alias there', async () => {
