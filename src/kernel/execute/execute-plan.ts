@@ -2,6 +2,7 @@ import { RouterError, type GraphQLErrorJSON } from '../errors.js';
 import type { JsonObject, SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
 import type { FetchNode, PlanNode, QueryPlan } from '../plan/query-plan.js';
 import { scheduleParallel, type MergedFetch } from './multi-fetch.js';
+import { restoreAliases } from './restore-aliases.js';
 import { buildEntityBatch, type EntityBatch } from './representations.js';
 import { ResponseTree, type EntityNode } from './response-tree.js';
 
@@ -97,7 +98,7 @@ class PlanWalker {
     });
     if (!response) return;
     for (const error of response.errors ?? []) this.errors.push(subgraphError(error, node.subgraph, error.path));
-    const data = response.data;
+    const data = node.aliases ? (restoreAliases(response.data, node.aliases, this.options.satisfies) as SubgraphResponse['data']) : response.data;
     if (data === undefined || data === null) return;
     if (typeof data !== 'object' || Array.isArray(data)) {
       this.errors.push(invalidResponse(node.subgraph, 'its "data" is not an object', []));
@@ -191,7 +192,7 @@ class PlanWalker {
       return;
     }
     for (let i = 0; i < results.length; i++) {
-      const result: unknown = results[i];
+      const result: unknown = node.aliases ? restoreAliases(results[i], node.aliases, this.options.satisfies) : results[i];
       if (result === null || typeof result !== 'object' || Array.isArray(result)) continue;
       for (const target of batch.targets[i]!) this.tree.attach(target.primary, result as JsonObject);
     }

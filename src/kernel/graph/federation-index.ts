@@ -171,6 +171,11 @@ export class FederationIndex {
     return this.fieldNamedType(typeName, fieldName);
   }
 
+  /** A field's type in one subgraph, printed (`[ID!]`): subgraphs may differ in nullability. */
+  fieldTypeTextIn(typeName: string, fieldName: string, subgraph: string): string {
+    return this.fieldSource(typeName, fieldName, subgraph)?.type ?? String(this.fieldType(typeName, fieldName) ?? '');
+  }
+
   /** How many list levels wrap a field's type (`[[T!]]!` is 2). */
   fieldListDepth(typeName: string, fieldName: string): number {
     let type = this.fieldType(typeName, fieldName);

@@ -63,6 +63,7 @@ function toFetchNode(group: FetchGroup, operation: NormalizedOperation): FetchNo
     variableUsages: [...used],
     mergePath: group.mergePath,
     representations: group.kind === 'entity' ? [...group.representations.values()].map((r) => r.build()) : undefined,
+    ...(group.aliases.length > 0 ? { aliases: group.aliases } : {}),
   };
 }
 

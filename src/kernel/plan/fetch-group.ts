@@ -1,4 +1,4 @@
-import type { PathSegment, RepresentationField, RepresentationSpec } from './query-plan.js';
+import type { FetchAlias, PathSegment, RepresentationField, RepresentationSpec } from './query-plan.js';
 import { SelectionTree } from './selection-tree.js';
 
 /** Representation fields of one entity type, collected while planning. */
@@ -54,6 +54,8 @@ export class FetchGroup {
   readonly scope: number;
   readonly representations = new Map<string, RepresentationBuilder>();
   readonly dependsOn = new Set<FetchGroup>();
+  /** Fields sent under an alias because their response key clashed inside this fetch. */
+  readonly aliases: FetchAlias[] = [];
 
   constructor(
     id: number,

@@ -275,8 +275,19 @@ export class Planner {
   private planLocalField(position: Position, field: NField): Set<FetchGroup> {
     const { index } = this;
     const subgraph = position.group.subgraph;
-    const added = position.tree.add(field.responseKey, field.name, field.arguments, field.selections !== undefined);
-    if (!added) throw planningError(`response key "${field.responseKey}" is used twice at ${position.path.join('.') || 'the root'}`);
+    // Two fields may share a key when their types have the same shape: same wrappers, and the same leaf type.
+    const typeText = field.selections
+      ? index.fieldTypeTextIn(position.parentType, field.name, subgraph).replace(/\w+/, '#')
+      : index.fieldTypeTextIn(position.parentType, field.name, subgraph);
+    const composite = field.selections !== undefined;
+    let added = position.tree.add(field.responseKey, field.name, field.arguments, composite, typeText);
+    if (!added) {
+      // The key holds another type elsewhere in this fetch: send under an alias, renamed back on arrival.
+      const alias = `${field.responseKey}__sy_${position.group.aliases.length}`;
+      added = position.tree.add(alias, field.name, field.arguments, composite, typeText);
+      if (!added) throw planningError(`response key "${field.responseKey}" is used twice at ${position.path.join('.') || 'the root'}`);
+      position.group.aliases.push({ path: position.path.slice(position.group.mergePath.length), alias, responseKey: field.responseKey });
+    }
     const holders = new Set<FetchGroup>([position.group]);
     if (!field.selections || !added.children) return holders;
     const childType = index.fieldNamedTypeIn(position.parentType, field.name, subgraph);

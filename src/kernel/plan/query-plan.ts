@@ -32,6 +32,17 @@ export interface RepresentationSpec {
   readonly fields: readonly RepresentationField[];
 }
 
+/**
+ * A field sent under an alias because sibling fragments of its subgraph
+ * give the same response key another type; the executor renames it back.
+ */
+export interface FetchAlias {
+  /** Where the objects are, inside the fetch's data (root) or inside each entity (entity fetches). */
+  readonly path: readonly PathSegment[];
+  readonly alias: string;
+  readonly responseKey: string;
+}
+
 /** One call to one subgraph. */
 export interface FetchNode {
   readonly kind: 'Fetch';
@@ -52,6 +63,8 @@ export interface FetchNode {
   readonly mergePath: readonly PathSegment[];
   /** Entity fetches: how to build representations, per type. */
   readonly representations: readonly RepresentationSpec[] | undefined;
+  /** Fields sent under an alias, to rename back in the answer (rare: conflicting subgraph types). */
+  readonly aliases?: readonly FetchAlias[];
 }
 
 /** Runs an entity fetch for the objects at `path`. */

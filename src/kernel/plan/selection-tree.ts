@@ -10,6 +10,8 @@ export interface TreeField {
   readonly argumentsKey: string;
   /** Sub-selection, for composite fields. */
   readonly children: SelectionTree | undefined;
+  /** The field's type in the subgraph (`ID!`), to tell fields that cannot share a key apart. */
+  readonly typeText: string;
 }
 
 /**
@@ -19,6 +21,12 @@ export interface TreeField {
 export class SelectionTree {
   readonly fields = new Map<string, TreeField>();
   readonly fragments = new Map<string, SelectionTree>();
+  /** For a fragment's tree: the tree the fragment sits in (same response objects). */
+  private readonly outer: SelectionTree | undefined;
+
+  constructor(outer?: SelectionTree) {
+    this.outer = outer;
+  }
 
   get isEmpty(): boolean {
     return this.fields.size === 0 && this.fragments.size === 0;
@@ -29,12 +37,16 @@ export class SelectionTree {
    * is the same field with the same arguments. Returns undefined when the key
    * is taken by a different field (the caller then picks another key).
    */
-  add(responseKey: string, name: string, args: readonly ArgumentNode[], composite: boolean): TreeField | undefined {
+  add(responseKey: string, name: string, args: readonly ArgumentNode[], composite: boolean, typeText = ''): TreeField | undefined {
     const argumentsKey = printArguments(args);
     const existing = this.fields.get(responseKey);
     if (existing) {
       if (existing.name !== name || existing.argumentsKey !== argumentsKey) return undefined;
       return existing;
+    }
+    // Sibling fragments answer into the same objects: one key may not hold fields of different types.
+    for (const other of this.level().fieldsAtLevel(responseKey)) {
+      if (other.name !== name || other.argumentsKey !== argumentsKey || (typeText && other.typeText && other.typeText !== typeText)) return undefined;
     }
     const field: TreeField = {
       responseKey,
@@ -42,6 +54,7 @@ export class SelectionTree {
       arguments: args,
       argumentsKey,
       children: composite ? new SelectionTree() : undefined,
+      typeText,
     };
     this.fields.set(responseKey, field);
     return field;
@@ -51,10 +64,26 @@ export class SelectionTree {
     this.add('__typename', '__typename', [], false);
   }
 
+  /** The tree of the response objects this tree selects on (fragments climb to their outer tree). */
+  private level(): SelectionTree {
+    let tree: SelectionTree = this;
+    while (tree.outer) tree = tree.outer;
+    return tree;
+  }
+
+  /** Fields under a response key in this tree and all its fragments. */
+  private fieldsAtLevel(responseKey: string): TreeField[] {
+    const found: TreeField[] = [];
+    const own = this.fields.get(responseKey);
+    if (own) found.push(own);
+    for (const tree of this.fragments.values()) found.push(...tree.fieldsAtLevel(responseKey));
+    return found;
+  }
+
   fragment(typeCondition: string): SelectionTree {
     let tree = this.fragments.get(typeCondition);
     if (!tree) {
-      tree = new SelectionTree();
+      tree = new SelectionTree(this);
       this.fragments.set(typeCondition, tree);
     }
     return tree;
