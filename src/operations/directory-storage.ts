@@ -11,6 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { segment } from './store-layout.js';
 import type { ConditionalRead, OperationsStorage, StorageChange } from './storage.js';
 
+const WRITE_CONCURRENCY = 32;
+
 /** Options of `DirectoryStorage`. */
 export interface DirectoryStorageOptions {
   /** How long to wait for another writer's lock. Default: 10 s. */
@@ -85,21 +87,28 @@ export class DirectoryStorage implements OperationsStorage {
     }
   }
 
-  async commit(_graph: string, changes: readonly StorageChange[]): Promise<void> {
-    for (const change of changes) {
-      const file = this.file(change.path);
-      if (change.text === null) {
-        await rm(file, { force: true });
-        continue;
+  async commit(_graph: string, phases: ReadonlyArray<readonly StorageChange[]>): Promise<void> {
+    for (const phase of phases) {
+      // A push of thousands of operations writes thousands of files: a bounded number at a time.
+      for (let start = 0; start < phase.length; start += WRITE_CONCURRENCY) {
+        await Promise.all(phase.slice(start, start + WRITE_CONCURRENCY).map((change) => this.apply(change)));
       }
-      await mkdir(dirname(file), { recursive: true });
-      const temporary = join(dirname(file), `.${randomBytes(6).toString('hex')}.tmp`);
-      await writeFile(temporary, change.text, 'utf8');
-      await rename(temporary, file);
     }
   }
 
   async close(): Promise<void> {}
+
+  private async apply(change: StorageChange): Promise<void> {
+    const file = this.file(change.path);
+    if (change.text === null) {
+      await rm(file, { force: true });
+      return;
+    }
+    await mkdir(dirname(file), { recursive: true });
+    const temporary = join(dirname(file), `.${randomBytes(6).toString('hex')}.tmp`);
+    await writeFile(temporary, change.text, 'utf8');
+    await rename(temporary, file);
+  }
 
   private file(path: string): string {
     return join(this.root, ...path.split('/'));

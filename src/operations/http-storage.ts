@@ -70,7 +70,7 @@ export class HttpStorage implements OperationsStorage {
     return Promise.reject(new ReadOnlyStoreError(this.location));
   }
 
-  commit(_graph: string, _changes: readonly StorageChange[]): Promise<void> {
+  commit(_graph: string, _phases: ReadonlyArray<readonly StorageChange[]>): Promise<void> {
     return Promise.reject(new ReadOnlyStoreError(this.location));
   }
 

@@ -214,7 +214,7 @@ export class OperationsStore {
     }
   }
 
-  /** Files to write and remove so the store matches `next`: new lookup keys, then registry, then manifest, then removals. */
+  /** Files to write and remove so the store matches `next`, in phases: new lookup keys, then the registry, then the manifest, then removals. */
   private async changes(
     graph: string,
     client: string,
@@ -225,7 +225,7 @@ export class OperationsStore {
     manifest: OperationsManifest | undefined,
     bodies: ReadonlyMap<string, string>,
     stamp: string,
-  ): Promise<StorageChange[]> {
+  ): Promise<StorageChange[][]> {
     const bodyOf = async (id: string): Promise<string> => {
       const known = bodies.get(id) ?? manifest?.operations[id];
       if (known !== undefined) return known;
@@ -253,9 +253,13 @@ export class OperationsStore {
       }
     }
     const nextManifest: OperationsManifest = { version: 1, revision: next.revision, generatedAt: stamp, operations, aliases };
-    writes.push({ path: registryPath(graph), text: serializeRegistry(next) });
-    writes.push({ path: manifestPath(graph), text: serializeManifest(nextManifest) });
-    return [...writes, ...removals];
+    return [
+      writes,
+      [{ path: registryPath(graph), text: serializeRegistry(next) }],
+      // The manifest last: a router that sees the new revision finds every file it names.
+      [{ path: manifestPath(graph), text: serializeManifest(nextManifest) }],
+      removals,
+    ];
   }
 }
 

@@ -106,9 +106,10 @@ export class RedisStorage implements OperationsStorage {
     }
   }
 
-  async commit(_graph: string, changes: readonly StorageChange[]): Promise<void> {
+  /** One MULTI/EXEC for every phase: readers see all of a push or none of it. */
+  async commit(_graph: string, phases: ReadonlyArray<readonly StorageChange[]>): Promise<void> {
     const transaction = this.redis.multi();
-    for (const change of changes) {
+    for (const change of phases.flat()) {
       const key = this.key(change.path);
       if (change.text === null) transaction.del(key);
       else transaction.hSet(key, { body: change.text, tag: randomBytes(9).toString('base64url') });

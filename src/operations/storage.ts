@@ -33,11 +33,12 @@ export interface OperationsStorage {
   /** Runs `work` while holding the graph's write lock (one writer at a time, across processes). */
   withLock<T>(graph: string, work: () => Promise<T>): Promise<T>;
   /**
-   * Writes and removes files of one graph (paths under its folder). Atomic
-   * where the provider allows it (Redis); otherwise applied in the given
-   * order, each file replaced atomically.
+   * Writes and removes files of one graph (paths under its folder), in
+   * phases: every change of a phase is done (in any order) before the next
+   * phase starts. Atomic where the provider allows it (Redis); otherwise
+   * each file is replaced atomically.
    */
-  commit(graph: string, changes: readonly StorageChange[]): Promise<void>;
+  commit(graph: string, phases: ReadonlyArray<readonly StorageChange[]>): Promise<void>;
   /** Closes connections. */
   close(): Promise<void>;
 }
