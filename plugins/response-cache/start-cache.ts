@@ -26,6 +26,14 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
   const degradation = new Degradation(ctx.log, metrics);
   const keys = new CacheKeys(storage.provider === 'memory' ? '' : options.key_prefix);
   const switches = options.invalidation;
+  ctx.log.info(
+    {
+      fallback_ttl: formatDuration(options.fallback_ttl),
+      storage_provider: storage.provider,
+      ...(storage.provider === 'memory' ? { max_entries: storage.max_entries } : { key_prefix: options.key_prefix, storage_provider_id: storage.provider_id }),
+    },
+    'Response cache enabled',
+  );
   let endpoint: InvalidationEndpoint | undefined;
   if (options.invalidation.endpoint.enabled) {
     const settings = options.invalidation.endpoint;
@@ -57,14 +65,6 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
       throw error;
     }
   }
-  ctx.log.info(
-    {
-      fallback_ttl: formatDuration(options.fallback_ttl),
-      storage_provider: storage.provider,
-      ...(storage.provider === 'memory' ? { max_entries: storage.max_entries } : { key_prefix: options.key_prefix, storage_provider_id: storage.provider_id }),
-    },
-    'Response cache enabled',
-  );
   const onFetch = createFetchHook({
     store,
     keys,
