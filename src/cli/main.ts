@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { exitForUsageError } from './cli-support.js';
 import { registerComposeCommand } from './commands/compose.js';
+import { registerGrpcServiceCommand } from './commands/grpc-service.js';
 import { registerOperationsCommand } from './commands/operations.js';
 import { registerPlanCommand } from './commands/plan.js';
 import { registerRouterCommand } from './commands/router.js';
@@ -28,6 +29,7 @@ const program = new Command()
 
 registerRouterCommand(program);
 registerComposeCommand(program);
+registerGrpcServiceCommand(program);
 registerPlanCommand(program);
 registerOperationsCommand(program);
 
