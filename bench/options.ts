@@ -27,12 +27,14 @@ export interface BenchOptions {
   readonly pin: boolean;
   /** `--switchyard-cli <file>` / `BENCH_SWITCHYARD_CLI`: run this build (e.g. `dist/cli/main.js`) instead of building the working tree. */
   readonly switchyardCli?: string;
-  /** `--subgraph-delay <ms>` / `BENCH_SUBGRAPH_DELAY_MS`: delay of every subgraph answer; default 0. */
-  readonly subgraphDelayMs: number;
+  /** `--subgraph-delay <ms>` / `BENCH_SUBGRAPH_DELAY_MS`: delay of every subgraph answer; default: the scenario's, else 0. */
+  readonly subgraphDelayMs?: number;
   /** `--out <dir>` / `BENCH_OUT`: result files; default `bench/results`. */
   readonly outDir: string;
   /** `--start-timeout <s>`: seconds a contender may take to serve; default 60. */
   readonly startTimeoutSeconds: number;
+  /** `--check`: start every contender once, check its answer and count its fetches; no load, no planner. */
+  readonly checkOnly: boolean;
   /** `--list`: print scenarios and contenders, run nothing. */
   readonly list: boolean;
   readonly help: boolean;
@@ -41,6 +43,7 @@ export interface BenchOptions {
 export const USAGE = `Usage: npm run bench -- [options]
 
   --quick                 one short round (about a minute)
+  --check                 only check every contender's answer and fetch count (no load)
   --rounds <n>            alternating rounds (default 3; targets need >= 3)   BENCH_ROUNDS
   --duration <s>          measured seconds per run (default 8)                BENCH_DURATION
   --warmup <s>            warm-up seconds per run (default 3)                 BENCH_WARMUP
@@ -49,7 +52,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --sharing <on|off|both> contenders by in-flight fetch sharing (default both) BENCH_SHARING
   --scenario <name>       scenario (default federated; see --list)           BENCH_SCENARIO
   --switchyard-cli <file> run this Switchyard build instead of building one   BENCH_SWITCHYARD_CLI
-  --subgraph-delay <ms>   delay every subgraph answer (default 0)             BENCH_SUBGRAPH_DELAY_MS
+  --subgraph-delay <ms>   delay every subgraph answer (default: scenario's, 0) BENCH_SUBGRAPH_DELAY_MS
   --start-timeout <s>     seconds a contender may take to start (default 60)
   --out <dir>             result files (default bench/results)                BENCH_OUT
   --planner               only the planner benchmark
@@ -68,6 +71,10 @@ function number(name: string, raw: string | undefined, fallback: number, min: nu
   return value;
 }
 
+function optionalNumber(name: string, raw: string | undefined, min: number): number | undefined {
+  return raw === undefined || raw === '' ? undefined : number(name, raw, min, min);
+}
+
 function integer(name: string, raw: string | undefined, fallback: number, min: number): number {
   const value = number(name, raw, fallback, min);
   if (!Number.isInteger(value)) throw new UsageError(`${name} must be a whole number, got "${raw}"`);
@@ -82,6 +89,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
       strict: true,
       options: {
         quick: { type: 'boolean' },
+        check: { type: 'boolean' },
         rounds: { type: 'string' },
         duration: { type: 'string' },
         warmup: { type: 'string' },
@@ -115,15 +123,16 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     durationSeconds: number('--duration', parsed.duration ?? env.BENCH_DURATION, quick ? 3 : 8, 1),
     warmupSeconds: number('--warmup', parsed.warmup ?? env.BENCH_WARMUP, quick ? 1 : 3, 0),
     connections: integer('--connections', parsed.connections ?? env.BENCH_CONNECTIONS, 32, 1),
-    rounds: integer('--rounds', parsed.rounds ?? env.BENCH_ROUNDS, quick ? 1 : 3, 1),
+    rounds: parsed.check ? 1 : integer('--rounds', parsed.rounds ?? env.BENCH_ROUNDS, quick ? 1 : 3, 1),
     quick,
     plannerOnly: parsed.planner ?? false,
-    planner: !(parsed['no-planner'] ?? false),
+    planner: !(parsed['no-planner'] ?? parsed.check ?? false),
     pin: !(parsed['no-pin'] ?? false),
     switchyardCli: parsed['switchyard-cli'] ?? env.BENCH_SWITCHYARD_CLI,
-    subgraphDelayMs: number('--subgraph-delay', parsed['subgraph-delay'] ?? env.BENCH_SUBGRAPH_DELAY_MS, 0, 0),
+    subgraphDelayMs: optionalNumber('--subgraph-delay', parsed['subgraph-delay'] ?? env.BENCH_SUBGRAPH_DELAY_MS, 0),
     outDir: parsed.out ?? env.BENCH_OUT ?? 'bench/results',
     startTimeoutSeconds: number('--start-timeout', parsed['start-timeout'], 60, 1),
+    checkOnly: parsed.check ?? false,
     list: parsed.list ?? false,
     help: parsed.help ?? false,
   };

@@ -48,6 +48,9 @@ function gitCommit(): string {
 function progress(result: RunResult, label: string, round: number, rounds: number): string {
   const head = `round ${round + 1}/${rounds} ${label.padEnd(22)}`;
   if (result.problem) return `${head} FAILED: ${result.problem.split('\n')[0]}`;
+  if (result.rps === undefined) {
+    return `${head} answer OK${result.exactBytes ? ' (byte-identical)' : ''}, ${result.fetchesAlone} subgraph requests, first request ${result.firstResponseMs?.toFixed(1)} ms`;
+  }
   return (
     `${head} ${result.rps?.toFixed(0).padStart(6)} req/s  p99 ${result.latencyP99Ms?.toFixed(1)} ms  ` +
     `CPU ${result.cpuMsPerRequest?.toFixed(2)} ms/req  RSS ${result.rssPeakMB?.toFixed(0)} MB  ` +
@@ -68,11 +71,13 @@ export async function runRouterBench(options: BenchOptions): Promise<string> {
   const programs = await buildPrograms(WORK_DIR, options.switchyardCli);
   console.log(`built the programs in ${((performance.now() - buildStarted) / 1000).toFixed(1)}s (Switchyard CLI: ${programs.switchyardCli})`);
 
+  const delayMs = options.subgraphDelayMs ?? scenario.subgraphs?.delayMs ?? 0;
   const subgraphs = await startSubgraphs({
     program: programs.servers['subgraph-server'],
     workDir: WORK_DIR,
     cores: pinning.enabled ? pinning.loadCores : undefined,
-    delayMs: options.subgraphDelayMs,
+    delayMs,
+    cacheControl: scenario.subgraphs?.cacheControl,
   });
   try {
     const supergraphSdl = composeBenchSupergraph(subgraphs.urls);
@@ -94,6 +99,7 @@ export async function runRouterBench(options: BenchOptions): Promise<string> {
       warmupSeconds: options.warmupSeconds,
       durationSeconds: options.durationSeconds,
       startTimeoutSeconds: options.startTimeoutSeconds,
+      checkOnly: options.checkOnly,
     };
     const results: RunResult[] = [];
     for (let round = 0; round < options.rounds; round++) {
@@ -115,12 +121,13 @@ export async function runRouterBench(options: BenchOptions): Promise<string> {
       node: process.version,
       cpu: `${cpus()[0]?.model.trim() ?? 'unknown CPU'} x${cpus().length}`,
       commit: gitCommit(),
-      pinning: pinning.enabled ? 'router pinned to core 0, load on core 1' : `not pinned (${pinning.reason})`,
+      pinning: pinning.enabled ? 'contenders pinned to core 0 (unless the scenario says otherwise), load on core 1' : `not pinned (${pinning.reason})`,
       connections: options.connections,
       durationSeconds: options.durationSeconds,
       warmupSeconds: options.warmupSeconds,
       rounds: options.rounds,
-      subgraphDelayMs: options.subgraphDelayMs,
+      checkOnly: options.checkOnly,
+      subgraphDelayMs: delayMs,
       expectedBytes: Buffer.byteLength(expectedText),
       loadAverage: [startLoad, loadavg()[0]!],
     };

@@ -25,8 +25,12 @@ export interface BenchSubgraph {
   readonly resolvers: GraphQLResolverMap<unknown>;
 }
 
-const link = (imports: readonly string[]) =>
-  `extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: [${imports.map((i) => `"@${i}"`).join(', ')}])`;
+/** The `@link` line of a Federation v2.3 subgraph importing `imports` (directive names without `@`). */
+export function federationLink(imports: readonly string[]): string {
+  return `extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: [${imports.map((i) => `"@${i}"`).join(', ')}])`;
+}
+
+const link = federationLink;
 
 const accounts: BenchSubgraph = {
   name: 'accounts',

@@ -4,7 +4,7 @@
  * load it while reading its CPU time, RSS and the subgraph counters, check
  * the answer again, stop it.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareAnswer, sendOnce } from './check.js';
 import { LoadRun, quantile, type LoadCounters } from './load.js';
@@ -31,6 +31,8 @@ export interface RunEnvironment {
   readonly durationSeconds: number;
   /** Seconds to wait for a contender to answer after its start. */
   readonly startTimeoutSeconds: number;
+  /** Only check answers and count fetches; no load. */
+  readonly checkOnly: boolean;
 }
 
 /** Measurements of one run; the numbers are absent when `problem` is set. */
@@ -122,6 +124,7 @@ export async function measureContender(env: RunEnvironment, contender: Contender
     expectedFile: env.expectedFile,
     dir,
     programs: env.programs,
+    freePort,
   });
   const began = performance.now();
   const started = startProcess({
@@ -129,7 +132,7 @@ export async function measureContender(env: RunEnvironment, contender: Contender
     args: launch.args,
     env: cleanEnv(launch.env),
     cwd: dir,
-    cores: env.pinning.enabled ? env.pinning.contenderCores : undefined,
+    cores: env.pinning.enabled && contender.pin !== 'none' ? env.pinning.contenderCores : undefined,
     logFile: join(dir, `round-${round}.log`),
   });
   const failed = (problem: string): RunResult => ({ contender: contender.id, round, problem });
@@ -140,7 +143,9 @@ export async function measureContender(env: RunEnvironment, contender: Contender
       return failed(`did not start: ${(error as Error).message}`);
     }
     const startupMs = performance.now() - began;
-    return await measureStarted(env, contender, request, round, started, baseUrl, startupMs);
+    const expected = contender.expect ? contender.expect(env.expected) : env.expected;
+    const expectedText = contender.expect ? JSON.stringify(expected) : env.expectedText;
+    return await measureStarted({ ...env, expected, expectedText }, contender, request, round, started, launch.url ?? baseUrl, startupMs);
   } finally {
     await started.stop();
   }
@@ -158,6 +163,8 @@ async function measureStarted(
   const failed = (problem: string): RunResult => ({ contender: contender.id, round, problem });
   await env.subgraphs.reset();
   const first = await sendOnce(baseUrl, request);
+  // Kept for a look when the answer is wrong or not byte-identical.
+  writeFileSync(join(env.workDir, 'contenders', contender.id, `round-${round}.response.json`), first.text);
   const wrong = compareAnswer(first, env.expected);
   if (wrong) return failed(`wrong answer: ${wrong}`);
   const logProblem = contender.checkLog?.(started.tail(200));
@@ -166,6 +173,17 @@ async function measureStarted(
   await sendOnce(baseUrl, request);
   const alone = await env.subgraphs.counts();
   const rssIdle = rssBytes([started.pid]);
+  const checked = {
+    contender: contender.id,
+    round,
+    startupMs,
+    firstResponseMs: first.ms,
+    exactBytes: first.text === env.expectedText,
+    fetchesAlone: totalRequests(alone),
+    fetchesAloneBySubgraph: alone,
+    rssIdleMB: rssIdle / MB,
+  } satisfies RunResult;
+  if (env.checkOnly) return checked;
 
   const tree = processTree(started.pid);
   const load = new LoadRun({ baseUrl, request, connections: env.connections });
@@ -190,13 +208,7 @@ async function measureStarted(
   const wallMs = to.at - from.at;
   const perResponse = (value: number) => (responses > 0 ? value / responses : undefined);
   return {
-    contender: contender.id,
-    round,
-    startupMs,
-    firstResponseMs: first.ms,
-    exactBytes: first.text === env.expectedText,
-    fetchesAlone: totalRequests(alone),
-    fetchesAloneBySubgraph: alone,
+    ...checked,
     rps: (responses * 1000) / wallMs,
     latencyP50Ms: quantile(load.latencies, 0.5),
     latencyP99Ms: quantile(load.latencies, 0.99),
@@ -204,7 +216,6 @@ async function measureStarted(
     requests: responses,
     errors: to.load.errors - from.load.errors,
     cpuMsPerRequest: perResponse(to.contenderCpuMs - from.contenderCpuMs),
-    rssIdleMB: rssIdle / MB,
     rssPeakMB: rss.peak / MB,
     rssEndMB: rss.end / MB,
     subgraphRequestsPerRequest: perResponse(totalRequests(to.subgraphCounts) - totalRequests(from.subgraphCounts)),

@@ -16,6 +16,8 @@ export interface RunFacts {
   readonly durationSeconds: number;
   readonly warmupSeconds: number;
   readonly rounds: number;
+  /** True for `--check`: answers checked, nothing loaded. */
+  readonly checkOnly: boolean;
   readonly subgraphDelayMs: number;
   readonly expectedBytes: number;
   /** 1-minute load average at the start and the end: a busy machine shows here. */
@@ -57,6 +59,11 @@ function mainTable(scenario: Scenario, summaries: readonly ContenderSummary[]): 
   ];
   for (const s of summaries) {
     const label = `${s.contender.label} \`${s.contender.id}\``;
+    if (!s.metrics.rps && s.problems.length === 0) {
+      const alone = fixed(metric(s, 'fetchesAlone')?.median, 0);
+      lines.push(row([label, s.contender.sharing, 'answer checked, not loaded', '', '', '', '', '', `${alone}, -`]));
+      continue;
+    }
     if (!s.metrics.rps) {
       const problem = (s.problems[0] ?? 'no run').split('\n')[0]!;
       lines.push(row([label, s.contender.sharing, `failed: ${problem.length > 100 ? `${problem.slice(0, 100)}...` : problem}`, '', '', '', '', '', '']));
@@ -95,7 +102,7 @@ function detailTable(summaries: readonly ContenderSummary[]): string[] {
         fixed((metric(s, 'responseBytes')?.median ?? NaN) / 1024, 1).replace('NaN', '-'),
         fixed(metric(s, 'errors')?.max, 0),
         busy ? `${(busy.max * 100).toFixed(0)}%` : '-',
-        s.metrics.rps ? (s.exactBytes ? 'yes' : 'no (deep-equal)') : '-',
+        s.runs.some((r) => !r.problem) ? (s.exactBytes ? 'yes' : 'no (deep-equal)') : '-',
         String(s.problems.length),
       ]),
     );
@@ -117,7 +124,7 @@ export function renderReport(scenario: Scenario, facts: RunFacts, summaries: rea
     `## Benchmark \`${scenario.name}\`: ${scenario.description}`,
     '',
     `${facts.date}; node ${facts.node}; ${facts.cpu}; commit ${facts.commit}; ${facts.pinning}; ` +
-      `${facts.connections} connections; ${facts.warmupSeconds}s warm-up + ${facts.durationSeconds}s measured per run; ` +
+      (facts.checkOnly ? 'answers checked, no load; ' : `${facts.connections} connections; ${facts.warmupSeconds}s warm-up + ${facts.durationSeconds}s measured per run; `) +
       `${facts.rounds} alternating round(s); subgraph delay ${facts.subgraphDelayMs} ms; expected response ${facts.expectedBytes} bytes; ` +
       `load average ${facts.loadAverage[0].toFixed(2)} -> ${facts.loadAverage[1].toFixed(2)}.`,
     '',

@@ -31,6 +31,8 @@ export interface LaunchContext {
   /** A folder of its own for config files; also its working directory. */
   readonly dir: string;
   readonly programs: BuiltPrograms;
+  /** Another free loopback port, for a contender with a second listener (Connect, metrics). */
+  freePort(): Promise<number>;
 }
 
 /** How to start a contender: one process. */
@@ -39,6 +41,12 @@ export interface Launch {
   readonly args: readonly string[];
   /** Added to a clean environment (PATH, HOME, NODE_ENV=production). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Base URL that the check and the load go to, e.g. a Connect listener's
+   * `http://127.0.0.1:<second port>`; default `http://127.0.0.1:<port>`.
+   * The readiness probe always goes to `<port>`.
+   */
+  readonly url?: string;
 }
 
 /** In-flight sharing of identical subgraph fetches: `on`, `off`, or `n/a` (no fetches). */
@@ -63,6 +71,17 @@ export interface Contender {
   readonly request?: BenchRequest;
   /** Readiness probe, answered with HTTP 200 once it serves; default: POST /graphql `{ __typename }`. */
   readonly probe?: BenchRequest;
+  /**
+   * The expected response body for this contender, from the scenario's
+   * (parsed); e.g. a Connect answer holds `data` only. Default: the scenario's.
+   */
+  expect?(expected: unknown): unknown;
+  /**
+   * `core` (default): pinned to the contender core. `none`: not pinned, for
+   * a contender that uses every core (`--workers 2`); it then shares a core
+   * with the load generator.
+   */
+  readonly pin?: 'core' | 'none';
   /** A problem seen in its log once it answers (e.g. a silent fallback), or undefined. */
   checkLog?(log: string): string | undefined;
 }
@@ -89,6 +108,13 @@ export interface Scenario {
   /** What the load generator sends, unless a contender has its own. */
   readonly request: BenchRequest;
   readonly contenders: readonly Contender[];
+  /** How the subgraphs answer in this scenario. */
+  readonly subgraphs?: {
+    /** `Cache-Control` header of every subgraph answer (e.g. `max-age=60` for a response cache); default none. */
+    readonly cacheControl?: string;
+    /** Delay of every answer in ms, unless `--subgraph-delay` is given; default 0. */
+    readonly delayMs?: number;
+  };
   /** Header of the ratio column; default `req/s / baseline`. */
   readonly ratioLabel?: string;
   /** The exact expected response body for `request`, given the supergraph SDL. */

@@ -24,11 +24,18 @@ export async function startSubgraphs(options: {
   workDir: string;
   cores?: string;
   delayMs: number;
+  /** `Cache-Control` of every subgraph answer; default none. */
+  cacheControl?: string;
 }): Promise<RunningSubgraphs> {
   const started = startProcess({
     command: process.execPath,
     args: [options.program],
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', BENCH_SUBGRAPH_DELAY_MS: String(options.delayMs) },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      BENCH_SUBGRAPH_DELAY_MS: String(options.delayMs),
+      ...(options.cacheControl ? { BENCH_SUBGRAPH_CACHE_CONTROL: options.cacheControl } : {}),
+    },
     cwd: options.workDir,
     cores: options.cores,
     logFile: join(options.workDir, 'subgraphs.log'),

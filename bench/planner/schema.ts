@@ -2,12 +2,11 @@
  * The planner benchmark's graph: five subgraphs (accounts, products,
  * reviews, inventory, shipping) with two keys on Product (`upc`, `sku`),
  * `@requires`, `@provides`, and an entity (Warehouse) owned by one
- * subgraph and extended by another; plus one large operation (80+ fields,
- * entity jumps up to six levels deep) that touches all of them. Only SDL:
- * planning needs no data.
+ * subgraph and extended by another; plus one large operation (96 fields)
+ * whose entity jumps pass through all of them. Only SDL: planning needs
+ * no data.
  */
-const link = (imports: readonly string[]) =>
-  `extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: [${imports.map((i) => `"@${i}"`).join(', ')}])`;
+import { federationLink as link } from '../graph/subgraphs.js';
 
 /** Subgraph name and SDL. */
 export interface PlannerSubgraph {
@@ -151,7 +150,7 @@ export const plannerSubgraphs: readonly PlannerSubgraph[] = [
   },
 ];
 
-/** The large operation: 80+ selected fields over all five subgraphs. */
+/** The large operation: 96 selected fields over all five subgraphs. */
 export const PLANNER_QUERY = /* GraphQL */ `query BigOperation($first: Int!) {
   me {
     id name username email birthDate avatarUrl createdAt

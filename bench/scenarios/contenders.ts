@@ -44,6 +44,8 @@ export interface SwitchyardOptions {
   readonly args?: readonly string[];
   /** Id of the contender the ratio column compares with. */
   readonly baseline?: string;
+  /** `none` leaves it unpinned (several workers); default `core`. */
+  readonly pin?: 'core' | 'none';
 }
 
 /** Switchyard's CLI: `switchyard router --supergraph <file> --listen-addr 127.0.0.1:<port>`. */
@@ -55,6 +57,7 @@ export function switchyard(options: SwitchyardOptions = {}): Contender {
     role: 'router',
     sharing,
     baseline: options.baseline,
+    pin: options.pin,
     launch(context: LaunchContext): Launch {
       const args = [context.programs.switchyardCli, 'router', '--supergraph', context.supergraphFile, '--listen-addr', `127.0.0.1:${context.port}`];
       if (options.config) {

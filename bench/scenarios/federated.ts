@@ -17,6 +17,11 @@ export const GRAPHQL_POST = {
   body: benchRequestBody(),
 };
 
+/** The reference answer to the benchmark operation. */
+export function benchExpected(supergraphSdl: string): Promise<string> {
+  return referenceResponse(supergraphSdl, BENCH_QUERY, { ...BENCH_VARIABLES });
+}
+
 const SHARING = 'switchyard';
 const NO_SHARING = 'switchyard-nosharing';
 
@@ -81,7 +86,7 @@ export const federatedScenario: Scenario = {
     floor({ sharing: 'on', baseline: SHARING }),
     ceiling({ baseline: SHARING }),
   ],
-  expected: (supergraphSdl) => referenceResponse(supergraphSdl, BENCH_QUERY, { ...BENCH_VARIABLES }),
+  expected: benchExpected,
   targets: (summaries) => [
     throughputTarget(summaries, SHARING, 'hive-gateway', 4),
     throughputTarget(summaries, SHARING, 'hive-gateway-rust', 1.3),

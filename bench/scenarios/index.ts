@@ -1,5 +1,6 @@
 /** Every scenario `--scenario` can name; the first is the default. */
 import type { Scenario } from '../harness/scenario.js';
 import { federatedScenario } from './federated.js';
+import { workersScenario } from './workers.js';
 
-export const scenarios: readonly Scenario[] = [federatedScenario];
+export const scenarios: readonly Scenario[] = [federatedScenario, workersScenario];

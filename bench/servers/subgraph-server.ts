@@ -10,7 +10,9 @@
  * `{ type: 'ready', urls: { <subgraph>: url }, control: url }`.
  *
  * Environment: `BENCH_SUBGRAPH_DELAY_MS` (default 0) delays every answer,
- * for scenarios that want subgraph latency.
+ * for scenarios that want subgraph latency; `BENCH_SUBGRAPH_CACHE_CONTROL`
+ * (default none) is sent as every answer's `Cache-Control` header, for
+ * scenarios with a response cache.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,6 +25,7 @@ import { readBody } from './read-body.js';
 const MAX_CACHED_BODIES = 20_000;
 
 const delayMs = Number(process.env.BENCH_SUBGRAPH_DELAY_MS ?? 0);
+const cacheControl = process.env.BENCH_SUBGRAPH_CACHE_CONTROL;
 const counts: Record<string, number> = {};
 
 interface GraphQLBody {
@@ -59,6 +62,13 @@ function send(response: ServerResponse, status: number, bytes: Buffer): void {
   response.end(bytes);
 }
 
+function sendAnswer(response: ServerResponse, bytes: Buffer): void {
+  const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': bytes.length };
+  if (cacheControl) headers['cache-control'] = cacheControl;
+  response.writeHead(200, headers);
+  response.end(bytes);
+}
+
 function subgraphHandler(name: string, schema: GraphQLSchema) {
   const cache = new Map<string, Buffer>();
   return async function serveSubgraph(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -75,7 +85,7 @@ function subgraphHandler(name: string, schema: GraphQLSchema) {
       cache.set(body, bytes);
     }
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    send(response, 200, bytes);
+    sendAnswer(response, bytes);
   };
 }
 
