@@ -20,6 +20,13 @@ function errorAnswer(error: RouterError): RouteAnswer {
   return { status: error.status ?? 500, headers, body: JSON.stringify({ errors: [toGraphQLErrorJSON(error)] }) };
 }
 
+/** The startup warning for a listener on `host`; stronger when it is reachable beyond this machine. */
+export function exposureWarning(host: string): string {
+  return isLoopbackHost(host)
+    ? 'Profiling endpoints exposed on loopback; do not enable PPROF_ADDR in production'
+    : 'Profiling endpoints exposed beyond loopback: anyone who can reach this address can read profiles of the router';
+}
+
 /**
  * The `PPROF_ADDR` listener: `/debug/pprof/*` on its own port, GET only.
  * A bare `:port` binds loopback. Logs a warning that the endpoints are
@@ -61,7 +68,8 @@ export async function startPprofServer(address: string, log: Logger): Promise<Pp
     }
     res.off('close', onClose);
     if (res.destroyed) return;
-    res.writeHead(result.status, { ...result.headers, 'cache-control': 'no-store' }).end(result.body);
+    // With --workers, the cluster module shares this port too: the header tells which process answered.
+    res.writeHead(result.status, { ...result.headers, 'cache-control': 'no-store', 'x-switchyard-pid': String(process.pid) }).end(result.body);
   }
 
   const server = createServer((req, res) => void onRequest(req, res));
@@ -79,11 +87,7 @@ export async function startPprofServer(address: string, log: Logger): Promise<Pp
     throw new RouterError('CONFIG_INVALID', `[profiling] cannot listen on ${address} for the profiling endpoints: ${reason}`, { plugin: 'profiling', cause: error });
   }
   const bound = `${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`;
-  if (isLoopbackHost(host)) {
-    log.warn({ listen_addr: bound }, 'Profiling endpoints exposed on loopback; do not enable PPROF_ADDR in production');
-  } else {
-    log.warn({ listen_addr: bound }, 'Profiling endpoints exposed beyond loopback: anyone who can reach this address can read profiles of the router');
-  }
+  log.warn({ listen_addr: bound }, exposureWarning(host));
   return {
     address: bound,
     async close() {

@@ -1,5 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseListenAddress } from '../../../src/index.js';
+import { exposureWarning } from '../../../plugins/profiling/pprof-server.js';
 import { decodePprof, driveLoad, readSamples, sampleTypesOf, startProfilingRouter, totalFor, type ProfilingRouter } from './helpers.js';
 
 let app: ProfilingRouter;
@@ -30,6 +32,8 @@ function expectPprofHeaders(response: Response, name: string): void {
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toBe('application/octet-stream');
   expect(response.headers.get('content-disposition')).toBe(`attachment; filename="${name}"`);
+  expect(response.headers.get('cache-control')).toBe('no-store');
+  expect(response.headers.get('x-switchyard-pid')).toBe(String(process.pid));
 }
 
 /** Keeps objects reachable so the heap profile has something of ours to show. */
@@ -98,7 +102,9 @@ describe('the profiling listener (PPROF_ADDR)', () => {
     expect(Number(profile.durationNanos)).toBeLessThan(3_000_000_000);
     const samples = readSamples(profile);
     const kernelFrames = new Set(samples.flatMap((sample) => sample.frames.filter((_, index) => sample.files[index]?.includes('/src/kernel/'))));
-    expect([...kernelFrames]).toEqual(expect.arrayContaining(['executePlan']));
+    // Which pipeline functions a 1 s sample catches varies; several of them always show.
+    const pipeline = ['executeFederated', 'executePlan', 'runStage', 'runFetch', 'runRootFetch', 'runEntityFetch', 'sendToSubgraph', 'shape', 'handle'];
+    expect(pipeline.filter((name) => kernelFrames.has(name)).length).toBeGreaterThanOrEqual(3);
     const cpu = samples.reduce((sum, sample) => sum + (sample.values[2] ?? 0), 0);
     expect(cpu).toBeGreaterThan(50_000_000);
   });
@@ -259,5 +265,17 @@ describe('the profiling listener (PPROF_ADDR)', () => {
     for (const [path, message] of cases) {
       expect(await errorOf(await get(path))).toEqual({ status: 400, code: 'PROFILING_BAD_PARAMETER', message });
     }
+  });
+});
+
+describe('the startup warning about the profiling endpoints', () => {
+  it.each([':6060', 'localhost:6060', '127.0.0.1:6060', '[::1]:6060'])('says %s is loopback only', (address) => {
+    expect(exposureWarning(parseListenAddress(address).host)).toBe('Profiling endpoints exposed on loopback; do not enable PPROF_ADDR in production');
+  });
+
+  it.each(['0.0.0.0:6060', '[::]:6060', '10.1.2.3:6060', 'router.internal:6060'])('says %s is reachable beyond loopback', (address) => {
+    expect(exposureWarning(parseListenAddress(address).host)).toBe(
+      'Profiling endpoints exposed beyond loopback: anyone who can reach this address can read profiles of the router',
+    );
   });
 });

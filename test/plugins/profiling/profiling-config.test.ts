@@ -1,9 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoSubgraphs } from '../../../examples/demo/subgraphs.js';
-import { ConfigError, loadRouterSetup } from '../../../src/index.js';
+import { ConfigError, RouterError, loadRouterSetup } from '../../../src/index.js';
 import { startSubgraph, startTestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { useProfiling } from '../../../plugins/profiling/index.js';
 import { captureLogs, startIngestServer, waitFor } from './helpers.js';
@@ -27,6 +29,21 @@ async function setupFrom(yaml: string, env: NodeJS.ProcessEnv = {}) {
   await writeFile(path, yaml);
   return loadRouterSetup({ configPath: path, env });
 }
+
+/** A config file whose `profiler` section holds these lines. */
+function profilerYaml(...lines: string[]): string {
+  return ['version: "1"', 'profiler:', ...lines, ''].join('\n');
+}
+
+/** Section lines (from line 3) whose values are each valid but break rules across keys. */
+const CROSS_KEY_PROBLEMS = [
+  '  enabled: true',
+  '  server_address: https://user:hunter2@profiles.example.com',
+  '  basic_auth:',
+  '    username: tenant',
+  '  tags:',
+  '    hostname: mine',
+];
 
 async function problemsOf(yaml: string, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
   const error = await setupFrom(yaml, env).then(
@@ -98,66 +115,21 @@ describe('switching profiling on from the config file and the environment', () =
     expect(await problemsOf('version: "1"\nprofiler:\n  enabled: true\n')).toEqual([
       '[profiling] profiler.server_address: is required when profiler.enabled is true',
     ]);
-    expect(
-      await problemsOf(
-        [
-          'version: "1"',
-          'profiler:',
-          '  enabled: true',
-          '  server_address: https://user:hunter2@profiles.example.com',
-          '  basic_auth:',
-          '    username: tenant',
-          '  tags:',
-          '    hostname: mine',
-          '    "bad-name": x',
-          '    team: "a,b"',
-          '  application_name: "my app"',
-          '  upload_interval: 10',
-          '  unknown_key: true',
-          '',
-        ].join('\n'),
-      ),
-    ).toEqual([
+    const badValues = ['    "bad-name": x', '    team: "a,b"', '  application_name: "my app"', '  upload_interval: 10', '  unknown_key: true'];
+    expect(await problemsOf(profilerYaml(...CROSS_KEY_PROBLEMS, ...badValues))).toEqual([
       '[profiling] profiler.tags.team: tag values must be non-empty, without spaces or any of { } , = (line 10)',
       '[profiling] profiler.tags.bad-name: tag names are letters, digits and "_", not starting with a digit (line 9)',
       '[profiling] profiler.application_name: must be non-empty, without spaces or any of { } , = (line 11)',
       '[profiling] profiler.upload_interval: expected a duration with a unit, such as "30s", got the number 10 (line 12)',
       '[profiling] profiler: unknown key "unknown_key" (line 13)',
     ]);
-    expect(
-      await problemsOf(
-        [
-          'version: "1"',
-          'profiler:',
-          '  enabled: true',
-          '  server_address: https://user:hunter2@profiles.example.com',
-          '  basic_auth:',
-          '    username: tenant',
-          '  tags:',
-          '    hostname: mine',
-          '  upload_interval: 50ms',
-          '',
-        ].join('\n'),
-      ),
-    ).toEqual([
+    expect(await problemsOf(profilerYaml(...CROSS_KEY_PROBLEMS, '  upload_interval: 50ms'))).toEqual([
       '[profiling] profiler.upload_interval: must be at least 100ms (line 9)',
     ]);
   });
 
   it('checks the profiler keys against each other once every value is valid', async () => {
-    const problems = await problemsOf(
-      [
-        'version: "1"',
-        'profiler:',
-        '  enabled: true',
-        '  server_address: https://user:hunter2@profiles.example.com',
-        '  basic_auth:',
-        '    username: tenant',
-        '  tags:',
-        '    hostname: mine',
-        '',
-      ].join('\n'),
-    );
+    const problems = await problemsOf(profilerYaml(...CROSS_KEY_PROBLEMS));
     expect(problems).toEqual([
       '[profiling] profiler.server_address: must not carry credentials; set profiler.basic_auth.username and profiler.basic_auth.password instead (line 4)',
       '[profiling] profiler.basic_auth.password: is required when the other basic_auth key is set',
@@ -169,7 +141,7 @@ describe('switching profiling on from the config file and the environment', () =
   it('names PROFILER_* variables and PPROF_ADDR in their errors', async () => {
     expect(await problemsOf('version: "1"\n', { PROFILER_ENABLED: 'yes' })).toEqual(['PROFILER_ENABLED (profiler.enabled): expected true or false, got "yes"']);
     expect(await problemsOf('version: "1"\n', { PROFILER_UPLOAD_INTERVAL: 'soon' })).toEqual([
-      expect.stringMatching(/^\[profiling\] PROFILER_UPLOAD_INTERVAL \(profiler\.upload_interval\): /),
+      '[profiling] PROFILER_UPLOAD_INTERVAL (profiler.upload_interval): "soon" is not a duration; use a number with a unit (h, m, s, ms), for example 500ms, 30s, 1m30s or 2h',
     ]);
     expect(await problemsOf('version: "1"\n', { PPROF_ADDR: 'localhost' })).toEqual([
       '[profiling] PPROF_ADDR: must be host:port or :port (for example localhost:3002), got "localhost"',
@@ -179,5 +151,24 @@ describe('switching profiling on from the config file and the environment', () =
   it('refuses bad options given in code, naming the profiler key', () => {
     expect(() => useProfiling({ pprof_addr: 'nowhere' })).toThrow(ConfigError);
     expect(() => useProfiling({ enabled: true })).toThrow('profiler.server_address: is required when profiler.enabled is true');
+  });
+
+  it('stops startup with CONFIG_INVALID when the profiling listener cannot bind its address', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const error = await startTestRouter({ subgraphs, plugins: [useProfiling({ pprof_addr: `127.0.0.1:${port}` })] }).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(RouterError);
+      expect((error as RouterError).code).toBe('CONFIG_INVALID');
+      expect((error as RouterError).message).toBe(
+        `[profiling] cannot listen on 127.0.0.1:${port} for the profiling endpoints: listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
+      );
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
   });
 });
