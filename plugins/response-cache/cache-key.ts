@@ -10,11 +10,15 @@ export const CACHE_KEY_VERSION = 'v1';
 /** Type label of root entries in keys and metrics. */
 export const ROOT_TYPE = 'Query';
 
+/** Representations longer than this (as JSON) are hashed in keys; shorter ones are kept as they are. */
+const INLINE_REPRESENTATION = 96;
+
 /**
  * Cache keys. Entity entries: one per entity and selection set
- * (`<prefix>v1:entity:<subgraph>:<__typename>:<hash>`); root entries: one
- * per operation text and variable values (`<prefix>v1:root:<subgraph>:<hash>`).
- * Forwarded headers are never part of a key.
+ * (`<prefix>v1:entity:<subgraph>:<__typename>:<fetch hash>:<representation>`);
+ * root entries: one per operation text and variable values
+ * (`<prefix>v1:root:<subgraph>:<hash>`). Forwarded headers are never part
+ * of a key. Subgraph names are assumed to hold no `:`.
  */
 export class CacheKeys {
   constructor(
@@ -37,15 +41,18 @@ export class CacheKeys {
   /**
    * Keys of an entity fetch's representations. The selection set and the
    * other variables (field arguments) are hashed once per fetch; each
-   * representation (key fields and `@requires` fields) adds its own part.
+   * representation (key fields and `@requires` fields) is added as JSON, or
+   * hashed when long, so the all-hit path hashes once per fetch, not per entity.
    */
   entities(request: SubgraphRequest, representations: readonly JsonObject[]): string[] {
     const { representations: _sent, ...others } = request.variables;
-    const fetchDigest = createHash('sha256').update(request.selectionSet).update('\0').update(stableStringify(others)).digest();
+    // 128 bits of the digest: collisions stay out of reach, keys stay short.
+    const fetchHash = createHash('sha256').update(request.selectionSet).update('\0').update(stableStringify(others)).digest('base64url').slice(0, 22);
     const base = `${this.prefix}${CACHE_KEY_VERSION}:entity:${request.subgraph}:`;
     return representations.map(function entityKey(representation) {
-      const hash = createHash('sha256').update(fetchDigest).update(stableStringify(representation)).digest('base64url');
-      return `${base}${typenameOf(representation)}:${hash}`;
+      const json = stableStringify(representation);
+      const part = json.length <= INLINE_REPRESENTATION ? json : createHash('sha256').update(json).digest('base64url');
+      return `${base}${typenameOf(representation)}:${fetchHash}:${part}`;
     });
   }
 
@@ -53,14 +60,10 @@ export class CacheKeys {
   describe(key: string): { subgraph: string; type: string } | undefined {
     const head = `${this.prefix}${CACHE_KEY_VERSION}:`;
     if (!key.startsWith(head)) return undefined;
-    const rest = key.slice(head.length);
-    const lastColon = rest.lastIndexOf(':');
-    if (rest.startsWith('root:') && lastColon > 5) return { subgraph: rest.slice(5, lastColon), type: ROOT_TYPE };
-    if (!rest.startsWith('entity:')) return undefined;
-    const withoutHash = rest.slice(7, lastColon);
-    const typeColon = withoutHash.lastIndexOf(':');
-    if (typeColon < 0) return undefined;
-    return { subgraph: withoutHash.slice(0, typeColon), type: withoutHash.slice(typeColon + 1) };
+    const [kind, subgraph, type] = key.slice(head.length).split(':', 3);
+    if (subgraph === undefined) return undefined;
+    if (kind === 'root') return { subgraph, type: ROOT_TYPE };
+    return kind === 'entity' && type !== undefined ? { subgraph, type } : undefined;
   }
 }
 
@@ -73,10 +76,19 @@ export function typenameOf(representation: JsonObject): string {
 /** JSON with object keys sorted, so equal values give equal text whatever their key order. */
 export function stableStringify(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + stableStringify(value[i]);
+    return `${text}]`;
+  }
   const object = value as Record<string, unknown>;
-  const keys = Object.keys(object)
-    .filter((key) => object[key] !== undefined)
-    .sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${stableStringify(object[key])}`).join(',')}}`;
+  const keys = Object.keys(object);
+  if (keys.length > 1) keys.sort();
+  let text = '{';
+  for (const key of keys) {
+    const item = object[key];
+    if (item === undefined) continue;
+    text += `${text.length === 1 ? '' : ','}${JSON.stringify(key)}:${stableStringify(item)}`;
+  }
+  return `${text}}`;
 }
