@@ -2,9 +2,9 @@ import { hostname } from 'node:os';
 import { formatDuration, type Logger } from '../../src/index.js';
 import { cpuProfileOf } from './captures.js';
 import { acquireHeapSampler, takeHeapProfile } from './heap-sampler.js';
-import { encodeProfile } from './profile-builder.js';
 import { pushProfile, type IngestTarget } from './ingest-client.js';
 import type { ProfilerSection } from './options.js';
+import { encodeProfile } from './profile-builder.js';
 import { routerVersion } from './router-version.js';
 import { SAMPLE_RATE_HZ, timeProfilerHub, type TimeSession } from './time-profiler-hub.js';
 import { UploadQueue } from './upload-queue.js';
@@ -49,8 +49,9 @@ export function startContinuousProfiler(section: ProfilerSection & { server_addr
     baseDelayMs: section.upload_interval,
     maxDelayMs: Math.min(section.upload_interval * MAX_BACKOFF_INTERVALS, 5 * 60_000),
   });
-  const releaseHeap = acquireHeapSampler();
+  // The time profiler first: it is the one that can refuse (another library owns it).
   const session: TimeSession = timeProfilerHub.open();
+  const releaseHeap = acquireHeapSampler();
   let stopped = false;
 
   async function collectInterval(): Promise<void> {

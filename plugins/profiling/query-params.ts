@@ -27,8 +27,10 @@ export function readDebug(params: URLSearchParams, max: number): number {
   if (text === null) return 0;
   const value = /^\d{1,6}$/.test(text) ? Number(text) : NaN;
   if (!(value >= 0 && value <= max)) {
+    const got = JSON.stringify(text.slice(0, 40));
+    if (max === 0) throw badParameter(`debug must be 0 on this path (it has no text form), got ${got}`);
     const accepted = Array.from({ length: max + 1 }, (_, index) => index).join(', ');
-    throw badParameter(`debug must be one of ${accepted} on this path, got ${JSON.stringify(text.slice(0, 40))}`);
+    throw badParameter(`debug must be one of ${accepted} on this path, got ${got}`);
   }
   return value;
 }

@@ -259,7 +259,7 @@ describe('the profiling listener (PPROF_ADDR)', () => {
       ['/heap?debug=2', 'debug must be one of 0, 1 on this path, got "2"'],
       ['/threadcreate?debug=x', 'debug must be one of 0, 1 on this path, got "x"'],
       ['/goroutine?debug=3', 'debug must be one of 0, 1, 2 on this path, got "3"'],
-      ['/profile?seconds=1&debug=1', 'debug must be one of 0 on this path, got "1"'],
+      ['/profile?seconds=1&debug=1', 'debug must be 0 on this path (it has no text form), got "1"'],
       ['/heap?seconds=5', 'seconds is not accepted on /debug/pprof/heap: it answers at once (only /debug/pprof/profile and /debug/pprof/block capture over time)'],
     ];
     for (const [path, message] of cases) {

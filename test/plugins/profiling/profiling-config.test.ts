@@ -171,4 +171,21 @@ describe('switching profiling on from the config file and the environment', () =
       await new Promise<void>((resolve) => taken.close(() => resolve()));
     }
   });
+
+  it('warns when the plugin is registered in code with neither pprof_addr nor enabled, and opens nothing', async () => {
+    const { logger, lines } = captureLogs();
+    const router = await startTestRouter({ subgraphs, plugins: [useProfiling({})], logger });
+    try {
+      expect(lines.filter((line) => line.plugin === 'profiling')).toEqual([
+        {
+          level: 'warn',
+          time: expect.any(Number),
+          plugin: 'profiling',
+          msg: 'Profiling plugin registered with nothing to do: set pprof_addr (PPROF_ADDR) or enabled',
+        },
+      ]);
+    } finally {
+      await router.close();
+    }
+  });
 });
