@@ -14,15 +14,23 @@ import type { CacheStore, EntryWrite, StoredEntry } from './store/cache-store.js
 
 /** What the fetch hook works with. */
 export interface FetchHookContext {
+  /** Where entries live (memory or Redis). */
   readonly store: CacheStore;
+  /** Builds the keys of root and entity entries. */
   readonly keys: CacheKeys;
+  /** Hit, miss and store counters. */
   readonly metrics: CacheMetrics;
+  /** Reports store failures (sampled warning). */
   readonly degradation: Degradation;
   /** Set when `guard_concurrent_writes` is on. */
   readonly epochs: FetchEpochs | undefined;
+  /** Which indexes entries are listed under. */
   readonly switches: IndexSwitches;
+  /** `fallback_ttl` in ms. */
   readonly fallbackTtlMs: number;
+  /** `fetch_missing_entities_only`. */
   readonly fetchMissingEntitiesOnly: boolean;
+  /** The plugin's logger. */
   readonly log: Logger;
 }
 

@@ -16,11 +16,13 @@ export interface InvalidationEndpointOptions {
   readonly path: string;
   /** `invalidation.endpoint.shared_key`. */
   readonly sharedKey: string;
+  /** Which indexes are kept: a kind whose index is off is refused. */
   readonly switches: IndexSwitches;
   /** Names of the subgraphs of the graph being served; undefined before one is loaded. */
   readonly subgraphs: () => ReadonlySet<string> | undefined;
   /** Removes every entry listed under the indexes; resolves with the number of keys removed. */
   readonly invalidate: (indexes: string[]) => Promise<number>;
+  /** The plugin's logger. */
   readonly log: Logger;
 }
 

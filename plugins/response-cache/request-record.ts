@@ -3,7 +3,9 @@ import type { AnswerPart } from './client-cache-control.js';
 
 /** What the cache did for one subgraph fetch (the `extensions.responseCache` items). */
 export interface FetchCacheStatus {
+  /** The subgraph fetched from. */
   readonly subgraph: string;
+  /** `root` (root fields) or `entity` (`_entities`). */
   readonly kind: 'root' | 'entity';
   /**
    * `hit`: served from the cache; `partial_hit`: some entities served, the

@@ -12,10 +12,13 @@ export interface StoredEntry {
 
 /** One entry to store. */
 export interface EntryWrite {
+  /** Full key (`cache-key.ts`), prefix included. */
   readonly key: string;
+  /** The entity object or root `data` to store. Shared: never mutated. */
   readonly value: JsonObject;
   /** Lifetime in ms (> 0). */
   readonly ttlMs: number;
+  /** The subgraph marked it `public` (for the client's Cache-Control on hits). */
   readonly isPublic: boolean;
   /** Index ids it is listed under (`index-ids.ts`). */
   readonly indexes: readonly string[];

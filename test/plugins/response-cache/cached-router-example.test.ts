@@ -2,10 +2,10 @@
  * The walkthrough of examples/cached-router/README.md, step by step, against
  * the example itself (its config file, its subgraphs) and a real Redis.
  */
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCachedRouter, type CachedRouter } from '../../../examples/cached-router/start.js';
 import { startRedis, type RedisServer } from '../../support/redis.js';
+import { freePort } from './fixtures.js';
 
 const SHARED_KEY = 'example-shared-key-change-me-0123456789';
 
@@ -129,13 +129,3 @@ describe('the cached-router example walkthrough', () => {
     expect(keys.filter((key) => key.startsWith('router_response_cache:v1:root:catalog:'))).toHaveLength(1);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}

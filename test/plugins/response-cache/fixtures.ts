@@ -4,6 +4,7 @@
  * cache tags are set per test, their data can change under the cache, and
  * both count the requests they get.
  */
+import { createServer } from 'node:net';
 import { createLogger, type CoreConfigInput, type Logger } from '../../../src/index.js';
 import { startSubgraph, startTestRouter, type SubgraphCall, type SubgraphReply, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { useCacheTags } from '../../../plugins/cache-tags/index.js';
@@ -215,4 +216,15 @@ export function representationsOf(call: SubgraphCall): Array<Record<string, unkn
 /** Resolves after `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A loopback port that is free now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }

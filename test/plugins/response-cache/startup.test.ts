@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, RouterError, loadRouterSetup } from '../../../src/index.js';
 import { startRedis, type RedisServer } from '../../support/redis.js';
-import { capturingLogger, memoryCache, SHARED_KEY, startCacheGraph, type CacheGraph } from './fixtures.js';
+import { capturingLogger, freePort, memoryCache, SHARED_KEY, startCacheGraph, type CacheGraph } from './fixtures.js';
 
 let graph: CacheGraph;
 let redis: RedisServer;
@@ -199,15 +199,6 @@ describe('startup failures', () => {
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * A stand-in for an old Redis server (Debian ships only 7.x): speaks just
