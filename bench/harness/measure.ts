@@ -11,7 +11,7 @@ import { LoadRun, quantile, type LoadCounters } from './load.js';
 import { cpuMs, processTree, rssBytes, RssSampler } from './proc-stats.js';
 import { freePort, startProcess, type Pinning, type Started } from './processes.js';
 import type { BuiltPrograms } from './build.js';
-import type { BenchRequest, Contender } from './scenario.js';
+import type { BenchRequest, Contender, Launch } from './scenario.js';
 import { totalRequests, type RunningSubgraphs } from './subgraphs.js';
 
 /** What every run of a benchmark shares. */
@@ -117,25 +117,30 @@ export async function measureContender(env: RunEnvironment, contender: Contender
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const launch = await contender.launch({
-    port,
-    supergraphFile: env.supergraphFile,
-    subgraphUrls: env.subgraphs.urls,
-    expectedFile: env.expectedFile,
-    dir,
-    programs: env.programs,
-    freePort,
-  });
+  const failed = (problem: string): RunResult => ({ contender: contender.id, round, problem });
+  let launch: Launch;
+  try {
+    launch = await contender.launch({
+      port,
+      supergraphFile: env.supergraphFile,
+      subgraphUrls: env.subgraphs.urls,
+      expectedFile: env.expectedFile,
+      dir,
+      programs: env.programs,
+      freePort,
+    });
+  } catch (error) {
+    return failed(`could not prepare its start: ${(error as Error).message}`);
+  }
   const began = performance.now();
   const started = startProcess({
     command: launch.command,
     args: launch.args,
     env: cleanEnv(launch.env),
     cwd: dir,
-    cores: env.pinning.enabled && contender.pin !== 'none' ? env.pinning.contenderCores : undefined,
+    cores: !env.pinning.enabled ? undefined : contender.pin === 'none' ? env.pinning.allCores : env.pinning.contenderCores,
     logFile: join(dir, `round-${round}.log`),
   });
-  const failed = (problem: string): RunResult => ({ contender: contender.id, round, problem });
   try {
     try {
       await waitUntilAnswering(started, baseUrl, contender.probe ?? PROBE, env.startTimeoutSeconds);
@@ -146,6 +151,8 @@ export async function measureContender(env: RunEnvironment, contender: Contender
     const expected = contender.expect ? contender.expect(env.expected) : env.expected;
     const expectedText = contender.expect ? JSON.stringify(expected) : env.expectedText;
     return await measureStarted({ ...env, expected, expectedText }, contender, request, round, started, launch.url ?? baseUrl, startupMs);
+  } catch (error) {
+    return failed(`${(error as Error).message}\n${started.tail()}`);
   } finally {
     await started.stop();
   }

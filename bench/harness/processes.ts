@@ -16,6 +16,8 @@ export interface Pinning {
   readonly contenderCores: string;
   /** Core list for the subgraphs and the load generator, e.g. `1`. */
   readonly loadCores: string;
+  /** Every core, e.g. `0-1`: children inherit this process's pinning, so an unpinned contender is given all of them. */
+  readonly allCores: string;
   /** Why pinning is off, when it is. */
   readonly reason?: string;
 }
@@ -25,13 +27,13 @@ export interface Pinning {
  * and there are at least 2 cores; pins this process (the load generator) now.
  */
 export function setUpPinning(wanted: boolean): Pinning {
-  const off = (reason: string): Pinning => ({ enabled: false, contenderCores: '', loadCores: '', reason });
+  const off = (reason: string): Pinning => ({ enabled: false, contenderCores: '', loadCores: '', allCores: '', reason });
   if (!wanted) return off('disabled with --no-pin');
   if (availableParallelism() < 2) return off('fewer than 2 cores');
   if (spawnSync('taskset', ['-V']).error) return off('taskset not found (apt-get install util-linux)');
   const pinned = spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)]);
   if (pinned.status !== 0) return off(`taskset failed: ${pinned.stderr.toString().trim()}`);
-  return { enabled: true, contenderCores: '0', loadCores: '1' };
+  return { enabled: true, contenderCores: '0', loadCores: '1', allCores: `0-${availableParallelism() - 1}` };
 }
 
 /** A started child process. */
