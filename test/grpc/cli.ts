@@ -1,0 +1,32 @@
+/** Runs `switchyard grpc-service` as a real process (cli-harness.ts), for the gRPC CLI tests. */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const HARNESS = fileURLToPath(new URL('./cli-harness.ts', import.meta.url));
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+/** What a run printed and how it ended. */
+export interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export function switchyard(args: readonly string[], cwd: string): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', TSX, HARNESS, ...args], { cwd, env: { ...process.env, LOG_LEVEL: 'info' } }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** A temporary folder, removed when the test ends. */
+export async function tempDir(onTestFinished: (fn: () => Promise<void>) => void): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-grpc-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
