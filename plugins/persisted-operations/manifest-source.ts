@@ -26,13 +26,15 @@ export interface ManifestSourceOptions {
 /** One manifest revision, ready to serve. */
 interface ManifestSnapshot {
   readonly revision: string;
-  readonly operations: ReadonlyMap<string, string>;
-  readonly aliases: ReadonlyMap<string, string>;
+  /** Text by SHA-256 id: the parsed manifest's own object (copying 10,000 entries into a Map would only cost time). */
+  readonly operations: Readonly<Record<string, string>>;
+  /** SHA-256 id by alias (a prototype-free object). */
+  readonly aliases: Readonly<Record<string, string>>;
   /** Normalized ids of every operation; only when the safelist or `log_unknown` needs them. */
   readonly normalized: ReadonlySet<string> | undefined;
 }
 
-const EMPTY: ManifestSnapshot = { revision: '', operations: new Map(), aliases: new Map(), normalized: new Set() };
+const EMPTY: ManifestSnapshot = { revision: '', operations: {}, aliases: {}, normalized: new Set() };
 /** Normalization yields to the event loop after this many operations, so a big reload never stalls requests. */
 const NORMALIZE_CHUNK = 200;
 
@@ -59,19 +61,18 @@ class ManifestSource implements OperationSource {
 
   resolve(_client: string | undefined, key: string): ResolvedOperation | undefined {
     const { operations, aliases } = this.snapshot;
-    const id = operations.has(key) ? key : aliases.get(key);
-    const body = id === undefined ? undefined : operations.get(id);
-    return body === undefined || id === undefined ? undefined : { id, body };
+    const id = Object.hasOwn(operations, key) ? key : Object.hasOwn(aliases, key) ? aliases[key] : undefined;
+    return id === undefined ? undefined : { id, body: operations[id]! };
   }
 
   isRegistered(_client: string | undefined, text: string): boolean {
     const snapshot = this.snapshot;
     const hash = sha256Hex(text);
-    if (snapshot.operations.has(hash)) return true;
+    if (Object.hasOwn(snapshot.operations, hash)) return true;
     let verdict = this.verdicts.get(hash);
     if (verdict === undefined) {
       const normalized = normalizedId(text);
-      verdict = normalized !== undefined && (snapshot.operations.has(normalized) || (snapshot.normalized?.has(normalized) ?? false));
+      verdict = normalized !== undefined && (Object.hasOwn(snapshot.operations, normalized) || (snapshot.normalized?.has(normalized) ?? false));
       this.verdicts.set(hash, verdict);
     }
     return verdict;
@@ -136,20 +137,19 @@ class ManifestSource implements OperationSource {
 
   /** Builds the new snapshot completely, then replaces the old one in one step. */
   private async swap(manifest: OperationsManifest, tag: string): Promise<void> {
-    const operations = new Map(Object.entries(manifest.operations));
-    const aliases = new Map(Object.entries(manifest.aliases ?? {}));
+    const { operations, aliases = {} } = manifest;
     const normalized = this.options.normalize ? await normalizedIds(operations) : undefined;
     this.snapshot = { revision: manifest.revision, operations, aliases, normalized };
     this.verdicts = new LRUCache<string, boolean>({ max: 10_000 });
     this.tag = tag;
-    this.options.log.info({ graph: this.options.graph, revision: manifest.revision, operations: operations.size }, 'Persisted operations manifest loaded');
+    this.options.log.info({ graph: this.options.graph, revision: manifest.revision, operations: Object.keys(operations).length }, 'Persisted operations manifest loaded');
   }
 }
 
-async function normalizedIds(operations: ReadonlyMap<string, string>): Promise<Set<string>> {
+async function normalizedIds(operations: Readonly<Record<string, string>>): Promise<Set<string>> {
   const ids = new Set<string>();
   let done = 0;
-  for (const body of operations.values()) {
+  for (const body of Object.values(operations)) {
     const id = normalizedId(body);
     if (id !== undefined) ids.add(id);
     if (++done % NORMALIZE_CHUNK === 0) await yieldToEventLoop();

@@ -6,7 +6,7 @@
  */
 export { DirectoryStorage, type DirectoryStorageOptions } from './directory-storage.js';
 export { HttpStorage, type HttpStorageOptions } from './http-storage.js';
-export { ManifestFormatError, newRevision, parseManifest, serializeManifest, type OperationsManifest } from './manifest.js';
+export { ManifestFormatError, newRevision, parseManifest, parseManifestInSlices, serializeManifest, type OperationsManifest } from './manifest.js';
 export { normalizeDocument, normalizeOperation, normalizedId } from './normalize.js';
 export { isSha256Hex, sha256Hex } from './operation-id.js';
 export { OperationFileError, parseOperationFile, readOperationFiles, type OperationFile, type OperationFileFormat } from './operation-files.js';

@@ -41,11 +41,33 @@ export function newRevision(): string {
   return randomUUID();
 }
 
+/** Entries checked between two pauses of `parseManifestInSlices`. */
+const SLICE = 500;
+
 /**
  * Parses and checks a manifest: version 1, a revision, and every id the
  * SHA-256 of its text (a corrupted or hand-edited entry is refused whole).
  */
 export function parseManifest(text: string): OperationsManifest {
+  const steps = manifestParser(text);
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+}
+
+/**
+ * `parseManifest`, pausing for the event loop every few hundred entries, so
+ * a router reloading a manifest of thousands of operations keeps answering
+ * requests meanwhile.
+ */
+export async function parseManifestInSlices(text: string, pause: () => Promise<unknown>): Promise<OperationsManifest> {
+  const steps = manifestParser(text);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    await pause();
+  }
+}
+
+/** The parser, yielding after every slice of entries. */
+function* manifestParser(text: string): Generator<void, OperationsManifest> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -58,18 +80,21 @@ export function parseManifest(text: string): OperationsManifest {
   if (typeof raw.generatedAt !== 'string') throw new ManifestFormatError('"generatedAt" must be a string');
   if (!isRecord(raw.operations)) throw new ManifestFormatError('"operations" must be an object of id -> operation text');
   const operations: Record<string, string> = {};
+  let checked = 0;
   for (const [id, body] of Object.entries(raw.operations)) {
     if (typeof body !== 'string') throw new ManifestFormatError(`operation ${id}: the text must be a string`);
     if (!isSha256Hex(id)) throw new ManifestFormatError(`operation id "${id}" is not a SHA-256 (64 hex characters)`);
     if (sha256Hex(body) !== id.toLowerCase()) throw new ManifestFormatError(`operation ${id}: the id is not the SHA-256 of its text`);
     operations[id.toLowerCase()] = body;
+    if (++checked % SLICE === 0) yield;
   }
   const manifest = { version: 1 as const, revision: raw.revision, generatedAt: raw.generatedAt, operations };
   if (raw.aliases === undefined) return manifest;
   if (!isRecord(raw.aliases)) throw new ManifestFormatError('"aliases" must be an object of alias -> id');
-  const aliases: Record<string, string> = {};
+  // No prototype: an alias is any string a client chose, `__proto__` included.
+  const aliases: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [alias, id] of Object.entries(raw.aliases)) {
-    if (typeof id !== 'string' || !(id.toLowerCase() in operations)) throw new ManifestFormatError(`alias "${alias}" names no operation of the manifest`);
+    if (typeof id !== 'string' || !Object.hasOwn(operations, id.toLowerCase())) throw new ManifestFormatError(`alias "${alias}" names no operation of the manifest`);
     aliases[alias] = id.toLowerCase();
   }
   return { ...manifest, aliases };

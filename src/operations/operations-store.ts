@@ -5,7 +5,8 @@
  * new revision. Works over any `OperationsStorage` provider.
  */
 import { isRecord } from './json-value.js';
-import { ManifestFormatError, newRevision, parseManifest, serializeManifest, type OperationsManifest } from './manifest.js';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { ManifestFormatError, newRevision, parseManifest, parseManifestInSlices, serializeManifest, type OperationsManifest } from './manifest.js';
 import { isSha256Hex, sha256Hex } from './operation-id.js';
 import { emptyRegistry, parseRegistry, serializeRegistry, type OperationType, type Registry, type RegistryClient, type RegistryEntry } from './registry.js';
 import { manifestPath, nameProblem, operationPath, registryPath } from './store-layout.js';
@@ -179,7 +180,7 @@ export class OperationsStore {
     if (read.status !== 'found') return read;
     let manifest: OperationsManifest;
     try {
-      manifest = parseManifest(read.text);
+      manifest = await parseManifestInSlices(read.text, yieldToEventLoop);
     } catch (error) {
       if (error instanceof ManifestFormatError) return { status: 'invalid', reason: error.message, tag: read.tag };
       throw error;
@@ -245,11 +246,11 @@ export class OperationsStore {
     }
     for (const key of oldKeys.keys()) if (!newKeys.has(key)) removals.push({ path: operationPath(graph, client, key), text: null });
     const operations: Record<string, string> = {};
-    const aliases: Record<string, string> = {};
+    const aliases: Record<string, string> = Object.create(null) as Record<string, string>;
     for (const registered of Object.values(next.clients)) {
       for (const [id, entry] of Object.entries(registered.operations)) {
         operations[id] ??= await bodyOf(id);
-        for (const alias of entry.aliases) aliases[alias] ??= id;
+        for (const alias of entry.aliases) if (!Object.hasOwn(aliases, alias)) aliases[alias] = id;
       }
     }
     const nextManifest: OperationsManifest = { version: 1, revision: next.revision, generatedAt: stamp, operations, aliases };

@@ -154,6 +154,12 @@ describe.each(providers)('the operations store in $name', (provider) => {
     expect(await store.lookup('default', 'relay', sha256Hex(productQuery))).toBeUndefined();
   });
 
+  it('takes any string as an alias, __proto__ included', async () => {
+    await store.push('default', 'relay', [{ ...graphqlInput(productQuery), aliases: ['__proto__'] }]);
+    expect((await manifestOf(store)).aliases).toEqual(Object.assign(Object.create(null) as object, { ['__proto__']: sha256Hex(productQuery) }));
+    expect(await store.lookup('default', 'relay', '__proto__')).toEqual({ id: sha256Hex(productQuery), body: productQuery });
+  });
+
   it('refuses an alias that already names another operation, pushing nothing', async () => {
     await store.push('default', 'relay', [{ ...graphqlInput(productQuery), aliases: ['x1'] }]);
     const revision = (await manifestOf(store)).revision;

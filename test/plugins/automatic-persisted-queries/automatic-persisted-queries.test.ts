@@ -73,10 +73,10 @@ describe('automatic persisted queries', () => {
   });
 
   it('forgets a query after cache.ttl', async () => {
-    const router = await start([useAutomaticPersistedQueries({ enabled: true, cache: { ttl: '100ms' } })]);
+    const router = await start([useAutomaticPersistedQueries({ enabled: true, cache: { ttl: '1s' } })]);
     await router.query({ query: prices, extensions: byHash(sha256Hex(prices)) });
     expect((await router.query({ extensions: byHash(sha256Hex(prices)) })).body).toEqual({ data: pricesData });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     expect((await router.query({ extensions: byHash(sha256Hex(prices)) })).body).toEqual(NOT_FOUND_BODY);
   });
 
