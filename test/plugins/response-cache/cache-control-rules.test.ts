@@ -7,7 +7,7 @@ let router: TestRouter;
 
 beforeAll(async () => {
   graph = await startCacheGraph();
-  router = await graph.router({ cache: { ...memoryCache, fallback_ttl: '1s' } });
+  router = await graph.router({ cache: { ...memoryCache, fallback_ttl: '2s' } });
 });
 
 afterAll(async () => {
@@ -89,8 +89,8 @@ describe('the Cache-Control rules, row by row', () => {
 describe('lifetimes', () => {
   it('never serves an entry after its lifetime: max-age, s-maxage over max-age, and fallback_ttl all end', async () => {
     const cases: Array<[string, string]> = [
-      ['ttl-max-age', 'max-age=1'],
-      ['ttl-s-maxage', 's-maxage=1, max-age=600'],
+      ['ttl-max-age', 'max-age=2'],
+      ['ttl-s-maxage', 's-maxage=2, max-age=600'],
       ['ttl-fallback', 'public'],
     ];
     for (const [upc, header] of cases) {
@@ -102,7 +102,7 @@ describe('lifetimes', () => {
       expect(cachedAnswer.body).toEqual({ data: { product: { upc, name: 'Before' } } });
     }
     expect(graph.products.calls).toHaveLength(3);
-    await sleep(1100);
+    await sleep(2100);
     for (const [upc] of cases) {
       const fresh = await router.query({ query: PRODUCT, variables: { upc } });
       expect(fresh.body).toEqual({ data: { product: { upc, name: 'After' } } });
