@@ -33,7 +33,7 @@ export function buildEntityBatch(tree: ResponseTree, nodes: readonly EntityNode[
     const typename = spec.typename.kind === 'fixed' ? spec.typename.name : runtimeType ?? spec.typeCondition;
     const representation: Record<string, unknown> = { __typename: typename };
     if (!fill(tree, facts, representation, node.view, runtimeType, spec.fields)) continue;
-    const key = JSON.stringify(representation);
+    const key = dedupeKey(representation);
     const index = seen.get(key);
     if (index === undefined) {
       seen.set(key, representations.length);
@@ -44,6 +44,29 @@ export function buildEntityBatch(tree: ResponseTree, nodes: readonly EntityNode[
     }
   }
   return { representations, targets };
+}
+
+/**
+ * A key equal for equal representations. Keys are usually a few scalars:
+ * joining them is much cheaper than JSON.stringify for each entity.
+ */
+function dedupeKey(representation: Record<string, unknown>): string {
+  let key = '';
+  for (const name in representation) {
+    const value = representation[name];
+    switch (typeof value) {
+      case 'string':
+        key += `\u0001${name}\u0002s${value}`;
+        break;
+      case 'number':
+      case 'boolean':
+        key += `\u0001${name}\u0002${typeof value === 'number' ? 'n' : 'b'}${value}`;
+        break;
+      default:
+        key += `\u0001${name}\u0002j${JSON.stringify(value)}`;
+    }
+  }
+  return key;
 }
 
 function fill(

@@ -38,6 +38,12 @@ export class ResponseTree {
 
   /** The objects that together make up one response object. */
   viewOf(values: readonly unknown[]): JsonObject[] {
+    if (values.length === 1) {
+      const value = values[0];
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
+      const more = this.extras.get(value as JsonObject);
+      return more ? [value as JsonObject, ...more] : [value as JsonObject];
+    }
     const view: JsonObject[] = [];
     for (const value of values) {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) continue;
@@ -58,38 +64,68 @@ export class ResponseTree {
    * segments from the objects' `__typename`.
    */
   collect(path: readonly PathSegment[], satisfies: (typename: string, condition: string) => boolean): EntityNode[] {
-    let nodes: Array<{ values: unknown[]; path: Array<string | number> }> = [{ values: this.roots, path: [] }];
-    for (const segment of path) {
-      const next: typeof nodes = [];
-      if (segment === '@') {
-        for (const node of nodes) {
-          const arrays = node.values.filter(Array.isArray) as unknown[][];
-          const length = arrays.reduce((max, a) => Math.max(max, a.length), 0);
-          for (let i = 0; i < length; i++) {
-            const values = arrays.map((a) => a[i]).filter((v) => v !== undefined && v !== null);
-            if (values.length > 0) next.push({ values, path: [...node.path, i] });
-          }
+    const out: EntityNode[] = [];
+    this.walk(this.roots, path, 0, [], satisfies, out);
+    return out;
+  }
+
+  /**
+   * One step of `collect`: `values` are what the fetches hold for one
+   * response position (usually one value); the path is shared and copied
+   * only for the positions found.
+   */
+  private walk(
+    values: readonly unknown[],
+    segments: readonly PathSegment[],
+    depth: number,
+    at: Array<string | number>,
+    satisfies: (typename: string, condition: string) => boolean,
+    out: EntityNode[],
+  ): void {
+    if (depth === segments.length) {
+      const view = this.viewOf(values);
+      if (view.length > 0) out.push({ primary: view[0]!, view, path: at.slice() });
+      return;
+    }
+    const segment = segments[depth]!;
+    if (segment === '@') {
+      if (values.length === 1) {
+        const list = values[0];
+        if (!Array.isArray(list)) return;
+        for (let i = 0; i < list.length; i++) {
+          const item: unknown = list[i];
+          if (item === null || item === undefined) continue;
+          at.push(i);
+          this.walk([item], segments, depth + 1, at, satisfies, out);
+          at.pop();
         }
-      } else if (segment.startsWith('... on ')) {
-        const condition = segment.slice(7);
-        for (const node of nodes) {
-          // Interface objects report the interface; other fetches may know the object type.
-          if (typenamesOf(this.viewOf(node.values)).some((typename) => satisfies(typename, condition))) next.push(node);
-        }
-      } else {
-        for (const node of nodes) {
-          const values = childValues(this.viewOf(node.values), segment);
-          if (values.length > 0) next.push({ values, path: [...node.path, segment] });
-        }
+        return;
       }
-      nodes = next;
+      const lists = values.filter(Array.isArray) as unknown[][];
+      const length = lists.reduce((max, list) => Math.max(max, list.length), 0);
+      for (let i = 0; i < length; i++) {
+        const items: unknown[] = [];
+        for (const list of lists) if (list[i] !== undefined && list[i] !== null) items.push(list[i]);
+        if (items.length === 0) continue;
+        at.push(i);
+        this.walk(items, segments, depth + 1, at, satisfies, out);
+        at.pop();
+      }
+      return;
     }
-    const result: EntityNode[] = [];
-    for (const node of nodes) {
-      const view = this.viewOf(node.values);
-      if (view.length > 0) result.push({ primary: view[0]!, view, path: node.path });
+    if (segment.startsWith('... on ')) {
+      // Interface objects report the interface; other fetches may know the object type.
+      const condition = segment.slice(7);
+      if (typenamesOf(this.viewOf(values)).some((typename) => satisfies(typename, condition))) {
+        this.walk(values, segments, depth + 1, at, satisfies, out);
+      }
+      return;
     }
-    return result;
+    const children = childValues(this.viewOf(values), segment);
+    if (children.length === 0) return;
+    at.push(segment);
+    this.walk(children, segments, depth + 1, at, satisfies, out);
+    at.pop();
   }
 }
 

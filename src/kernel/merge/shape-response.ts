@@ -1,6 +1,10 @@
 import {
   getNamedType,
+  GraphQLBoolean,
   GraphQLError,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLString,
   isAbstractType,
   isEnumType,
   isInterfaceType,
@@ -31,7 +35,14 @@ interface ShapeField {
   readonly parentType: string;
   /** Introspection root fields: answered by graphql-js already, copied as they are. */
   readonly verbatim: boolean;
+  /** Set for scalar and enum fields: serialized on the way out. */
+  readonly leafType: GraphQLLeafType | undefined;
+  /** Interface or union: the runtime type comes from `__typename`. */
+  readonly abstract: boolean;
 }
+
+const MAX_INT = 2147483647;
+const MIN_INT = -2147483648;
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
 
@@ -116,6 +127,8 @@ export class ResponseShaper {
         selections: selection.selections ? [...selection.selections] : undefined,
         parentType: runtimeType,
         verbatim: INTROSPECTION_FIELDS.has(selection.name),
+        leafType: definition && isLeafType(getNamedType(definition.type)) ? (getNamedType(definition.type) as GraphQLLeafType) : undefined,
+        abstract: !!definition && isAbstractType(getNamedType(definition.type)),
       });
     }
   }
@@ -144,51 +157,56 @@ class ShapeRun {
 
   object(view: readonly JsonObject[], runtimeType: string, selections: readonly NSelection[], path: Array<string | number>): Shaped {
     const out: Record<string, unknown> = {};
+    const single = view.length === 1 ? view[0]! : undefined;
     for (const field of this.shaper.fields(selections, runtimeType)) {
+      const key = field.responseKey;
       if (field.name === '__typename') {
-        out[field.responseKey] = runtimeType;
+        out[key] = runtimeType;
         continue;
       }
       if (field.verbatim) {
-        out[field.responseKey] = childValues(view, field.responseKey)[0] ?? null;
+        out[key] = (single ? single[key] : childValues(view, key)[0]) ?? null;
         continue;
       }
-      path.push(field.responseKey);
-      const value = this.value(childValues(view, field.responseKey), field, 0, path);
+      path.push(key);
+      // Most objects come from one fetch: read them directly, without collecting values.
+      const value = single ? this.value(single[key], undefined, field, 0, path) : this.value(undefined, childValues(view, key), field, 0, path);
       path.pop();
       if (value === BUBBLE) return BUBBLE;
-      out[field.responseKey] = value;
+      out[key] = value;
     }
     return out;
   }
 
-  private value(values: readonly unknown[], field: ShapeField, depth: number, path: Array<string | number>): Shaped {
+  /** Shapes one value: `many` holds it as several fetches gave it, else `single` is the one value. */
+  private value(single: unknown, many: readonly unknown[] | undefined, field: ShapeField, depth: number, path: Array<string | number>): Shaped {
     let wrapper = field.wrappers[depth];
     const nonNull = wrapper === 'N';
     if (nonNull) wrapper = field.wrappers[depth + 1];
     const next = nonNull ? depth + 1 : depth;
-    const first = values[0];
+    const first = many ? many[0] : single;
     if (first === undefined || first === null) return this.nullValue(nonNull, field, path);
     let result: Shaped;
-    if (wrapper === 'L') result = this.list(values, field, next + 1, path);
-    else if (field.namedType && isLeafType(field.namedType)) result = this.leaf(first, field.namedType, path);
-    else result = this.composite(values, field, path);
+    if (wrapper === 'L') result = this.list(first, many, field, next + 1, path);
+    else if (field.leafType) result = this.leaf(first, field.leafType, path);
+    else result = this.composite(first, many, field, path);
     if (result === BUBBLE || result === null) return this.nullValue(nonNull, field, path, result === BUBBLE);
     return result;
   }
 
-  private list(values: readonly unknown[], field: ShapeField, depth: number, path: Array<string | number>): Shaped {
-    const arrays = values.filter(Array.isArray) as unknown[][];
-    if (arrays.length === 0) {
+  private list(first: unknown, many: readonly unknown[] | undefined, field: ShapeField, depth: number, path: Array<string | number>): Shaped {
+    if (!Array.isArray(first)) {
       this.error(`Expected a list for field "${field.parentType}.${field.name}".`, path);
       return null;
     }
-    const length = arrays[0]!.length;
+    const arrays = many && many.length > 1 ? (many.filter(Array.isArray) as unknown[][]) : undefined;
+    const length = first.length;
     const out = new Array<unknown>(length);
     for (let i = 0; i < length; i++) {
       path.push(i);
-      const item = arrays.length === 1 ? [arrays[0]![i]] : arrays.map((a) => a[i]).filter((v) => v !== undefined);
-      const shaped = this.value(item, field, depth, path);
+      const shaped = arrays
+        ? this.value(undefined, arrays.map((a) => a[i]).filter((v) => v !== undefined), field, depth, path)
+        : this.value(first[i], undefined, field, depth, path);
       path.pop();
       if (shaped === BUBBLE) return BUBBLE;
       out[i] = shaped;
@@ -196,11 +214,18 @@ class ShapeRun {
     return out;
   }
 
-  private composite(values: readonly unknown[], field: ShapeField, path: Array<string | number>): Shaped {
-    const view = this.tree.viewOf(values);
-    if (view.length === 0 || !field.selections) return null;
+  private composite(first: unknown, many: readonly unknown[] | undefined, field: ShapeField, path: Array<string | number>): Shaped {
+    if (!field.selections) return null;
+    let view: readonly JsonObject[];
+    if (many && many.length > 1) view = this.tree.viewOf(many);
+    else if (typeof first !== 'object' || Array.isArray(first)) view = [];
+    else {
+      const extras = this.tree.extrasOf(first as JsonObject);
+      view = extras.length === 0 ? [first as JsonObject] : [first as JsonObject, ...extras];
+    }
+    if (view.length === 0) return null;
     let runtimeType = field.namedType?.name ?? '';
-    if (field.namedType && isAbstractType(field.namedType)) {
+    if (field.abstract) {
       let typename = typenameOf(view.filter((o) => typeof o.__typename === 'string' && this.shaper.objectType(o.__typename as string)));
       // Only interface objects answered: all that is known is the interface itself.
       if (typename === undefined && typenameOf(view) === runtimeType) typename = runtimeType;
@@ -214,6 +239,14 @@ class ShapeRun {
   }
 
   private leaf(value: unknown, type: GraphQLLeafType, path: Array<string | number>): Shaped {
+    // Strings, booleans and whole numbers are by far the most common values; skip serialize for them.
+    if (type === GraphQLString || type === GraphQLID) {
+      if (typeof value === 'string') return value;
+    } else if (type === GraphQLBoolean) {
+      if (typeof value === 'boolean') return value;
+    } else if (type === GraphQLInt) {
+      if (typeof value === 'number' && Number.isInteger(value) && value <= MAX_INT && value >= MIN_INT) return value;
+    }
     try {
       const serialized: unknown = type.serialize(value);
       if (serialized === undefined) throw new GraphQLError(`${type.name} cannot represent value: ${JSON.stringify(value)}`);
