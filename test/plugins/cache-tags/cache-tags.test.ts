@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { definePlugin, z } from '../../../src/index.js';
 import { startTestRouter, type TestRouter } from '../../../src/testing/index.js';
 import { CACHE_TAGS, useCacheTags, type FetchCacheTags } from '../../../plugins/cache-tags/index.js';
-import { capturingLogger, representationsOf, startCacheGraph, type CacheGraph } from '../response-cache/fixtures.js';
+import { type CacheGraph, capturingLogger, representationsOf, useCacheGraph } from '../response-cache/fixtures.js';
 
 let graph: CacheGraph;
 let router: TestRouter;
@@ -29,16 +29,9 @@ const useTagObserver = definePlugin({
   }),
 });
 
-beforeAll(async () => {
-  graph = await startCacheGraph();
-});
-
-afterAll(async () => {
-  await graph?.close();
-});
+useCacheGraph((started) => (graph = started));
 
 beforeEach(async () => {
-  graph.reset();
   seen = [];
   perRequest = [];
   logs = capturingLogger();

@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRouter } from '../../../src/testing/index.js';
-import { memoryCache, sleep, startCacheGraph, type CacheGraph } from './fixtures.js';
+import { type CacheGraph, memoryCache, sleep, useCacheGraph } from './fixtures.js';
 
 let graph: CacheGraph;
 let router: TestRouter;
 
+useCacheGraph((started) => (graph = started));
+
 beforeAll(async () => {
-  graph = await startCacheGraph();
   router = await graph.router({ cache: { ...memoryCache, fallback_ttl: '2s' } });
 });
 
 afterAll(async () => {
   await router?.close();
-  await graph?.close();
 });
-
-beforeEach(() => graph.reset());
 
 const PRODUCT = 'query Product($upc: ID!) { product(upc: $upc) { upc name } }';
 

@@ -1,6 +1,6 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TestRouter } from '../../../src/testing/index.js';
-import { memoryCache, representationsOf, startCacheGraph, type CacheGraph } from './fixtures.js';
+import { type CacheGraph, memoryCache, representationsOf, useCacheGraph } from './fixtures.js';
 
 let graph: CacheGraph;
 let router: TestRouter;
@@ -8,17 +8,10 @@ let wholeBatchRouter: TestRouter;
 
 const propagateTenant = { headers: { all: { request: [{ op: 'propagate' as const, named: 'x-tenant' }] } } };
 
-beforeAll(async () => {
-  graph = await startCacheGraph();
-});
-
-afterAll(async () => {
-  await graph?.close();
-});
+useCacheGraph((started) => (graph = started));
 
 // A fresh memory cache per test: no test sees another's entries.
 beforeEach(async () => {
-  graph.reset();
   router = await graph.router({ cache: memoryCache, config: propagateTenant });
   wholeBatchRouter = await graph.router({ cache: { ...memoryCache, fetch_missing_entities_only: false } });
 });

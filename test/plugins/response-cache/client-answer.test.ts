@@ -1,20 +1,13 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TestRouter } from '../../../src/testing/index.js';
-import { memoryCache, startCacheGraph, type CacheGraph } from './fixtures.js';
+import { type CacheGraph, memoryCache, useCacheGraph } from './fixtures.js';
 
 let graph: CacheGraph;
 let router: TestRouter;
 
-beforeAll(async () => {
-  graph = await startCacheGraph();
-});
-
-afterAll(async () => {
-  await graph?.close();
-});
+useCacheGraph((started) => (graph = started));
 
 beforeEach(async () => {
-  graph.reset();
   router = await graph.router({ cache: { ...memoryCache, debug: { enabled: true } } });
 });
 

@@ -5,6 +5,7 @@
  * both count the requests they get.
  */
 import { createServer } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createLogger, type CoreConfigInput, type Logger } from '../../../src/index.js';
 import { startSubgraph, startTestRouter, type SubgraphCall, type SubgraphReply, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { useCacheTags } from '../../../plugins/cache-tags/index.js';
@@ -185,6 +186,22 @@ export async function startCacheGraph(): Promise<CacheGraph> {
       await Promise.all([products.close(), reviews.close()]);
     },
   };
+}
+
+/**
+ * Starts the graph before the tests of the file (or describe block) that
+ * calls it, resets it before each test and closes it after them all.
+ */
+export function useCacheGraph(started: (graph: CacheGraph) => void): void {
+  let graph: CacheGraph | undefined;
+  beforeAll(async () => {
+    graph = await startCacheGraph();
+    started(graph);
+  });
+  beforeEach(() => graph?.reset());
+  afterAll(async () => {
+    await graph?.close();
+  });
 }
 
 /** The memory cache with a key for the endpoint, as most tests use it. */

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryCache, SHARED_KEY, startCacheGraph, type CacheGraph } from './fixtures.js';
+import { type CacheGraph, memoryCache, SHARED_KEY, useCacheGraph } from './fixtures.js';
 import { startInvalidatingRouter, type InvalidatingRouter } from './invalidation-suite.js';
 
 let graph: CacheGraph;
 let target: InvalidatingRouter;
 let noTypes: InvalidatingRouter;
 
+useCacheGraph((started) => (graph = started));
+
 beforeAll(async () => {
-  graph = await startCacheGraph();
   target = await startInvalidatingRouter(graph, memoryCache);
   noTypes = await startInvalidatingRouter(graph, { ...memoryCache, invalidation: { type: false, cache_tag: false } });
 });
@@ -15,7 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await target?.router.close();
   await noTypes?.router.close();
-  await graph?.close();
 });
 
 interface Sent {

@@ -2,11 +2,11 @@
  * The invalidation behaviours every provider must show, run against memory,
  * a Redis server and a Redis Cluster by their own test files.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CoreConfigInput } from '../../../src/index.js';
 import type { TestRouter } from '../../../src/testing/index.js';
 import type { ResponseCacheOptions } from '../../../plugins/response-cache/index.js';
-import { capturingLogger, representationsOf, SHARED_KEY, startCacheGraph, type CacheGraph } from './fixtures.js';
+import { type CacheGraph, capturingLogger, representationsOf, SHARED_KEY, useCacheGraph } from './fixtures.js';
 
 /** What a provider's test file supplies. */
 export interface InvalidationSuiteOptions {
@@ -66,16 +66,9 @@ export function invalidationSuite(provider: string, options: InvalidationSuiteOp
     let graph: CacheGraph;
     let target: InvalidatingRouter;
 
-    beforeAll(async () => {
-      graph = await startCacheGraph();
-    });
-
-    afterAll(async () => {
-      await graph?.close();
-    });
+    useCacheGraph((started) => (graph = started));
 
     beforeEach(async () => {
-      graph.reset();
       graph.reply.products.extensions = () => ({ cacheTags: ['catalog'] });
       graph.reply.reviews.extensions = (call) => ({ entityCacheTags: representationsOf(call).map((r) => [`product:${String(r.upc)}`]) });
       target = await startInvalidatingRouter(graph, await options.cache(), options.config?.());

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryCache, startCacheGraph, type CacheGraph } from './fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { type CacheGraph, memoryCache, useCacheGraph } from './fixtures.js';
 
 let graph: CacheGraph;
 
-beforeAll(async () => {
-  graph = await startCacheGraph();
-});
-
-afterAll(async () => {
-  await graph?.close();
-});
+useCacheGraph((started) => (graph = started));
 
 const PRODUCT = 'query Product($upc: ID!) { product(upc: $upc) { upc name } }';
 

@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRouter } from '../../../src/testing/index.js';
-import { memoryCache, startCacheGraph, type CacheGraph } from './fixtures.js';
+import { type CacheGraph, memoryCache, useCacheGraph } from './fixtures.js';
 import { startInvalidatingRouter, type InvalidatingRouter } from './invalidation-suite.js';
 
 let graph: CacheGraph;
 let target: InvalidatingRouter;
 let router: TestRouter;
 
+useCacheGraph((started) => (graph = started));
+
 beforeAll(async () => {
-  graph = await startCacheGraph();
   target = await startInvalidatingRouter(graph, memoryCache, { metrics: { enabled: true, listen_addr: '127.0.0.1:0' } });
   router = target.router;
   await router.router.listen('127.0.0.1:0');
@@ -16,7 +17,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await router?.close();
-  await graph?.close();
 });
 
 async function cacheMetrics(): Promise<string[]> {

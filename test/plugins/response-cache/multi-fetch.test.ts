@@ -1,20 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRouter } from '../../../src/testing/index.js';
-import { capturingLogger, memoryCache, startCacheGraph, type CacheGraph } from './fixtures.js';
+import { type CacheGraph, capturingLogger, memoryCache, useCacheGraph } from './fixtures.js';
 
 let graph: CacheGraph;
 let router: TestRouter;
 let logs: ReturnType<typeof capturingLogger>;
 
+useCacheGraph((started) => (graph = started));
+
 beforeAll(async () => {
-  graph = await startCacheGraph();
   logs = capturingLogger('debug');
   router = await graph.router({ cache: { ...memoryCache, debug: { enabled: true } }, config: { engine: { enable_multi_fetch: true } }, logger: logs.logger });
 });
 
 afterAll(async () => {
   await router?.close();
-  await graph?.close();
 });
 
 // Two entity fetches to `reviews` in one parallel wave: merged into one request.
