@@ -215,10 +215,14 @@ export const inventorySubgraph: SubgraphOptions = {
     }
     type Query {
       warehouse: [Product!]!
+      featured: [Product!]!
     }
   `,
   resolvers: {
-    Query: { warehouse: () => Object.keys(inventoryData).map((id) => ({ id, ...inventoryData[id] })) },
+    Query: {
+      warehouse: () => Object.keys(inventoryData).map((id) => ({ id, ...inventoryData[id] })),
+      featured: () => [{ id: 'p3', ...inventoryData.p3 }],
+    },
     Product: { __resolveReference: (reference: { id: string }) => ({ id: reference.id, ...inventoryData[reference.id] }) },
   },
 };

@@ -127,29 +127,3 @@ describe('gRPC failures as GraphQL errors', () => {
     ]);
   });
 });
-
-describe('gRPC connections', () => {
-  it('reuses one connection for every request to the service', async () => {
-    graph = await startGraph({ grpc: [catalogService()], http: [inventorySubgraph] });
-    for (let i = 0; i < 5; i++) {
-      const response = await graph.query(`{ product(id: "p1") { name } warehouse { name } }`);
-      expect(response.body.errors).toBeUndefined();
-    }
-    // Distinct texts, so single flight does not fold them into one call.
-    await Promise.all(Array.from({ length: 10 }, (_, i) => graph!.query(`{ time${i}: serverTime }`)));
-    expect(graph.grpc.catalog!.calls.length).toBeGreaterThanOrEqual(20);
-    expect(graph.grpc.catalog!.connections()).toBe(1);
-  });
-
-  it('sends the headers the propagation rules pass on as gRPC metadata', async () => {
-    graph = await startGraph({
-      grpc: [catalogService()],
-      http: [inventorySubgraph],
-      config: { headers: { all: { request: [{ op: 'propagate', named: 'x-tenant' }, { op: 'set', name: 'x-router', value: 'switchyard' }] } } },
-    });
-    await graph.query(`{ serverTime }`, undefined, { 'x-tenant': 'acme', 'x-other': 'no' });
-    const metadata = graph.grpc.catalog!.calls.at(-1)!.metadata;
-    expect(metadata).toMatchObject({ 'x-tenant': 'acme', 'x-router': 'switchyard' });
-    expect(metadata).not.toHaveProperty('x-other');
-  });
-});

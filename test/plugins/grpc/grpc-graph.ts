@@ -5,7 +5,7 @@
  */
 import { useGrpc } from '../../../plugins/grpc/index.js';
 import { generateService, type GeneratedService } from '../../../src/grpc/generate.js';
-import { composeSubgraphs, createLogger, createRouter, type CoreConfigInput, type GraphQLResponseBody, type Router, type SubgraphRecord } from '../../../src/index.js';
+import { composeSubgraphs, createLogger, createRouter, type CoreConfigInput, type GraphQLResponseBody, type Router, type SubgraphRecord, type SwitchyardPlugin } from '../../../src/index.js';
 import { startSubgraph, type SubgraphOptions, type TestSubgraph } from '../../../src/testing/index.js';
 import { startGrpcService, type Handlers, type TestGrpcService } from './grpc-test-service.js';
 
@@ -42,12 +42,15 @@ export async function startGraph({
   http = [],
   config = {},
   mapRecords = (records) => records,
+  plugins = [],
 }: {
   grpc?: readonly GrpcSubgraphDefinition[];
   http?: readonly SubgraphOptions[];
   config?: Omit<CoreConfigInput, 'version'>;
   /** Changes the composed subgraph records before the router loads them (to break one). */
   mapRecords?: (records: SubgraphRecord[]) => SubgraphRecord[];
+  /** More plugins, after the grpc one. */
+  plugins?: readonly SwitchyardPlugin[];
 }): Promise<TestGraph> {
   const services: Record<string, TestGrpcService> = {};
   const subgraphs: Record<string, TestSubgraph> = {};
@@ -66,7 +69,7 @@ export async function startGraph({
   const composed = composeSubgraphs(records);
   const router = await createRouter({
     config: { ...config, execution_config: { file: { watch: false } } },
-    plugins: [useGrpc()],
+    plugins: [useGrpc(), ...plugins],
     graph: { supergraphSdl: composed.supergraphSdl, subgraphs: mapRecords(composed.subgraphs), origin: 'test' },
     logger: createLogger({ level: process.env.LOG_LEVEL ?? 'silent' }),
   });
