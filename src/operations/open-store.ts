@@ -36,6 +36,7 @@ export interface OpenStoreOptions {
  * or a directory path. Throws on another URL scheme.
  */
 export function parseStoreLocation(text: string): StoreLocation {
+  if (text.trim() === '') throw new Error('the store location is empty');
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text)?.[1]?.toLowerCase();
   if (scheme === undefined) return { provider: 'file', path: text };
   if (scheme === 'redis' || scheme === 'rediss') return { provider: 'redis', urls: [text] };

@@ -135,12 +135,14 @@ describe.concurrent('switchyard operations', { timeout: 60_000 }, () => {
     ]);
   });
 
-  it('uses the store named by SWITCHYARD_OPERATIONS_STORE, and --store over it', async ({ onTestFinished }) => {
+  it('uses the store named by SWITCHYARD_OPERATIONS_STORE (an empty one counts as unset), and --store over it', async ({ onTestFinished }) => {
     const cwd = await project(onTestFinished);
     await switchyard(['operations', 'push', 'default', '-c', 'web', '-f', 'prices.graphql'], { cwd, env: { SWITCHYARD_OPERATIONS_STORE: 'from-env' } });
     await switchyard(['operations', 'push', 'default', '-c', 'web', '-f', 'apollo.json', '--store', 'from-flag'], { cwd, env: { SWITCHYARD_OPERATIONS_STORE: 'from-env' } });
     expect(Object.keys(parseManifest(await readFile(join(cwd, 'from-env', 'default', 'manifest.json'), 'utf8')).operations)).toEqual([ids.price]);
     expect(Object.keys(parseManifest(await readFile(join(cwd, 'from-flag', 'default', 'manifest.json'), 'utf8')).operations).sort()).toEqual([ids.top, ids.product].sort());
+    await switchyard(['operations', 'push', 'default', '-c', 'web', '-f', 'prices.graphql'], { cwd, env: { SWITCHYARD_OPERATIONS_STORE: '' } });
+    expect(Object.keys((await manifestIn(cwd)).operations)).toEqual([ids.price]);
   });
 
   it('refuses to push to or delete from an HTTP store, and lists from it', async ({ onTestFinished }) => {

@@ -59,7 +59,8 @@ function usage(command: Command, graph: string, client: string | undefined, stor
   const problem = nameProblem('graph', graph) ?? (client === undefined ? undefined : nameProblem('client', client));
   if (problem) command.error(`error: ${problem}`, { exitCode: EXIT_USAGE });
   try {
-    return parseStoreLocation(store ?? process.env[STORE_ENV_VARIABLE] ?? DEFAULT_STORE_PATH);
+    // An empty variable counts as unset, as for every other environment setting.
+    return parseStoreLocation(store ?? (process.env[STORE_ENV_VARIABLE] || DEFAULT_STORE_PATH));
   } catch (error) {
     return command.error(`error: --store: ${error instanceof Error ? error.message : String(error)}`, { exitCode: EXIT_USAGE });
   }
