@@ -1,5 +1,5 @@
 import type { RepresentationField, RepresentationSpec } from '../plan/query-plan.js';
-import { childValues, runtimeTypenameOf, type EntityNode, type JsonObject, type ResponseTree } from './response-tree.js';
+import { childValues, firstValue, runtimeTypenameOf, type EntityNode, type JsonObject, type ResponseTree } from './response-tree.js';
 
 /** Representations of one entity fetch, deduplicated, with the positions each one answers for. */
 export interface EntityBatch {
@@ -26,17 +26,36 @@ export function buildEntityBatch(tree: ResponseTree, nodes: readonly EntityNode[
   const representations: JsonObject[] = [];
   const targets: EntityNode[][] = [];
   const seen = new Map<string, number>();
+  const only = specs.length === 1 ? specs[0] : undefined;
+  const flat = new Map<RepresentationSpec, boolean>();
   for (const node of nodes) {
     const runtimeType = runtimeTypenameOf(node.view, facts.isObjectType);
-    const spec = specs.find((s) => (runtimeType === undefined ? specs.length === 1 : facts.satisfies(runtimeType, s.typeCondition)));
+    // One spec for exactly this type is the common case; skip the type checks for it.
+    const spec =
+      only && (runtimeType === undefined || runtimeType === only.typeCondition)
+        ? only
+        : specs.find((s) => (runtimeType === undefined ? specs.length === 1 : facts.satisfies(runtimeType, s.typeCondition)));
     if (!spec) continue;
     const typename = spec.typename.kind === 'fixed' ? spec.typename.name : runtimeType ?? spec.typeCondition;
+    let isFlat = flat.get(spec);
+    if (isFlat === undefined) {
+      isFlat = spec.fields.every((f) => !f.children && !f.typeCondition);
+      flat.set(spec, isFlat);
+    }
+    // Flat keys (the usual `id`): find duplicates before building anything.
+    const key = isFlat ? flatKey(typename, node.view, spec.fields) : undefined;
+    if (key === null) continue;
+    const known = key === undefined ? undefined : seen.get(key);
+    if (known !== undefined) {
+      targets[known]!.push(node);
+      continue;
+    }
     const representation: Record<string, unknown> = { __typename: typename };
     if (!fill(tree, facts, representation, node.view, runtimeType, spec.fields)) continue;
-    const key = dedupeKey(representation);
-    const index = seen.get(key);
+    const finalKey = key ?? dedupeKey(representation);
+    const index = seen.get(finalKey);
     if (index === undefined) {
-      seen.set(key, representations.length);
+      seen.set(finalKey, representations.length);
       representations.push(representation);
       targets.push([node]);
     } else {
@@ -69,6 +88,17 @@ function dedupeKey(representation: Record<string, unknown>): string {
   return key;
 }
 
+/** The dedupe key of a representation made of scalar fields, read straight from the view; null when a field is missing. */
+function flatKey(typename: string, view: readonly JsonObject[], fields: readonly RepresentationField[]): string | null {
+  let key = typename;
+  for (const field of fields) {
+    const value = firstValue(view, field.responseKey);
+    if (value === undefined) return null;
+    key += typeof value === 'string' ? `\u0001s${value}` : `\u0001${typeof value === 'object' ? JSON.stringify(value) : String(value)}`;
+  }
+  return key;
+}
+
 function fill(
   tree: ResponseTree,
   facts: TypeFacts,
@@ -90,6 +120,10 @@ function fill(
 }
 
 function readField(tree: ResponseTree, facts: TypeFacts, view: readonly JsonObject[], field: RepresentationField): unknown {
+  if (!field.children) {
+    const value = firstValue(view, field.responseKey);
+    return value === undefined ? MISSING : value;
+  }
   const values = childValues(view, field.responseKey);
   if (values.length === 0) return MISSING;
   const first = values[0];

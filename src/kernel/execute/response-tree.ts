@@ -143,6 +143,17 @@ export function childValues(view: readonly JsonObject[], key: string): unknown[]
   return values;
 }
 
+/** The first value the objects of a view hold under a key (a non-null one if any). */
+export function firstValue(view: readonly JsonObject[], key: string): unknown {
+  let found: unknown;
+  for (let i = 0; i < view.length; i++) {
+    const value = view[i]![key];
+    if (value !== undefined && value !== null) return value;
+    if (value === null) found = null;
+  }
+  return found;
+}
+
 /** Every `__typename` the fetches reported for one response object, in fetch order. */
 export function typenamesOf(view: readonly JsonObject[]): string[] {
   const names: string[] = [];
@@ -155,8 +166,14 @@ export function typenamesOf(view: readonly JsonObject[]): string[] {
  * (interface objects report their interface), else the first reported.
  */
 export function runtimeTypenameOf(view: readonly JsonObject[], isObjectType: (name: string) => boolean): string | undefined {
-  const names = typenamesOf(view);
-  return names.find(isObjectType) ?? names[0];
+  let first: string | undefined;
+  for (let i = 0; i < view.length; i++) {
+    const name = view[i]!.__typename;
+    if (typeof name !== 'string') continue;
+    if (isObjectType(name)) return name;
+    first ??= name;
+  }
+  return first;
 }
 
 /** The `__typename` of a response object, from whichever fetch reported it first. */

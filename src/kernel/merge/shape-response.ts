@@ -20,7 +20,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { GraphQLErrorJSON } from '../errors.js';
-import { childValues, typenameOf, type JsonObject, type ResponseTree } from '../execute/response-tree.js';
+import { childValues, firstValue, typenameOf, type JsonObject, type ResponseTree } from '../execute/response-tree.js';
 import type { NSelection } from '../plan/normalize.js';
 
 /** A field to write at one response position for one runtime type. */
@@ -170,7 +170,12 @@ class ShapeRun {
       }
       path.push(key);
       // Most objects come from one fetch: read them directly, without collecting values.
-      const value = single ? this.value(single[key], undefined, field, 0, path) : this.value(undefined, childValues(view, key), field, 0, path);
+      // Leaves need no merging: the first value any fetch gave is the value.
+      const value = single
+        ? this.value(single[key], undefined, field, 0, path)
+        : field.leafType
+          ? this.value(firstValue(view, key), undefined, field, 0, path)
+          : this.value(undefined, childValues(view, key), field, 0, path);
       path.pop();
       if (value === BUBBLE) return BUBBLE;
       out[key] = value;
