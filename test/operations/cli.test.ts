@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseManifest, sha256Hex } from '../../src/operations/index.js';
-import { startRedis, type TestRedis } from './support/redis-server.js';
+import { startRedis, type RedisServer } from '../support/redis.js';
 import { startStaticHost } from './support/static-server.js';
 import { apolloManifest, priceQuery, productQuery, tempDir, topProductsQuery } from './support/operations.js';
 
@@ -159,7 +159,7 @@ describe.concurrent('switchyard operations', { timeout: 60_000 }, () => {
 });
 
 describe('switchyard operations with a Redis store', { timeout: 60_000 }, () => {
-  let redis: TestRedis;
+  let redis: RedisServer;
 
   beforeAll(async () => {
     redis = await startRedis();

@@ -10,18 +10,19 @@ import {
   sha256Hex,
   type OperationsManifest,
 } from '../../src/operations/index.js';
-import { startRedis, type TestRedis } from './support/redis-server.js';
+import { startRedis, startRedisCluster, type RedisCluster, type RedisServer } from '../support/redis.js';
 import { startStaticHost, type StaticHost } from './support/static-server.js';
 import { graphqlInput, priceQuery, productQuery, tempDir, topProductsQuery } from './support/operations.js';
 
-let redis: TestRedis;
+let redis: RedisServer;
+let cluster: RedisCluster;
 let redisDb = 0;
 
 beforeAll(async () => {
-  redis = await startRedis();
-});
+  [redis, cluster] = await Promise.all([startRedis(), startRedisCluster()]);
+}, 120_000);
 afterAll(async () => {
-  await redis?.stop();
+  await Promise.all([redis?.stop(), cluster?.stop()]);
 });
 
 const clock = (() => {
@@ -59,6 +60,20 @@ const providers: Provider[] = [
           await client.flushDb();
           await client.close();
           await store.close();
+        },
+      };
+    },
+  },
+  {
+    name: 'a Redis Cluster',
+    async open() {
+      const opened = await openOperationsStore({ provider: 'redis', urls: cluster.urls, cluster: true });
+      const store = new OperationsStore(opened.storage, { now: clock });
+      return {
+        store,
+        cleanup: async () => {
+          await store.close();
+          await Promise.all(cluster.nodes.map((node) => node.cli('FLUSHALL')));
         },
       };
     },

@@ -3,7 +3,7 @@ import { usePersistedOperations } from '../../../plugins/persisted-operations/in
 import { openOperationsStore, sha256Hex, type OperationsStore } from '../../../src/operations/index.js';
 import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { graphqlInput, tempDir } from '../../operations/support/operations.js';
-import { startRedis, type TestRedis } from '../../operations/support/redis-server.js';
+import { startRedis, type RedisServer } from '../../support/redis.js';
 import { startStaticHost, type StaticHost } from '../../operations/support/static-server.js';
 import { byHash, collectingLogger, postJson, prices, productByUpc, startProducts, topProducts, topProductsData } from './fixtures.js';
 
@@ -121,7 +121,7 @@ describe('persisted operations looked up per request', () => {
 });
 
 describe('lookups in other stores', () => {
-  let redis: TestRedis;
+  let redis: RedisServer;
   let host: StaticHost;
 
   beforeAll(async () => {

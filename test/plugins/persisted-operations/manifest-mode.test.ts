@@ -5,7 +5,7 @@ import { usePersistedOperations } from '../../../plugins/persisted-operations/in
 import { openOperationsStore, sha256Hex, type OperationsStore } from '../../../src/operations/index.js';
 import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { graphqlInput, tempDir } from '../../operations/support/operations.js';
-import { startRedis, type TestRedis } from '../../operations/support/redis-server.js';
+import { startRedis, type RedisServer } from '../../support/redis.js';
 import { startStaticHost, type StaticHost } from '../../operations/support/static-server.js';
 import { byHash, collectingLogger, postJson, prices, productByUpc, startProducts, topProducts, topProductsData, type LogLine } from './fixtures.js';
 
@@ -171,7 +171,7 @@ describe('manifest mode', () => {
 
 describe('manifest mode over HTTP and Redis', () => {
   let host: StaticHost;
-  let redis: TestRedis;
+  let redis: RedisServer;
 
   beforeAll(async () => {
     redis = await startRedis();
