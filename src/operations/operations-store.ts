@@ -109,13 +109,14 @@ export class OperationsStore {
       const bodies = new Map<string, string>();
       const results: PushedOperation[] = [];
       for (const input of inputs) {
-        if (bodies.has(input.id)) continue;
-        bodies.set(input.id, input.body);
         const existing = operations[input.id];
         const aliases = [...new Set([...(existing?.aliases ?? []), ...(input.aliases ?? []).filter((alias) => alias !== input.id)])];
         operations[input.id] = existing
           ? { ...existing, aliases }
           : { name: input.name, type: input.type, firstPushedAt: stamp, aliases, ...(input.normalizedId === undefined ? {} : { normalizedId: input.normalizedId }) };
+        // The same operation twice in one push (two files, two Relay ids) is one operation with both aliases.
+        if (bodies.has(input.id)) continue;
+        bodies.set(input.id, input.body);
         results.push({ id: input.id, name: existing?.name ?? input.name, status: existing ? 'up to date' : 'created' });
       }
       const after: RegistryClient = { registeredAt: before?.registeredAt ?? stamp, operations };

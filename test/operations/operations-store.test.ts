@@ -169,6 +169,16 @@ describe.each(providers)('the operations store in $name', (provider) => {
     expect(await store.lookup('default', 'relay', sha256Hex(productQuery))).toBeUndefined();
   });
 
+  it('reports an operation sent twice in one push once, keeping the aliases of both', async () => {
+    const pushed = await store.push('default', 'relay', [
+      { ...graphqlInput(productQuery), aliases: ['from-a'] },
+      { ...graphqlInput(productQuery), aliases: ['from-b'] },
+    ]);
+    expect(pushed).toEqual([{ id: sha256Hex(productQuery), name: 'Product', status: 'created' }]);
+    expect(await store.list('default', 'relay')).toEqual([expect.objectContaining({ aliases: ['from-a', 'from-b'] })]);
+    expect(await store.lookup('default', 'relay', 'from-b')).toEqual({ id: sha256Hex(productQuery), body: productQuery });
+  });
+
   it('takes any string as an alias, __proto__ included', async () => {
     await store.push('default', 'relay', [{ ...graphqlInput(productQuery), aliases: ['__proto__'] }]);
     expect((await manifestOf(store)).aliases).toEqual(Object.assign(Object.create(null) as object, { ['__proto__']: sha256Hex(productQuery) }));
