@@ -13,6 +13,7 @@ import {
   isObjectType,
   valueFromASTUntyped,
   type FieldNode,
+  type GraphQLField,
   type SelectionSetNode,
 } from 'graphql';
 import type { Type } from 'protobufjs';
@@ -89,15 +90,7 @@ class GrpcFetch {
       const field = rootType.getFields()[name];
       const rpc = this.options.model.rootFields.get(`${rootType.name}.${name}`);
       if (!field || !rpc) throw new Error(`mapping.json has no RPC for ${rootType.name}.${name} (regenerate the service and recompose)`);
-      const args = getArgumentValues(field, node, this.collect.variables);
-      const request: Record<string, unknown> = {};
-      for (const argument of field.args) {
-        const protoName = this.options.model.protoArgument(rootType.name, name, argument.name);
-        const protoField = rpc.request.fields[protoName];
-        const value = protoField ? toProto(this.options.model, args[argument.name], argument.type, slotOf(protoField)) : undefined;
-        if (value !== undefined) request[protoName] = value;
-      }
-      const response = await this.call(rpc, request);
+      const response = await this.call(rpc, this.argumentsToProto(rootType.name, field, node, rpc.request));
       const resultField = rpc.response.fields[rpc.resultField]!;
       return this.builder.completeValue(response[rpc.resultField], slotOf(resultField), field.type, nodes, [key]);
     } catch (error) {
@@ -243,7 +236,6 @@ class GrpcFetch {
 
   private async resolveField(jobs: ResolverJob[]): Promise<void> {
     const { resolver, field, nodes } = jobs[0]!;
-    const model = this.options.model;
     try {
       const request: Record<string, unknown> = {
         context: jobs.map((job) => {
@@ -255,17 +247,7 @@ class GrpcFetch {
           return context;
         }),
       };
-      if (resolver.argsType) {
-        const args = getArgumentValues(field, nodes[0]!, this.collect.variables);
-        const fieldArgs: Record<string, unknown> = {};
-        for (const argument of field.args) {
-          const protoName = model.protoArgument(resolver.typeName, resolver.fieldName, argument.name);
-          const protoField = resolver.argsType.fields[protoName];
-          const value = protoField ? toProto(model, args[argument.name], argument.type, slotOf(protoField)) : undefined;
-          if (value !== undefined) fieldArgs[protoName] = value;
-        }
-        request.field_args = fieldArgs;
-      }
+      if (resolver.argsType) request.field_args = this.argumentsToProto(resolver.typeName, field, nodes[0]!, resolver.argsType);
       const list = resultList(await this.call(resolver, request), jobs.length, resolver.name);
       const resultType = resolver.response.fields.result!.resolvedType as Type;
       const slot = slotOf(resultType.fields[resolver.resultField]!);
@@ -276,6 +258,20 @@ class GrpcFetch {
     } catch (error) {
       this.errors.push(fetchError(error, jobs[0]!.path, this.errorContext));
     }
+  }
+
+  /** A field's arguments (literals, variables, defaults) as the fields of `message`, named by the mapping. */
+  private argumentsToProto(typeName: string, field: GraphQLField<unknown, unknown>, node: FieldNode, message: Type): Record<string, unknown> {
+    const model = this.options.model;
+    const args = getArgumentValues(field, node, this.collect.variables);
+    const object: Record<string, unknown> = {};
+    for (const argument of field.args) {
+      const protoName = model.protoArgument(typeName, field.name, argument.name);
+      const protoField = message.fields[protoName];
+      const value = protoField ? toProto(model, args[argument.name], argument.type, slotOf(protoField)) : undefined;
+      if (value !== undefined) object[protoName] = value;
+    }
+    return object;
   }
 
   private async call(rpc: Rpc, object: Record<string, unknown>): Promise<ProtoMessage> {

@@ -5,7 +5,7 @@ import { composeGraph, writeOutput } from '../../src/compose/index.js';
 import { writeServiceFiles } from '../../src/grpc/service-files.js';
 import { RouterError, readGraphSource, type ExecutionConfig } from '../../src/index.js';
 import { parseGraphSource } from '../../src/kernel/graph/execution-config.js';
-import { tempDir } from './cli.js';
+import { tempDir } from './support.js';
 
 const PROJECTS_SDL = /* GraphQL */ `
   extend schema @link(url: "https://specs.apollo.dev/federation/v2.5", import: ["@key"])

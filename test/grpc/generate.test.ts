@@ -10,7 +10,7 @@ import { findService, loadProto } from '../../src/grpc/proto-root.js';
 import { writeServiceFiles } from '../../src/grpc/service-files.js';
 import { RouterError } from '../../src/index.js';
 import { CATALOG_SDL } from '../plugins/grpc/catalog-fixture.js';
-import { tempDir } from './cli.js';
+import { tempDir } from './support.js';
 
 const run = promisify(execFile);
 const BUF = join(import.meta.dirname, '../../node_modules/.bin/buf');

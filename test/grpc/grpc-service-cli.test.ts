@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { writeServiceFiles } from '../../src/grpc/service-files.js';
 import { initProject } from '../../src/grpc/templates.js';
-import { switchyard, tempDir } from './cli.js';
+import { switchyard, tempDir } from './support.js';
 
 const run = promisify(execFile);
 const BUF = join(import.meta.dirname, '../../node_modules/.bin/buf');

@@ -7,7 +7,6 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFile, symlink, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -16,7 +15,7 @@ import { composeGraph, writeOutput } from '../../src/compose/index.js';
 import { writeServiceFiles } from '../../src/grpc/service-files.js';
 import { initProject } from '../../src/grpc/templates.js';
 import { createLogger, createRouter, loadRouterSetup, type Router } from '../../src/index.js';
-import { tempDir } from './cli.js';
+import { freePort, tempDir } from './support.js';
 
 const exec = promisify(execFile);
 const REPO = join(import.meta.dirname, '../..');
@@ -49,14 +48,6 @@ function exchanges(blocks: Array<{ lang: string; code: string }>): Exchange[] {
   return found;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe('the gRPC service tutorial (examples/grpc-service)', () => {
   it('answers every query as the tutorial shows, before and after changing the schema', { timeout: 180_000 }, async ({ onTestFinished }) => {

@@ -6,24 +6,15 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { initProject } from '../../src/grpc/templates.js';
-import { tempDir } from './cli.js';
+import { freePort, tempDir } from './support.js';
 import { packLocalSwitchyard } from './local-package.js';
 
 const exec = promisify(execFile);
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 async function npm(args: string[], cwd: string): Promise<string> {
   const { stdout } = await exec('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, maxBuffer: 16 * 1024 * 1024 });

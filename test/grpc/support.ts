@@ -1,6 +1,7 @@
-/** Runs `switchyard grpc-service` as a real process (cli-harness.ts), for the gRPC CLI tests. */
+/** Helpers of the gRPC tests: `switchyard grpc-service` as a real process (cli-harness.ts), temporary folders, free ports. */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,4 +30,14 @@ export async function tempDir(onTestFinished: (fn: () => Promise<void>) => void)
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-grpc-'));
   onTestFinished(() => rm(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
 }
