@@ -69,7 +69,7 @@ export class ResponseShaper {
   ): Record<string, unknown> | null {
     const run = new ShapeRun(this, tree, errors);
     const view = tree.viewOf([...tree.roots, ...extraRoots]);
-    const result = run.object(view, rootType, selections, []);
+    const result = run.object(view, undefined, rootType, selections, []);
     return result === BUBBLE ? null : (result as Record<string, unknown>);
   }
 
@@ -155,9 +155,16 @@ class ShapeRun {
     private readonly errors: GraphQLErrorJSON[],
   ) {}
 
-  object(view: readonly JsonObject[], runtimeType: string, selections: readonly NSelection[], path: Array<string | number>): Shaped {
+  /** Shapes one response object: from `view` (several fetches' objects), or from `only` when one fetch gave it all. */
+  object(
+    view: readonly JsonObject[] | undefined,
+    only: JsonObject | undefined,
+    runtimeType: string,
+    selections: readonly NSelection[],
+    path: Array<string | number>,
+  ): Shaped {
     const out: Record<string, unknown> = {};
-    const single = view.length === 1 ? view[0]! : undefined;
+    const single = only ?? (view!.length === 1 ? view![0]! : undefined);
     for (const field of this.shaper.fields(selections, runtimeType)) {
       const key = field.responseKey;
       if (field.name === '__typename') {
@@ -165,7 +172,7 @@ class ShapeRun {
         continue;
       }
       if (field.verbatim) {
-        out[key] = (single ? single[key] : childValues(view, key)[0]) ?? null;
+        out[key] = (single ? single[key] : childValues(view!, key)[0]) ?? null;
         continue;
       }
       path.push(key);
@@ -174,8 +181,8 @@ class ShapeRun {
       const value = single
         ? this.value(single[key], undefined, field, 0, path)
         : field.leafType
-          ? this.value(firstValue(view, key), undefined, field, 0, path)
-          : this.value(undefined, childValues(view, key), field, 0, path);
+          ? this.value(firstValue(view!, key), undefined, field, 0, path)
+          : this.value(undefined, childValues(view!, key), field, 0, path);
       path.pop();
       if (value === BUBBLE) return BUBBLE;
       out[key] = value;
@@ -221,26 +228,29 @@ class ShapeRun {
 
   private composite(first: unknown, many: readonly unknown[] | undefined, field: ShapeField, path: Array<string | number>): Shaped {
     if (!field.selections) return null;
-    let view: readonly JsonObject[];
+    let view: readonly JsonObject[] | undefined;
+    let only: JsonObject | undefined;
     if (many && many.length > 1) view = this.tree.viewOf(many);
-    else if (typeof first !== 'object' || Array.isArray(first)) view = [];
+    else if (typeof first !== 'object' || first === null || Array.isArray(first)) return null;
     else {
       const extras = this.tree.extrasOf(first as JsonObject);
-      view = extras.length === 0 ? [first as JsonObject] : [first as JsonObject, ...extras];
+      if (extras.length === 0) only = first as JsonObject;
+      else view = [first as JsonObject, ...extras];
     }
-    if (view.length === 0) return null;
+    if (view && view.length === 0) return null;
     let runtimeType = field.namedType?.name ?? '';
     if (field.abstract) {
-      let typename = typenameOf(view.filter((o) => typeof o.__typename === 'string' && this.shaper.objectType(o.__typename as string)));
+      const all = view ?? [only!];
+      let typename = typenameOf(all.filter((o) => typeof o.__typename === 'string' && this.shaper.objectType(o.__typename as string)));
       // Only interface objects answered: all that is known is the interface itself.
-      if (typename === undefined && typenameOf(view) === runtimeType) typename = runtimeType;
+      if (typename === undefined && typenameOf(all) === runtimeType) typename = runtimeType;
       if (typename === undefined || !this.shaper.satisfies(typename, runtimeType)) {
         this.error(`Abstract type "${runtimeType}" was resolved to a type "${typename ?? ''}" that does not exist inside the schema.`, path);
         return null;
       }
       runtimeType = typename;
     }
-    return this.object(view, runtimeType, field.selections, path);
+    return this.object(view, only, runtimeType, field.selections, path);
   }
 
   private leaf(value: unknown, type: GraphQLLeafType, path: Array<string | number>): Shaped {
