@@ -11,6 +11,7 @@ import type { OperationSource } from './operation-source.js';
 
 /** Options of `LookupSource`. */
 export interface LookupSourceOptions {
+  /** The store operations are looked up in. */
   readonly store: OperationsStore;
   /** Federated graph name (`graph.name`). */
   readonly graph: string;

@@ -13,18 +13,23 @@ import type { OperationSource } from './operation-source.js';
 
 /** Options of `startManifestSource`. */
 export interface ManifestSourceOptions {
+  /** The store the manifest is read from. */
   readonly store: OperationsStore;
   /** Federated graph name (`graph.name`). */
   readonly graph: string;
+  /** `manifest.poll_interval`, in ms. */
   readonly pollIntervalMs: number;
+  /** `manifest.poll_jitter`, in ms. */
   readonly pollJitterMs: number;
   /** Precompute normalized ids for the safelist / `log_unknown`. */
   readonly normalize: boolean;
+  /** The plugin's logger. */
   readonly log: Logger;
 }
 
 /** One manifest revision, ready to serve. */
 interface ManifestSnapshot {
+  /** The manifest's revision; empty before one was loaded. */
   readonly revision: string;
   /** Text by SHA-256 id: the parsed manifest's own object (copying 10,000 entries into a Map would only cost time). */
   readonly operations: Readonly<Record<string, string>>;

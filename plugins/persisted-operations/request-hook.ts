@@ -17,6 +17,7 @@ import type { OperationSource } from './operation-source.js';
 
 /** Options of `persistedOperationsHook`. */
 export interface RequestHookOptions {
+  /** The manifest (manifest mode) or the store (lookup mode). */
   readonly source: OperationSource;
   /** Reject unregistered free-form operations. */
   readonly safelist: boolean;

@@ -26,13 +26,17 @@ export type OperationFileFormat = 'graphql' | 'apollo-persisted-query-manifest' 
 
 /** One file's operations. */
 export interface OperationFile {
+  /** The path as given. */
   readonly path: string;
+  /** The format it was detected as. */
   readonly format: OperationFileFormat;
+  /** Its operations, checked, in file order. */
   readonly operations: readonly OperationInput[];
 }
 
 /** Thrown when one or more files cannot be pushed; one problem per line, each naming its file. */
 export class OperationFileError extends Error {
+  /** One line per problem, each starting with the file's path. */
   readonly problems: readonly string[];
 
   constructor(problems: readonly string[]) {

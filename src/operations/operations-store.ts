@@ -29,7 +29,9 @@ export interface OperationInput {
 
 /** What a push did with one operation. */
 export interface PushedOperation {
+  /** SHA-256 id. */
   readonly id: string;
+  /** Operation name(s); null when anonymous. */
   readonly name: string | null;
   /** `created`: new for this client; `up to date`: the client had it already. */
   readonly status: 'created' | 'up to date';
@@ -37,13 +39,19 @@ export interface PushedOperation {
 
 /** An operation as `operations list` shows it. */
 export interface RegisteredOperation {
+  /** Federated graph name. */
   readonly graph: string;
+  /** Client name it was pushed under. */
   readonly client: string;
+  /** SHA-256 id. */
   readonly id: string;
+  /** Operation name(s), comma-separated; null when anonymous. */
   readonly name: string | null;
+  /** Kind of the (first) operation. */
   readonly type: OperationType;
+  /** Other ids that resolve to it (Relay ids); empty when none. */
   readonly aliases: readonly string[];
-  /** ISO 8601. */
+  /** When the client first pushed it, ISO 8601. */
   readonly firstPushedAt: string;
 }
 
@@ -51,6 +59,7 @@ export interface RegisteredOperation {
 export interface ResolvedOperation {
   /** Its SHA-256 id. */
   readonly id: string;
+  /** The operation text, as pushed. */
   readonly body: string;
 }
 

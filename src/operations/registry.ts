@@ -32,9 +32,11 @@ export interface RegistryClient {
 
 /** The registry of one graph. */
 export interface Registry {
+  /** Format version; always `1`. */
   readonly version: 1;
-  /** The revision of the manifest written with it. */
+  /** The revision of the manifest written with it; empty before the first push. */
   readonly revision: string;
+  /** Clients by name. */
   readonly clients: Readonly<Record<string, RegistryClient>>;
 }
 
