@@ -32,11 +32,15 @@ const inventory = new Map([
   ['p4', { inStock: true }],
 ]);
 
+/** Every demo subgraph lets the router cache its answers for ten seconds (the demo runs the response cache). */
+const cacheable = () => ({ headers: { 'cache-control': 'public, max-age=10' } });
+
 const link = (imports: string[]) =>
   `extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: [${imports.map((i) => `"@${i}"`).join(', ')}])`;
 
 export const accounts: SubgraphOptions = {
   name: 'accounts',
+  reply: cacheable,
   typeDefs: /* GraphQL */ `
     ${link(['key', 'shareable'])}
     type Query {
@@ -62,6 +66,7 @@ export const accounts: SubgraphOptions = {
 
 export const productsSubgraph: SubgraphOptions = {
   name: 'products',
+  reply: cacheable,
   typeDefs: /* GraphQL */ `
     ${link(['key', 'shareable'])}
     type Query {
@@ -86,6 +91,7 @@ export const productsSubgraph: SubgraphOptions = {
 
 export const reviewsSubgraph: SubgraphOptions = {
   name: 'reviews',
+  reply: cacheable,
   typeDefs: /* GraphQL */ `
     ${link(['key', 'external', 'provides'])}
     type Review @key(fields: "id") {
@@ -125,6 +131,7 @@ export const reviewsSubgraph: SubgraphOptions = {
 
 export const inventorySubgraph: SubgraphOptions = {
   name: 'inventory',
+  reply: cacheable,
   typeDefs: /* GraphQL */ `
     ${link(['key', 'external', 'requires'])}
     type Product @key(fields: "upc") {
