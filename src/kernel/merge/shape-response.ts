@@ -231,7 +231,11 @@ class ShapeRun {
     let view: readonly JsonObject[] | undefined;
     let only: JsonObject | undefined;
     if (many && many.length > 1) view = this.tree.viewOf(many);
-    else if (typeof first !== 'object' || first === null || Array.isArray(first)) return null;
+    else if (typeof first !== 'object' || first === null || Array.isArray(first)) {
+      // A subgraph sent a scalar or a list where the schema has an object: say so rather than null it silently.
+      this.error(`Expected an object for field "${field.parentType}.${field.name}".`, path);
+      return null;
+    }
     else {
       const extras = this.tree.extrasOf(first as JsonObject);
       if (extras.length === 0) only = first as JsonObject;
@@ -245,7 +249,7 @@ class ShapeRun {
       // Only interface objects answered: all that is known is the interface itself.
       if (typename === undefined && typenameOf(all) === runtimeType) typename = runtimeType;
       if (typename === undefined || !this.shaper.satisfies(typename, runtimeType)) {
-        this.error(`Abstract type "${runtimeType}" was resolved to a type "${typename ?? ''}" that does not exist inside the schema.`, path);
+        this.error(`Abstract type "${runtimeType}" was resolved to a type "${typename ?? typenameOf(all) ?? ''}" that does not exist inside the schema.`, path);
         return null;
       }
       runtimeType = typename;
