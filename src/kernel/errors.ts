@@ -32,7 +32,6 @@ export type ErrorCode =
   | 'PERSISTED_QUERY_INVALID_HASH'
   | 'PERSISTED_QUERY_UNSUPPORTED_VERSION'
   | 'PERSISTED_QUERY_CLIENT_NAME_REQUIRED'
-  | 'PERSISTED_QUERY_NOT_SUPPORTED'
   | 'QUERY_NOT_IN_SAFELIST'
   | (string & {}); // third-party plugins bring their own codes
 
