@@ -231,11 +231,7 @@ class ShapeRun {
     let view: readonly JsonObject[] | undefined;
     let only: JsonObject | undefined;
     if (many && many.length > 1) view = this.tree.viewOf(many);
-    else if (typeof first !== 'object' || first === null || Array.isArray(first)) {
-      // A subgraph sent a scalar or a list where the schema has an object: say so rather than null it silently.
-      this.error(`Expected an object for field "${field.parentType}.${field.name}".`, path);
-      return null;
-    }
+    else if (typeof first !== 'object' || first === null || Array.isArray(first)) return this.notAnObject(field, path);
     else {
       const extras = this.tree.extrasOf(first as JsonObject);
       if (extras.length === 0) only = first as JsonObject;
@@ -255,6 +251,12 @@ class ShapeRun {
       runtimeType = typename;
     }
     return this.object(view, only, runtimeType, field.selections, path);
+  }
+
+  /** A subgraph sent a scalar or a list where the schema has an object: say so rather than null it silently. */
+  private notAnObject(field: ShapeField, path: ReadonlyArray<string | number>): null {
+    this.error(`Expected an object for field "${field.parentType}.${field.name}".`, path);
+    return null;
   }
 
   private leaf(value: unknown, type: GraphQLLeafType, path: Array<string | number>): Shaped {
