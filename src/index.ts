@@ -69,6 +69,7 @@ export { printQueryPlan } from './kernel/plan/print-plan.js';
 export { RouterError, pluginError, toGraphQLErrorJSON, type ErrorCode, type GraphQLErrorJSON, type RouterErrorOptions } from './kernel/errors.js';
 export { createLogger, type Logger, type LoggerOptions } from './kernel/logger.js';
 export type { Counter, Histogram, Labels, Metrics } from './kernel/metrics/metrics.js';
+export type { ClusterBus } from './kernel/cluster/cluster-bus.js';
 
 // Configuration
 export {

@@ -9,6 +9,9 @@ import type { ResolvedResponseCacheOptions } from './options.js';
 import { finishResponse, noteDebugRequest } from './respond-hook.js';
 import { openStore } from './store/open-store.js';
 
+/** Bus topic carrying invalidated index names to the other workers. */
+const INVALIDATE_TOPIC = 'response-cache:invalidate';
+
 /** Headroom over the longest subgraph timeout for a fetch's answer to be written. */
 const WRITE_SLACK_MS = 60_000;
 
@@ -34,6 +37,13 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
     },
     'Response cache enabled',
   );
+  const unsubscribe = ctx.cluster.subscribe(INVALIDATE_TOPIC, (indexes) => {
+    if (!Array.isArray(indexes)) return;
+    store.invalidate(indexes.filter((index): index is string => typeof index === 'string')).then(
+      (removed) => metrics.invalidated(removed.flatMap((key) => keys.describe(key) ?? [])),
+      (error: unknown) => degradation.report(error, 'invalidate'),
+    );
+  });
   let endpoint: InvalidationEndpoint | undefined;
   if (options.invalidation.endpoint.enabled) {
     const settings = options.invalidation.endpoint;
@@ -49,6 +59,8 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
         },
         async invalidate(indexes) {
           try {
+            // Memory caches are per process: under `--workers` the other workers drop theirs too.
+            if (storage.provider === 'memory') ctx.cluster.publish(INVALIDATE_TOPIC, indexes);
             const removed = await store.invalidate(indexes);
             degradation.succeeded();
             metrics.invalidated(removed.flatMap((key) => keys.describe(key) ?? []));
@@ -61,6 +73,7 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
         log: ctx.log,
       });
     } catch (error) {
+      unsubscribe();
       await store.close();
       throw error;
     }
@@ -79,6 +92,7 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
   return {
     hooks: options.debug.enabled ? { onRequest: noteDebugRequest, onFetch, onRespond: finishResponse } : { onFetch, onRespond: finishResponse },
     async stop() {
+      unsubscribe();
       await endpoint?.close();
       await store.close();
     },

@@ -1,24 +1,41 @@
-import cluster from 'node:cluster';
+import cluster, { type Worker } from 'node:cluster';
+import { isBusMessage } from '../kernel/cluster/cluster-bus.js';
+
+/** What the primary process runs beside its workers (the aggregated metrics listener). */
+export interface PrimaryServices {
+  close(): Promise<void>;
+}
 
 /**
- * Runs `serve` in `count` worker processes sharing the listening port
- * (node:cluster). The primary restarts a worker that dies unexpectedly and
- * passes stop signals on.
+ * Runs `serve` in `count` worker processes sharing the listening ports
+ * (node:cluster). The primary relays bus messages between workers (so an
+ * invalidation reaches every worker's memory cache), restarts a worker that
+ * dies unexpectedly, and passes stop signals on.
  */
-export async function runWorkers(count: number, serve: () => Promise<void>): Promise<void> {
+export async function runWorkers(count: number, serve: () => Promise<void>, primary?: () => Promise<PrimaryServices | undefined>): Promise<void> {
   if (cluster.isWorker) {
     await serve();
     return;
   }
   let stopping = false;
-  for (let i = 0; i < count; i++) cluster.fork();
+  const fork = (): Worker => cluster.fork({ SWITCHYARD_WORKERS: String(count) });
+  for (let i = 0; i < count; i++) fork();
+  cluster.on('message', (from, message: unknown) => {
+    if (!isBusMessage(message)) return;
+    for (const worker of Object.values(cluster.workers ?? {})) {
+      if (worker && worker !== from && worker.isConnected()) worker.send(message);
+    }
+  });
+  const services = await primary?.();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      if (Object.keys(cluster.workers ?? {}).length === 0) {
+        void (services?.close() ?? Promise.resolve()).then(() => process.exit(0));
+      }
       return;
     }
     process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
-    cluster.fork();
+    fork();
   });
   const stop = (signal: NodeJS.Signals) => {
     stopping = true;

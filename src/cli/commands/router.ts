@@ -8,7 +8,10 @@ import { parseListenAddress } from '../../kernel/router/listen-address.js';
 import { EXIT_FAILED, exitForUsageError, writeProblem } from '../cli-support.js';
 import { graphDrivenPlugins } from '../builtin-plugins.js';
 import { loadRouterSetup } from '../router-setup.js';
-import { runWorkers } from '../workers.js';
+import { runWorkers, type PrimaryServices } from '../workers.js';
+import { createLogger } from '../../kernel/logger.js';
+import { createClusterMetrics } from '../../kernel/metrics/metrics.js';
+import { startMetricsServer } from '../../kernel/metrics/metrics-server.js';
 
 interface RouterOptions {
   config?: string;
@@ -58,9 +61,18 @@ export async function serveRouter(options: RouterOptions): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
 }
 
+/** What the primary serves under `--workers`: the metrics of every worker, aggregated. */
+async function primaryServices(options: RouterOptions): Promise<PrimaryServices | undefined> {
+  const setup = await loadRouterSetup({ configPath: options.config, supergraph: options.supergraph, listenAddr: options.listenAddr });
+  const { metrics } = setup.config.core;
+  if (!metrics.enabled) return undefined;
+  const log = createLogger({ level: process.env.LOG_LEVEL ?? setup.config.core.log_level });
+  return startMetricsServer(await createClusterMetrics(), metrics.listen_addr, metrics.path, log);
+}
+
 async function runRouter(options: RouterOptions): Promise<void> {
   try {
-    if (options.workers > 1) await runWorkers(options.workers, () => serveRouter(options));
+    if (options.workers > 1) await runWorkers(options.workers, () => serveRouter(options), () => primaryServices(options));
     else await serveRouter(options);
   } catch (error) {
     writeProblem(error);

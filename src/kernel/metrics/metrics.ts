@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { Registry } from 'prom-client';
 
 /** Label values by label name. */
@@ -40,6 +41,11 @@ export async function createPrometheusMetrics(): Promise<Metrics> {
   const prom = await import('prom-client');
   const registry: Registry = new prom.Registry();
   prom.collectDefaultMetrics({ register: registry, prefix: 'switchyard_' });
+  if (cluster.isWorker) {
+    // Under `--workers` the primary serves the metrics of every worker, summed: answer its requests.
+    new prom.AggregatorRegistry();
+    prom.AggregatorRegistry.setRegistries([registry]);
+  }
   const counters = new Map<string, Counter>();
   const histograms = new Map<string, Histogram>();
   return {
@@ -72,4 +78,11 @@ export async function createPrometheusMetrics(): Promise<Metrics> {
     },
     render: () => registry.metrics(),
   };
+}
+
+/** The primary's view under `--workers`: every worker's metrics, aggregated on each scrape. */
+export async function createClusterMetrics(): Promise<Metrics> {
+  const prom = await import('prom-client');
+  const aggregator = new prom.AggregatorRegistry();
+  return { ...noopMetrics, enabled: true, render: () => aggregator.clusterMetrics() };
 }

@@ -7,6 +7,7 @@ import type { SubgraphConfig } from '../graph/loaded-graph.js';
 import type { GraphInfo } from '../graph/loaded-graph.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { ClusterBus } from '../cluster/cluster-bus.js';
 import type { Hooks, MaybePromise } from './hooks.js';
 import type { OperationResponse } from './stages.js';
 
@@ -50,6 +51,8 @@ export interface PluginContext {
   readonly router: RouterHandle;
   /** Prometheus metrics; no-ops when `metrics.enabled` is false. */
   readonly metrics: Metrics;
+  /** Messages to the same plugin in the other worker processes (`--workers`); a no-op with one process. */
+  readonly cluster: ClusterBus;
 }
 
 /** Makes a transport for one subgraph of a kind (`grpc`, ...). */

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { Agent } from 'undici';
 import { coreConfigSchema, type CoreConfig, type CoreConfigInput } from '../config/core-schema.js';
 import { parseConfigValue, type LoadedConfig } from '../config/load-config.js';
@@ -8,6 +9,7 @@ import type { GraphInfo, LoadedGraph } from '../graph/loaded-graph.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createPrometheusMetrics, noopMetrics, type Metrics } from '../metrics/metrics.js';
 import { startMetricsServer } from '../metrics/metrics-server.js';
+import { createClusterBus } from '../cluster/cluster-bus.js';
 import { routerInstruments } from '../metrics/router-instruments.js';
 import type { ExecuteRequest, RouterHandle, SwitchyardPlugin } from '../pipeline/plugin.js';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
@@ -80,6 +82,7 @@ class SwitchyardRouter implements Router {
   private readonly stopping = new AbortController();
   private readonly agent: Agent;
   private metrics: Metrics = noopMetrics;
+  private readonly bus = createClusterBus();
   private fetcher!: SubgraphFetcher;
   private engines = new WeakMap<LoadedGraph, ExecutionEngine>();
   private environment!: OperationEnvironment;
@@ -112,6 +115,7 @@ class SwitchyardRouter implements Router {
       config: this.config,
       router: this,
       metrics: this.metrics,
+      cluster: this.bus,
     }));
     this.fetcher = new SubgraphFetcher(this.config, this.agent, this.host.transports, this.stopping.signal);
     const envelopPlugins = this.host.envelopPlugins;
@@ -173,7 +177,8 @@ class SwitchyardRouter implements Router {
   async listen(address = this.config.listen_addr): Promise<ListenInfo> {
     if (this.closed) throw new RouterError('INTERNAL_SERVER_ERROR', 'the router is closed');
     const info = await this.httpServer().listen(address);
-    if (this.metrics.enabled && !this.metricsServer) {
+    // Under `--workers` the primary serves the aggregated metrics; workers only collect.
+    if (this.metrics.enabled && !this.metricsServer && !cluster.isWorker) {
       this.metricsServer = await startMetricsServer(this.metrics, this.config.metrics.listen_addr, this.config.metrics.path, this.log);
     }
     return info;
