@@ -87,6 +87,26 @@ function uniqueIds(providers: ReadonlyArray<{ id: string }>, ctx: z.core.$Refine
   });
 }
 
+const retryPolicy = z.strictObject({
+  /** Retry subgraph queries that failed to connect or got 502/503/504. Default: `true`. */
+  enabled: flag(true),
+  /** Attempts in all, the first included. Default: `3`. */
+  max_attempts: z.int().min(1).max(10).default(3),
+  /** Wait before the first retry, doubled after each (with jitter), in ms. Default: `50ms`. */
+  interval: duration({ min: '1ms' }).prefault('50ms'),
+  /** No retry starts later than this after the first attempt, in ms. Default: `2s`. */
+  max_duration: duration({ min: '1ms' }).prefault('2s'),
+});
+
+const circuitBreakerPolicy = z.strictObject({
+  /** Open the circuit after repeated failures: requests fail fast with `SUBGRAPH_CIRCUIT_OPEN`. Default: `false`. */
+  enabled: flag(false),
+  /** Consecutive failed requests that open it. Default: `5`. */
+  failure_threshold: z.int().min(1).default(5),
+  /** How long it stays open before one trial request may pass, in ms. Default: `10s`. */
+  cooldown: duration({ min: '1ms' }).prefault('10s'),
+});
+
 /** The core keys of `router.config.yaml`, as a zod shape (plugin sections are added beside them). */
 export const coreConfigShape = {
   /** Config format version. Required, the string `"1"`. */
@@ -186,6 +206,10 @@ export const coreConfigShape = {
         .strictObject({
           /** Deadline of one subgraph request, in ms. Default: `30s`. */
           request_timeout: duration({ min: '1ms' }).prefault('30s'),
+          /** Retries of failed subgraph queries (never mutations). Default: on, 3 attempts. */
+          retry: retryPolicy.prefault({}),
+          /** Fails fast while a subgraph keeps failing. Default: off. */
+          circuit_breaker: circuitBreakerPolicy.prefault({}),
         })
         .prefault({}),
       /** Per-subgraph overrides, by subgraph name. Default: `{}`. */
@@ -195,6 +219,10 @@ export const coreConfigShape = {
           z.strictObject({
             /** Deadline of one request to this subgraph, in ms. Default: `traffic_shaping.all.request_timeout`. */
             request_timeout: duration({ min: '1ms' }).optional(),
+            /** Replaces `traffic_shaping.all.retry` for this subgraph. */
+            retry: retryPolicy.optional(),
+            /** Replaces `traffic_shaping.all.circuit_breaker` for this subgraph. */
+            circuit_breaker: circuitBreakerPolicy.optional(),
           }),
         )
         .default(() => ({})),
@@ -260,6 +288,10 @@ export type HeadersConfig = CoreConfig['headers'];
 export type CorsConfig = CoreConfig['cors'];
 /** `limits` with defaults filled in. */
 export type LimitsConfig = CoreConfig['limits'];
+/** A retry policy with defaults filled in. */
+export type RetryPolicy = z.output<typeof retryPolicy>;
+/** A circuit breaker policy with defaults filled in. */
+export type CircuitBreakerPolicy = z.output<typeof circuitBreakerPolicy>;
 /** `traffic_shaping` with defaults filled in. */
 export type TrafficShapingConfig = CoreConfig['traffic_shaping'];
 /** `engine` with defaults filled in. */

@@ -5,6 +5,7 @@ import type { LoadedGraph, SubgraphConfig } from '../graph/loaded-graph.js';
 import type { TransportFactory } from '../pipeline/plugin.js';
 import { compileHeaderRules, type HeaderPropagation } from './header-rules.js';
 import { createHttpTransport } from './http-transport.js';
+import { withCircuitBreaker, withRetry } from './resilience.js';
 import { SingleFlight } from './single-flight.js';
 import type { SubgraphRequest, SubgraphResponse, Transport } from './subgraph-types.js';
 
@@ -66,6 +67,14 @@ export class SubgraphFetcher {
   }
 
   private createTransport(subgraph: SubgraphConfig): Transport {
+    const shaping = this.config.traffic_shaping;
+    const own = shaping.subgraphs[subgraph.name];
+    const base = this.baseTransport(subgraph);
+    // Retries sit outside the breaker: a retry of an open circuit fails fast too.
+    return withRetry(withCircuitBreaker(base, own?.circuit_breaker ?? shaping.all.circuit_breaker, subgraph.name), own?.retry ?? shaping.all.retry);
+  }
+
+  private baseTransport(subgraph: SubgraphConfig): Transport {
     const factory = this.transports.get(subgraph.kind);
     if (factory) return factory(subgraph);
     if (subgraph.kind !== 'graphql') {
