@@ -39,7 +39,14 @@ describe('core config defaults', () => {
         allow_credentials: false,
         max_age: 300_000,
       },
-      traffic_shaping: { all: { request_timeout: 30_000 }, subgraphs: {} },
+      traffic_shaping: {
+        all: {
+          request_timeout: 30_000,
+          retry: { enabled: true, max_attempts: 3, interval: 50, max_duration: 2_000 },
+          circuit_breaker: { enabled: false, failure_threshold: 5, cooldown: 10_000 },
+        },
+        subgraphs: {},
+      },
       engine: { enable_single_flight: true, enable_multi_fetch: false, execution_plan_cache_size: 1024 },
       metrics: { enabled: false, listen_addr: 'localhost:8088', path: '/metrics' },
       storage_providers: { sharedstore: [] },
