@@ -125,3 +125,12 @@ describe('executing operations across subgraphs', () => {
     expect(response.body).toEqual({ data: { echo: 'ababab' } });
   });
 });
+
+describe('hostile response keys', () => {
+  it('answers a field aliased __proto__ under that key without touching the prototype', async () => {
+    const response = await router.query('{ __proto__: book(id: "b1") { constructor: title __proto__: __typename } }');
+    expect(response.status).toBe(200);
+    expect(JSON.stringify(response.body)).toBe('{"data":{"__proto__":{"constructor":"Dune","__proto__":"Book"}}}');
+    expect(({} as Record<string, unknown>).constructor).toBe(Object);
+  });
+});

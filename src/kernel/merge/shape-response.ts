@@ -134,6 +134,11 @@ export class ResponseShaper {
   }
 }
 
+/** `out.__proto__ = v` would replace the object's prototype; a client may still alias a field `__proto__`. */
+function defineOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function wrappersOf(type: GraphQLOutputType): Array<'N' | 'L'> {
   const wrappers: Array<'N' | 'L'> = [];
   let current: GraphQLOutputType = type;
@@ -168,7 +173,8 @@ class ShapeRun {
     for (const field of this.shaper.fields(selections, runtimeType)) {
       const key = field.responseKey;
       if (field.name === '__typename') {
-        out[key] = runtimeType;
+        if (key === '__proto__') defineOwn(out, key, runtimeType);
+        else out[key] = runtimeType;
         continue;
       }
       if (field.verbatim) {
@@ -185,7 +191,8 @@ class ShapeRun {
           : this.value(undefined, childValues(view!, key), field, 0, path);
       path.pop();
       if (value === BUBBLE) return BUBBLE;
-      out[key] = value;
+      if (key === '__proto__') defineOwn(out, key, value);
+      else out[key] = value;
     }
     return out;
   }
