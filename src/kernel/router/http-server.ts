@@ -8,7 +8,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
 import { useRequestBodyLimit } from './body-limit.js';
 import { parseListenAddress } from './listen-address.js';
-import { renderPlayground } from './playground.js';
+import { Playground } from './playground.js';
 
 /** Where the router listens. */
 export interface ListenInfo {
@@ -38,7 +38,7 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 export class HttpServer {
   private readonly yoga: YogaServerInstance<Record<string, never>, Record<string, never>>;
   private server: Server | undefined;
-  private playground: string | undefined;
+  private readonly playground = new Playground({ endpoint: '/graphql' });
 
   constructor(private readonly options: HttpServerOptions) {
     const { config } = options;
@@ -70,7 +70,7 @@ export class HttpServer {
   /** Answers a fetch-style request in-process. */
   async handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    const own = await this.ownRoute(request.method, url.pathname);
+    const own = await this.ownRoute(request.method, url.pathname, request.headers.get('accept-encoding') ?? undefined);
     if (own) return new Response(own.body, { status: own.status, headers: own.headers });
     return this.yoga.fetch(request);
   }
@@ -120,7 +120,7 @@ export class HttpServer {
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       const path = (req.url ?? '/').split('?')[0]!;
-      const own = await this.ownRoute(req.method ?? 'GET', path);
+      const own = await this.ownRoute(req.method ?? 'GET', path, req.headers['accept-encoding']);
       if (own) {
         res.writeHead(own.status, own.headers);
         res.end(own.body);
@@ -135,7 +135,11 @@ export class HttpServer {
   }
 
   /** Routes the router answers itself; undefined hands the request to yoga. */
-  private async ownRoute(method: string, path: string): Promise<{ status: number; headers: Record<string, string>; body: string } | undefined> {
+  private async ownRoute(
+    method: string,
+    path: string,
+    acceptEncoding: string | undefined,
+  ): Promise<{ status: number; headers: Readonly<Record<string, string>>; body: string | Buffer<ArrayBuffer> } | undefined> {
     if (path === '/graphql') return undefined;
     if (path === '/health/live') return { status: 200, headers: JSON_HEADERS, body: '{"status":"ok"}' };
     if (path === '/health/ready') {
@@ -143,9 +147,9 @@ export class HttpServer {
         ? { status: 200, headers: JSON_HEADERS, body: '{"status":"ready"}' }
         : { status: 503, headers: JSON_HEADERS, body: '{"status":"not ready"}' };
     }
-    if (path === '/' && (method === 'GET' || method === 'HEAD') && this.options.config.playground.enabled) {
-      this.playground ??= await renderPlayground('/graphql');
-      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: this.playground };
+    if ((method === 'GET' || method === 'HEAD') && this.options.config.playground.enabled) {
+      const playground = await this.playground.answer(path, acceptEncoding);
+      if (playground) return playground;
     }
     return { status: 404, headers: JSON_HEADERS, body: JSON.stringify({ errors: [{ message: `Not found: ${path}` }] }) };
   }

@@ -1,9 +1,133 @@
 /**
- * The GraphiQL playground page. Its assets come bundled in
- * @graphql-yoga/render-graphiql (loaded only when the page is first asked
- * for), so the page needs no outside host.
+ * The GraphiQL playground at `GET /`: a small HTML page that loads the
+ * GraphiQL bundle, its styles and the editor's workers from
+ * `/playground/<file>`, all served by the router itself (no outside host).
+ * Asset names carry a content hash, so browsers keep them for a year and the
+ * page itself (never cached) is a few hundred bytes per visit.
  */
-export async function renderPlayground(endpoint: string): Promise<string> {
-  const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
-  return renderGraphiQL({ endpoint, title: 'Switchyard playground' });
+import { createHash } from 'node:crypto';
+import { assetsByFile, loadPlaygroundBundle, type PlaygroundAsset } from './playground-assets.js';
+
+/** Path prefix of the playground's assets. */
+export const PLAYGROUND_ASSETS_PATH = '/playground/';
+
+/** An HTTP answer of the playground. */
+export interface PlaygroundReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | Buffer<ArrayBuffer>;
+}
+
+/** Options of `Playground`. */
+export interface PlaygroundOptions {
+  /** Where the page sends operations. Default: `/graphql`. */
+  readonly endpoint?: string;
+  /** The page title. Default: `Switchyard playground`. */
+  readonly title?: string;
+}
+
+interface LoadedPlayground {
+  readonly page: string;
+  readonly contentSecurityPolicy: string;
+  readonly files: ReadonlyMap<string, PlaygroundAsset>;
+}
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** Serves the playground page and its assets; loads the bundle on the first request. */
+export class Playground {
+  private loaded: Promise<LoadedPlayground> | undefined;
+
+  constructor(private readonly options: PlaygroundOptions = {}) {}
+
+  /**
+   * Answers `/` and `/playground/<file>` (for GET and HEAD); undefined for
+   * every other path. `acceptEncoding` is the request's `Accept-Encoding`.
+   */
+  async answer(path: string, acceptEncoding: string | undefined): Promise<PlaygroundReply | undefined> {
+    if (path !== '/' && !path.startsWith(PLAYGROUND_ASSETS_PATH)) return undefined;
+    const { page, contentSecurityPolicy, files } = await this.load();
+    if (path === '/') {
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': contentSecurityPolicy },
+        body: page,
+      };
+    }
+    const asset = files.get(path.slice(PLAYGROUND_ASSETS_PATH.length));
+    if (!asset) {
+      return { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ errors: [{ message: `Not found: ${path}` }] }) };
+    }
+    const headers = { 'content-type': asset.contentType, 'cache-control': IMMUTABLE, vary: 'accept-encoding' };
+    if (acceptsGzip(acceptEncoding)) return { status: 200, headers: { ...headers, 'content-encoding': 'gzip' }, body: await asset.gzipped() };
+    return { status: 200, headers, body: asset.bytes };
+  }
+
+  private load(): Promise<LoadedPlayground> {
+    this.loaded ??= buildPlayground(this.options).catch((error: unknown) => {
+      this.loaded = undefined;
+      throw error;
+    });
+    return this.loaded;
+  }
+}
+
+async function buildPlayground({ endpoint = '/graphql', title = 'Switchyard playground' }: PlaygroundOptions): Promise<LoadedPlayground> {
+  const bundle = await loadPlaygroundBundle();
+  const url = (asset: PlaygroundAsset) => `${PLAYGROUND_ASSETS_PATH}${asset.file}`;
+  const workerUrls = {
+    editorWorkerService: url(bundle.workers.editorWorkerService),
+    json: url(bundle.workers.json),
+    graphql: url(bundle.workers.graphql),
+  };
+  // Monaco asks for a worker by label; the environment must exist before the bundle runs.
+  const environment = `self.MonacoEnvironment={globalAPI:false,getWorkerUrl:function(moduleId,label){return ${scriptJson(workerUrls)}[label];}};`;
+  const start = `YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'),${scriptJson({ endpoint, title })});`;
+  const page = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>${escapeHtml(title)}</title>
+    <link rel="icon" href="${url(bundle.favicon)}" />
+    <link rel="stylesheet" href="${url(bundle.css)}" />
+  </head>
+  <body id="body" class="no-focus-outline">
+    <noscript>The playground needs JavaScript.</noscript>
+    <div id="root"></div>
+    <script>${environment}</script>
+    <script src="${url(bundle.js)}"></script>
+    <script>${start}</script>
+  </body>
+</html>
+`;
+  // Only the router's own origin, and only the two inline scripts above.
+  const contentSecurityPolicy = [
+    "default-src 'self'",
+    `script-src 'self' ${scriptHash(environment)} ${scriptHash(start)}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "worker-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+  return { page, contentSecurityPolicy, files: assetsByFile(bundle) };
+}
+
+function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  return acceptEncoding !== undefined && /(^|[\s,])gzip(?![^,]*;\s*q=0(\.0*)?\s*(,|$))/i.test(acceptEncoding);
+}
+
+/** JSON that is safe inside a `<script>` element. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+function scriptHash(script: string): string {
+  return `'sha256-${createHash('sha256').update(script).digest('base64')}'`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
