@@ -2,6 +2,7 @@
  * Coded errors. Every code a user can see is listed in docs/errors.md
  * (a test fails when a code thrown in source is missing there).
  */
+import type { OperationResponse } from './pipeline/stages.js';
 
 /** Codes that reach clients in `errors[].extensions.code` or in logs. */
 export type ErrorCode =
@@ -84,6 +85,18 @@ export function toGraphQLErrorJSON(error: RouterError): GraphQLErrorJSON {
   if (error.path) json.path = [...error.path];
   json.extensions = { ...error.extensions, code: error.code };
   return json;
+}
+
+/**
+ * The answer for an operation refused with `error`: one entry in `errors`
+ * carrying its code, the error's status (default 500) and headers. A plugin
+ * refuses a request with `event.respondWith(toErrorResponse(error))` in
+ * `onRequest` instead of throwing, which would be logged as its own failure.
+ */
+export function toErrorResponse(error: RouterError): OperationResponse {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(error.headers ?? {})) headers[name.toLowerCase()] = value;
+  return { body: { errors: [toGraphQLErrorJSON(error)] }, status: error.status ?? 500, headers };
 }
 
 /** A RouterError whose message is the one a user should read, with the plugin named. */

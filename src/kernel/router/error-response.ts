@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { RouterError, toGraphQLErrorJSON, type GraphQLErrorJSON } from '../errors.js';
+import { RouterError, toErrorResponse, type GraphQLErrorJSON } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { OperationResponse } from '../pipeline/stages.js';
 
@@ -12,12 +12,7 @@ export function errorResponse(error: unknown, log: Logger): OperationResponse {
     if (error.code === 'PLUGIN_ERROR' || error.code === 'INTERNAL_SERVER_ERROR') {
       log.error({ err: error.cause ?? error, plugin: error.plugin }, error.message);
     }
-    return {
-      body: { errors: [toGraphQLErrorJSON(error)] },
-      status: error.status ?? 500,
-      requestError: REQUEST_ERROR_CODES.has(error.code),
-      headers: lowerCaseHeaders(error.headers),
-    };
+    return { ...toErrorResponse(error), requestError: REQUEST_ERROR_CODES.has(error.code) };
   }
   if (error instanceof GraphQLError) {
     return requestErrors([error], 'GRAPHQL_VALIDATION_FAILED');
@@ -38,10 +33,4 @@ export function requestErrors(errors: readonly GraphQLError[], code: string): Op
     return entry;
   });
   return { body: { errors: json }, status: 400, requestError: true, headers: {} };
-}
-
-function lowerCaseHeaders(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) out[name.toLowerCase()] = value;
-  return out;
 }
