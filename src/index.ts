@@ -45,6 +45,8 @@ export {
   type ValidateInput,
 } from './kernel/pipeline/stages.js';
 export { RequestState, StateKey } from './kernel/pipeline/state.js';
+/** The envelop plugin type `PluginInstance.envelop` takes (any plugin from the envelop ecosystem). */
+export type { Plugin as EnvelopPlugin } from '@envelop/core';
 
 // Fetching
 export type { JsonObject, SubgraphRequest, SubgraphResponse, Transport } from './kernel/fetch/subgraph-types.js';
@@ -66,7 +68,15 @@ export type {
 export { printQueryPlan } from './kernel/plan/print-plan.js';
 
 // Errors, logs, metrics
-export { RouterError, pluginError, toGraphQLErrorJSON, type ErrorCode, type GraphQLErrorJSON, type RouterErrorOptions } from './kernel/errors.js';
+export {
+  RouterError,
+  pluginError,
+  toErrorResponse,
+  toGraphQLErrorJSON,
+  type ErrorCode,
+  type GraphQLErrorJSON,
+  type RouterErrorOptions,
+} from './kernel/errors.js';
 export { createLogger, type Logger, type LoggerOptions } from './kernel/logger.js';
 export type { Counter, Histogram, Labels, Metrics } from './kernel/metrics/metrics.js';
 export type { ClusterBus } from './kernel/cluster/cluster-bus.js';
@@ -81,13 +91,24 @@ export {
   hostPort,
   loadConfigFile,
   parseConfig,
+  parseConfigValue,
   parseDuration,
+  regex,
   url,
   z,
+  type ByteSizeOptions,
+  type ByteSizeSchema,
+  type ConfigIssue,
   type ConfigSection,
   type CoreConfig,
   type CoreConfigInput,
+  type DurationOptions,
+  type DurationSchema,
+  type HostPortOptions,
   type LoadedConfig,
+  type ParseConfigValueOptions,
+  type PluginEntryConfig,
+  type UrlOptions,
 } from './kernel/config/index.js';
 export { loadRouterSetup, type RouterSetup, type RouterSetupOptions } from './cli/router-setup.js';
 
