@@ -206,6 +206,8 @@ export const coreConfigShape = {
         .strictObject({
           /** Deadline of one subgraph request, in ms. Default: `30s`. */
           request_timeout: duration({ min: '1ms' }).prefault('30s'),
+          /** Largest subgraph response body read, in bytes; a larger one is `SUBGRAPH_INVALID_RESPONSE`. Default: `64MiB`. */
+          max_response_body: byteSize({ min: 1 }).prefault('64MiB'),
           /** Retries of failed subgraph queries (never mutations). Default: on, 3 attempts. */
           retry: retryPolicy.prefault({}),
           /** Fails fast while a subgraph keeps failing. Default: off. */
@@ -219,6 +221,8 @@ export const coreConfigShape = {
           z.strictObject({
             /** Deadline of one request to this subgraph, in ms. Default: `traffic_shaping.all.request_timeout`. */
             request_timeout: duration({ min: '1ms' }).optional(),
+            /** Largest response body read from this subgraph, in bytes. Default: `traffic_shaping.all.max_response_body`. */
+            max_response_body: byteSize({ min: 1 }).optional(),
             /** Replaces `traffic_shaping.all.retry` for this subgraph. */
             retry: retryPolicy.optional(),
             /** Replaces `traffic_shaping.all.circuit_breaker` for this subgraph. */

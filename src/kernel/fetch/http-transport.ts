@@ -82,6 +82,8 @@ async function readLimited(body: AsyncIterable<Buffer>, limit: number, subgraph:
   for await (const chunk of body) {
     size += chunk.length;
     if (size > limit) {
+      // Stop reading: the rest of an oversized body is never buffered.
+      (body as AsyncIterable<Buffer> & { destroy?: () => void }).destroy?.();
       throw new RouterError('SUBGRAPH_INVALID_RESPONSE', `Subgraph "${subgraph}" sent a response larger than ${limit} bytes.`);
     }
     chunks.push(chunk);

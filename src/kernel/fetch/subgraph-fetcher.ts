@@ -83,7 +83,13 @@ export class SubgraphFetcher {
           new RouterError('SUBGRAPH_REQUEST_FAILED', `No transport for subgraph "${subgraph.name}" of kind "${subgraph.kind}"; enable the plugin that serves it.`),
         );
     }
-    const timeoutMs = this.config.traffic_shaping.subgraphs[subgraph.name]?.request_timeout ?? this.config.traffic_shaping.all.request_timeout;
-    return createHttpTransport({ url: subgraph.url, timeoutMs, agent: this.agent });
+    const shaping = this.config.traffic_shaping;
+    const own = shaping.subgraphs[subgraph.name];
+    return createHttpTransport({
+      url: subgraph.url,
+      timeoutMs: own?.request_timeout ?? shaping.all.request_timeout,
+      maxResponseBytes: own?.max_response_body ?? shaping.all.max_response_body,
+      agent: this.agent,
+    });
   }
 }

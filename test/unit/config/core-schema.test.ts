@@ -42,6 +42,7 @@ describe('core config defaults', () => {
       traffic_shaping: {
         all: {
           request_timeout: 30_000,
+          max_response_body: 67_108_864,
           retry: { enabled: true, max_attempts: 3, interval: 50, max_duration: 2_000 },
           circuit_breaker: { enabled: false, failure_threshold: 5, cooldown: 10_000 },
         },
