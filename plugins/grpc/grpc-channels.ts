@@ -77,6 +77,8 @@ export class GrpcChannels {
       client = new grpc.Client(target, grpc.credentials.createInsecure(), {
         'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
         'grpc.keepalive_time_ms': 60_000,
+        'grpc.enable_retries': 0,
+        'grpc.enable_channelz': 0,
       });
       this.clients.set(target, client);
     }

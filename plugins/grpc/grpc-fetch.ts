@@ -20,7 +20,7 @@ import type { Type } from 'protobufjs';
 import { RouterError, type GraphQLErrorJSON, type SubgraphRequest, type SubgraphResponse } from '../../src/index.js';
 import { collectFields, type CollectContext } from './collect-fields.js';
 import type { FetchDocument } from './fetch-document.js';
-import { ResponseBuilder, type ProtoMessage, type ResolverJob, type ResponsePath } from './from-proto.js';
+import { ResponseBuilder, at, pathOf, type ProtoMessage, type ResolverJob } from './from-proto.js';
 import type { GrpcChannels } from './grpc-channels.js';
 import { fetchError, type ErrorContext } from './grpc-errors.js';
 import { ProtoShapeError, isMessageType, slotOf } from './proto-slot.js';
@@ -92,7 +92,7 @@ class GrpcFetch {
       if (!field || !rpc) throw new Error(`mapping.json has no RPC for ${rootType.name}.${name} (regenerate the service and recompose)`);
       const response = await this.call(rpc, this.argumentsToProto(rootType.name, field, node, rpc.request));
       const resultField = rpc.response.fields[rpc.resultField]!;
-      return this.builder.completeValue(response[rpc.resultField], slotOf(resultField), field.type, nodes, [key]);
+      return this.builder.completeValue(response[rpc.resultField], slotOf(resultField), field.type, nodes, at(undefined, key));
     } catch (error) {
       this.errors.push(fetchError(error, [key], this.errorContext));
       return null;
@@ -170,7 +170,7 @@ class GrpcFetch {
         const response = await this.call(lookup, { keys });
         const list = resultList(response, representations.length, lookup.name);
         list.forEach((message, j) => {
-          results[indexes[j]!] = message === null ? null : this.builder.completeObject(message, entityType as Type, type, [selection], [key, indexes[j]!]);
+          results[indexes[j]!] = message === null ? null : this.builder.completeObject(message, entityType as Type, type, [selection], at(at(undefined, key), indexes[j]!));
         });
       } catch (error) {
         this.errors.push(fetchError(error, [key, indexes[0]!], this.errorContext));
@@ -179,7 +179,7 @@ class GrpcFetch {
       }
     } else {
       // Only @requires fields (and __typename) are selected: nothing to look up.
-      for (const index of indexes) results[index] = this.builder.completeObject({}, entityType as Type, type, [selection], [key, index]);
+      for (const index of indexes) results[index] = this.builder.completeObject({}, entityType as Type, type, [selection], at(at(undefined, key), index));
     }
     for (const fill of await Promise.all(requireCalls)) fill?.(results);
   }
@@ -210,7 +210,7 @@ class GrpcFetch {
         list.forEach((message, j) => {
           const entity = results[indexes[j]!];
           if (!isRecord(entity)) return;
-          entity[responseKey] = message === null ? null : this.builder.completeValue(message[rpc.resultField], slot, field.type, nodes, [key, indexes[j]!, responseKey]);
+          entity[responseKey] = message === null ? null : this.builder.completeValue(message[rpc.resultField], slot, field.type, nodes, at(at(at(undefined, key), indexes[j]!), responseKey));
         });
       };
     } catch (error) {
@@ -256,7 +256,7 @@ class GrpcFetch {
         job.target[job.key] = message === null ? null : this.builder.completeValue(message[resolver.resultField], slot, field.type, nodes, job.path);
       });
     } catch (error) {
-      this.errors.push(fetchError(error, jobs[0]!.path, this.errorContext));
+      this.errors.push(fetchError(error, pathOf(jobs[0]!.path), this.errorContext));
     }
   }
 

@@ -13,6 +13,8 @@ export interface Slot {
   readonly type: Type | Enum | undefined;
   /** Proto type name: `string`, `int32`, ... or the message/enum name. */
   readonly scalar: string;
+  /** For a `google.protobuf.*Value` wrapper (a nullable scalar): the proto type of its `value`. */
+  readonly wrapped: string | undefined;
 }
 
 /** Thrown when the proto does not have the shape the GraphQL type needs (a stale generation). */
@@ -20,13 +22,32 @@ export class ProtoShapeError extends Error {
   override readonly name = 'ProtoShapeError';
 }
 
+// Slots are read for every value of every response: computed once per field.
+const slots = new WeakMap<Field, Slot>();
+const items = new WeakMap<Slot, Slot>();
+const listItems = new WeakMap<Type, Field | null>();
+
+function wrappedScalar(type: Type | Enum | undefined): string | undefined {
+  if (!isMessageType(type) || !type.fullName.startsWith('.google.protobuf.') || !type.fullName.endsWith('Value')) return undefined;
+  return type.fields.value?.type;
+}
+
 export function slotOf(field: Field): Slot {
-  return { repeated: field.repeated, type: field.resolvedType ?? undefined, scalar: field.type };
+  let slot = slots.get(field);
+  if (!slot) {
+    const type = field.resolvedType ?? undefined;
+    slot = { repeated: field.repeated, type, scalar: field.type, wrapped: wrappedScalar(type) };
+    slots.set(field, slot);
+  }
+  return slot;
 }
 
 /** The same slot, one item of it. */
 export function itemSlot(slot: Slot): Slot {
-  return { ...slot, repeated: false };
+  if (!slot.repeated) return slot;
+  let item = items.get(slot);
+  if (!item) items.set(slot, (item = { ...slot, repeated: false }));
+  return item;
 }
 
 export function isMessageType(type: Type | Enum | undefined): type is Type {
@@ -37,16 +58,15 @@ export function isEnumType(type: Type | Enum | undefined): type is Enum {
   return type !== undefined && 'valuesById' in type;
 }
 
-/** `google.protobuf.StringValue` and its siblings: a nullable scalar. */
-export function isScalarWrapper(type: Type | Enum | undefined): type is Type {
-  return isMessageType(type) && type.fullName.startsWith('.google.protobuf.') && type.fullName.endsWith('Value') && type.fields.value !== undefined;
-}
-
 /** For a `ListOf...` wrapper message, the repeated `items` field of its nested `List`; else `undefined`. */
 export function listItemsField(type: Type | Enum | undefined): Field | undefined {
   if (!isMessageType(type)) return undefined;
-  const list = type.fields.list?.resolvedType ?? undefined;
-  if (!isMessageType(list)) return undefined;
-  const items = list.fields.items;
-  return items?.repeated ? items : undefined;
+  let field = listItems.get(type);
+  if (field === undefined) {
+    const list = type.fields.list?.resolvedType ?? undefined;
+    const candidate = isMessageType(list) ? list.fields.items : undefined;
+    field = candidate?.repeated ? candidate : null;
+    listItems.set(type, field);
+  }
+  return field ?? undefined;
 }

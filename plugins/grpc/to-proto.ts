@@ -16,7 +16,7 @@ import {
   type GraphQLType,
 } from 'graphql';
 import type { Type } from 'protobufjs';
-import { ProtoShapeError, isEnumType, isMessageType, isScalarWrapper, itemSlot, listItemsField, slotOf, type Slot } from './proto-slot.js';
+import { ProtoShapeError, isEnumType, isMessageType, itemSlot, listItemsField, slotOf, type Slot } from './proto-slot.js';
 import type { ServiceModel } from './service-model.js';
 
 /** A value the router cannot put into the request (an enum value the service does not know). */
@@ -43,7 +43,7 @@ export function toProto(model: ServiceModel, value: unknown, type: GraphQLType, 
     return number;
   }
   if (isScalarType(type)) {
-    if (isScalarWrapper(slot.type)) return { value: scalarToProto(value, slot.type.fields.value!.type) };
+    if (slot.wrapped !== undefined) return { value: scalarToProto(value, slot.wrapped) };
     return scalarToProto(value, slot.scalar);
   }
   if (isInputObjectType(type) || isObjectType(type)) {

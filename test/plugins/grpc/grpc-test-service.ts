@@ -24,6 +24,8 @@ export interface ServiceCall {
 export interface TestGrpcService {
   /** `dns:///127.0.0.1:<port>` (through a connection-counting proxy). */
   readonly target: string;
+  /** The server itself, without the proxy (for latency measurements). */
+  readonly directTarget: string;
   readonly calls: ServiceCall[];
   /** TCP connections the router opened so far. */
   readonly connections: () => number;
@@ -85,6 +87,7 @@ export async function startGrpcService({ proto, service: serviceName, handlers, 
   const proxy = await startCountingProxy(port);
   return {
     target: `dns:///127.0.0.1:${proxy.port}`,
+    directTarget: `dns:///127.0.0.1:${port}`,
     calls,
     connections: () => proxy.count,
     async close() {
@@ -103,6 +106,8 @@ async function startCountingProxy(port: number): Promise<{ port: number; count: 
     state.count += 1;
     const upstream = connect(port, '127.0.0.1');
     for (const socket of [client, upstream]) {
+      // Without it, Nagle's algorithm holds small HTTP/2 frames back for tens of milliseconds.
+      socket.setNoDelay(true);
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => undefined);
