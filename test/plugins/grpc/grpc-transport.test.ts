@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { definePlugin, z, type SubgraphRequest } from '../../../src/index.js';
+import { useGrpc } from '../../../plugins/grpc/index.js';
+import { ConfigError, definePlugin, z, type SubgraphRequest } from '../../../src/index.js';
 import { catalogService, inventorySubgraph } from './catalog-fixture.js';
 import { startGraph, type TestGraph } from './grpc-graph.js';
 
@@ -51,5 +52,18 @@ describe('merged entity fetches', () => {
     expect(graph.grpc.catalog!.calls.map((call) => call.request)).toEqual(
       expect.arrayContaining([{ keys: [{ id: 'p1' }, { id: 'p2' }, { id: 'p3' }] }, { keys: [{ id: 'p3' }] }]),
     );
+  });
+});
+
+describe('useGrpc options', () => {
+  it('refuses options it does not know, naming the plugin', () => {
+    let error: unknown;
+    try {
+      useGrpc({ timeout: '1s' } as never);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toBe('Invalid configuration:\n  [grpc] unknown key "timeout"');
   });
 });

@@ -6,6 +6,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -92,7 +93,7 @@ func (s *Service) MutationCreateProject(_ context.Context, req *connect.Request[
 	input := req.Msg.GetInput()
 	name := strings.TrimSpace(input.GetName())
 	if name == "" {
-		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("a project needs a name"))
+		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("a project needs a name"))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -104,7 +105,7 @@ func (s *Service) MutationCreateProject(_ context.Context, req *connect.Request[
 func (s *Service) MutationUpdateProject(_ context.Context, req *connect.Request[servicev1.MutationUpdateProjectRequest]) (*connect.Response[servicev1.MutationUpdateProjectResponse], error) {
 	input := req.Msg.GetInput()
 	if input.GetName() != nil && strings.TrimSpace(input.GetName().GetValue()) == "" {
-		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("a project needs a name"))
+		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("a project needs a name"))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
