@@ -2,7 +2,6 @@
  * A federated graph for conformance tests: real subgraphs on loopback, composed
  * and served by a router, started once per test file.
  */
-import { composeServices } from '@apollo/composition';
 import { parse } from 'graphql';
 import { composeSubgraphs } from '../../../src/compose/compose.js';
 import { createLogger } from '../../../src/kernel/logger.js';
@@ -38,8 +37,9 @@ export interface FederatedGraphOptions {
   readonly composition?: 'guild' | 'apollo';
 }
 
-/** Composes with @apollo/composition; throws its errors. */
-function composeWithApollo(subgraphs: readonly TestSubgraph[]): string {
+/** Composes with @apollo/composition (loaded only here: most graphs do not need it); throws its errors. */
+async function composeWithApollo(subgraphs: readonly TestSubgraph[]): Promise<string> {
+  const { composeServices } = await import('@apollo/composition');
   const result = composeServices(subgraphs.map((s) => ({ name: s.name, url: s.url, typeDefs: parse(s.typeDefs) })));
   if (result.errors) throw new Error(`composition failed: ${result.errors.map((e) => e.message).join('; ')}`);
   return result.supergraphSdl;
@@ -47,7 +47,7 @@ function composeWithApollo(subgraphs: readonly TestSubgraph[]): string {
 
 async function startRouter(subgraphs: readonly TestSubgraph[], options: FederatedGraphOptions): Promise<{ router: Router; supergraphSdl: string }> {
   if (options.composition === 'apollo') {
-    const supergraphSdl = composeWithApollo(subgraphs);
+    const supergraphSdl = await composeWithApollo(subgraphs);
     const router = await createRouter({
       config: { execution_config: { file: { watch: false } } },
       graph: { supergraphSdl, subgraphs: subgraphs.map((s) => ({ kind: 'graphql', name: s.name, url: s.url })), origin: 'test' },
