@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Agent, request, errors as undiciErrors } from 'undici';
 import { RouterError } from '../errors.js';
 import type { JsonObject, SubgraphRequest, SubgraphResponse, Transport } from './subgraph-types.js';
@@ -31,64 +32,111 @@ export function createHttpTransport({ url, timeoutMs, agent, maxResponseBytes = 
       operationName: subgraphRequest.operationName,
       variables: subgraphRequest.variables,
     });
-    const timeout = AbortSignal.timeout(timeoutMs);
-    let response;
+    // One controller and one timer per call: AbortSignal.timeout/any cost far more on the hot path.
+    const deadline = new Deadline(timeoutMs, signal);
     try {
-      response = await request(url, {
-        method: 'POST',
-        dispatcher: agent,
-        headers: {
-          ...subgraphRequest.headers,
-          'content-type': 'application/json',
-          accept: 'application/graphql-response+json, application/json',
-        },
-        body,
-        signal: AbortSignal.any([signal, timeout]),
-      });
-    } catch (error) {
-      throw transportError(subgraphRequest.subgraph, error, timeout, timeoutMs);
-    }
-    let text: string;
-    try {
-      const declared = Number(response.headers['content-length'] ?? 0);
-      if (declared > maxResponseBytes) {
-        response.body.destroy();
-        throw new RouterError('SUBGRAPH_INVALID_RESPONSE', `Subgraph "${subgraphRequest.subgraph}" sent a response larger than ${maxResponseBytes} bytes.`);
+      let response;
+      try {
+        response = await request(url, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: { ...subgraphRequest.headers, ...REQUEST_HEADERS },
+          body,
+          signal: deadline.signal,
+        });
+      } catch (error) {
+        throw transportError(subgraphRequest.subgraph, error, deadline.expired, timeoutMs);
       }
-      text = await readLimited(response.body, maxResponseBytes, subgraphRequest.subgraph);
-    } catch (error) {
-      if (error instanceof RouterError) throw error;
-      throw transportError(subgraphRequest.subgraph, error, timeout, timeoutMs);
+      let text: string;
+      try {
+        const declared = Number(response.headers['content-length'] ?? 0);
+        if (declared > maxResponseBytes) {
+          response.body.destroy();
+          throw tooLarge(subgraphRequest.subgraph, maxResponseBytes);
+        }
+        text = await readLimited(response.body, maxResponseBytes, subgraphRequest.subgraph);
+      } catch (error) {
+        if (error instanceof RouterError) throw error;
+        throw transportError(subgraphRequest.subgraph, error, deadline.expired, timeoutMs);
+      }
+      const parsed = parseBody(text);
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
+      if (!parsed) {
+        if (!ok) throw httpError(subgraphRequest.subgraph, response.statusCode);
+        throw new RouterError('SUBGRAPH_INVALID_RESPONSE', `Subgraph "${subgraphRequest.subgraph}" sent a response that is not GraphQL JSON.`);
+      }
+      if (!ok && parsed.data === undefined && parsed.errors === undefined) throw httpError(subgraphRequest.subgraph, response.statusCode);
+      return { ...parsed, headers: flatHeaders(response.headers) };
+    } finally {
+      deadline.clear();
     }
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (typeof value === 'string') headers[name] = value;
-      else if (Array.isArray(value)) headers[name] = value.join(', ');
-    }
-    const parsed = parseBody(text);
-    const ok = response.statusCode >= 200 && response.statusCode < 300;
-    if (!parsed) {
-      if (!ok) throw httpError(subgraphRequest.subgraph, response.statusCode);
-      throw new RouterError('SUBGRAPH_INVALID_RESPONSE', `Subgraph "${subgraphRequest.subgraph}" sent a response that is not GraphQL JSON.`);
-    }
-    if (!ok && parsed.data === undefined && parsed.errors === undefined) throw httpError(subgraphRequest.subgraph, response.statusCode);
-    return { ...parsed, headers };
   };
 }
 
-async function readLimited(body: AsyncIterable<Buffer>, limit: number, subgraph: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > limit) {
-      // Stop reading: the rest of an oversized body is never buffered.
-      (body as AsyncIterable<Buffer> & { destroy?: () => void }).destroy?.();
-      throw new RouterError('SUBGRAPH_INVALID_RESPONSE', `Subgraph "${subgraph}" sent a response larger than ${limit} bytes.`);
-    }
-    chunks.push(chunk);
+const REQUEST_HEADERS = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' } as const;
+
+/** The call's deadline, which also follows the caller's signal. */
+class Deadline {
+  readonly signal: AbortSignal;
+  expired = false;
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly outer: AbortSignal;
+  private readonly onOuterAbort = (): void => this.controller.abort(this.outer.reason);
+
+  constructor(ms: number, outer: AbortSignal) {
+    this.signal = this.controller.signal;
+    this.outer = outer;
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      this.controller.abort();
+    }, ms);
+    if (outer.aborted) this.controller.abort(outer.reason);
+    else outer.addEventListener('abort', this.onOuterAbort, { once: true });
   }
-  return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+
+  clear(): void {
+    clearTimeout(this.timer);
+    this.outer.removeEventListener('abort', this.onOuterAbort);
+  }
+}
+
+/** Response headers as one string each (repeated ones joined), lower-case names. */
+function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  for (const value of Object.values(headers)) {
+    if (typeof value !== 'string') {
+      const flat: Record<string, string> = {};
+      for (const [name, raw] of Object.entries(headers)) {
+        if (typeof raw === 'string') flat[name] = raw;
+        else if (Array.isArray(raw)) flat[name] = raw.join(', ');
+      }
+      return flat;
+    }
+  }
+  return headers as Record<string, string>;
+}
+
+function tooLarge(subgraph: string, limit: number): RouterError {
+  return new RouterError('SUBGRAPH_INVALID_RESPONSE', `Subgraph "${subgraph}" sent a response larger than ${limit} bytes.`);
+}
+
+/** Reads a body as text, giving up (and dropping the connection) past `limit` bytes. */
+function readLimited(body: Readable, limit: number, subgraph: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        body.destroy();
+        reject(tooLarge(subgraph, limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    body.once('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8')));
+    body.once('error', reject);
+  });
 }
 
 function parseBody(text: string): { data?: JsonObject | null; errors?: SubgraphResponse['errors']; extensions?: JsonObject } | undefined {
@@ -126,8 +174,8 @@ function httpError(subgraph: string, status: number): RouterError {
   });
 }
 
-function transportError(subgraph: string, error: unknown, timeout: AbortSignal, timeoutMs: number): RouterError {
-  if (timeout.aborted || error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+function transportError(subgraph: string, error: unknown, expired: boolean, timeoutMs: number): RouterError {
+  if (expired || error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
     return new RouterError('SUBGRAPH_TIMEOUT', `Subgraph "${subgraph}" did not answer within ${timeoutMs}ms.`, { cause: error });
   }
   const reason = error instanceof Error ? (error as Error & { code?: string }).code ?? error.message : String(error);
