@@ -34,6 +34,9 @@ describe('@shareable', () => {
     expect(weather().calls('forecasts')).toEqual([]);
   });
 
+});
+
+describe('parent entity calls (a value type without a key, nested in an entity)', () => {
   it('merges a value type whose fields are split across subgraphs, re-fetching its parent entity for the rest', async () => {
     expect(await weather().query('{ stations { latest { celsius observedAt humidity } } }')).toEqual({
       data: {
