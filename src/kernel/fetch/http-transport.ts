@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { Agent, request, errors as undiciErrors } from 'undici';
+import { Agent, errors as undiciErrors } from 'undici';
 import { RouterError } from '../errors.js';
 import type { JsonObject, SubgraphRequest, SubgraphResponse, Transport } from './subgraph-types.js';
 
@@ -26,6 +26,10 @@ export function createSubgraphAgent(): Agent {
  * throws a RouterError with a code users can act on.
  */
 export function createHttpTransport({ url, timeoutMs, agent, maxResponseBytes = 64 * 1024 * 1024 }: HttpTransportOptions): Transport {
+  // Parsed once: handing undici a URL string re-parses it on every call.
+  const target = new URL(url);
+  const origin = target.origin;
+  const path = `${target.pathname}${target.search}`;
   return async function sendToSubgraph(subgraphRequest: SubgraphRequest, signal: AbortSignal): Promise<SubgraphResponse> {
     const body = JSON.stringify({
       query: subgraphRequest.query,
@@ -37,9 +41,10 @@ export function createHttpTransport({ url, timeoutMs, agent, maxResponseBytes = 
     try {
       let response;
       try {
-        response = await request(url, {
+        response = await agent.request({
+          origin,
+          path,
           method: 'POST',
-          dispatcher: agent,
           headers: { ...subgraphRequest.headers, ...REQUEST_HEADERS },
           body,
           signal: deadline.signal,
