@@ -57,10 +57,12 @@ async function runInit(options: InitOptions): Promise<void> {
 
 async function runGenerate(options: GenerateOptions): Promise<void> {
   if (options.withOperations !== undefined) {
-    // Placeholder until the Connect contract generator (the connect_rpc issue) lands.
-    writeProblem(new Error('--with-operations is not supported yet: this build cannot generate Connect contracts from operations'));
-    process.exitCode = EXIT_FAILED;
-    return;
+    // The Connect contract (docs/connect.md) first: a contract that fails writes nothing at all.
+    const { generateContractFromCli } = await import('../../connect/generate-command.js');
+    if (!(await generateContractFromCli(options.input, options.withOperations))) {
+      process.exitCode = EXIT_FAILED;
+      return;
+    }
   }
   try {
     const written = await writeServiceFiles({ schemaFile: options.input, outDir: options.output, packageName: options.packageName });
@@ -111,7 +113,7 @@ export function registerGrpcServiceCommand(program: Command): Command {
     .requiredOption('-i, --input <schema.graphql>', 'the GraphQL schema of the service')
     .requiredOption('-o, --output <dir>', 'folder to write the three files into (created if missing)')
     .option('-p, --package-name <package>', 'proto package, ending with a version segment', packageName, DEFAULT_PACKAGE)
-    .option('--with-operations <dir>', 'also generate a Connect contract from the operations in <dir> (not supported yet)')
+    .option('--with-operations <dir>', 'also generate the Connect contract of the operations in <dir>: contract.proto, its lock and contract.openapi.json, written into <dir> (docs/connect.md)')
     .addHelpText('after', GENERATE_HELP)
     .exitOverride(exitForUsageError)
     .action(runGenerate);
