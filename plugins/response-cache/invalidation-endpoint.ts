@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseListenAddress, type Logger } from '../../src/index.js';
+import { parseListenAddress, warnIfExposed, type Logger } from '../../src/index.js';
 import { checkElements } from './invalidation-request.js';
 import type { IndexSwitches } from './options.js';
 
@@ -63,6 +63,7 @@ export async function startInvalidationEndpoint(options: InvalidationEndpointOpt
   const bound = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}${options.path}`;
   options.log.info({ listen_addr: `${host}:${bound.port}`, path: options.path }, 'Invalidation endpoint listening');
+  warnIfExposed(options.log, 'The invalidation endpoint', host);
   return {
     url,
     close: () =>

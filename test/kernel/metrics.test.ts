@@ -41,3 +41,16 @@ describe('Prometheus metrics', () => {
     expect((await fetch(`${base}/custom-metrics`, { method: 'POST' })).status).toBe(405);
   });
 });
+
+describe('side listener exposure', () => {
+  it('warns when a side listener binds beyond loopback', async () => {
+    const { warnIfExposed } = await import('../../src/index.js');
+    const warnings: string[] = [];
+    const log = { warn: (_fields: object, message: string) => void warnings.push(message) };
+    warnIfExposed(log, 'The metrics listener', '127.0.0.1');
+    warnIfExposed(log, 'The metrics listener', 'localhost');
+    expect(warnings).toEqual([]);
+    warnIfExposed(log, 'The metrics listener', '0.0.0.0');
+    expect(warnings).toEqual(['The metrics listener listens beyond loopback over plain HTTP; put TLS or a firewall in front of it']);
+  });
+});

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.js';
-import { parseListenAddress } from '../router/listen-address.js';
+import { parseListenAddress, warnIfExposed } from '../router/listen-address.js';
 import type { Metrics } from './metrics.js';
 
 /** The Prometheus listener (`metrics.listen_addr`, `metrics.path`): its own port, GET only. */
@@ -32,6 +32,7 @@ export async function startMetricsServer(metrics: Metrics, address: string, path
   const bound = server.address() as AddressInfo;
   const url = `http://${host}:${bound.port}${path}`;
   log.info({ metrics: url }, 'Metrics listening');
+  warnIfExposed(log, 'The metrics listener', host);
   return {
     url,
     close: () =>

@@ -18,3 +18,12 @@ export function parseListenAddress(address: string): { host: string; port: numbe
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
+
+/**
+ * Side listeners speak plain HTTP: warn at startup when one is reachable
+ * from other machines, so it is not left open without TLS in front.
+ */
+export function warnIfExposed(log: { warn(fields: object, message: string): void }, listener: string, host: string): void {
+  if (isLoopbackHost(host)) return;
+  log.warn({ listener, host }, `${listener} listens beyond loopback over plain HTTP; put TLS or a firewall in front of it`);
+}
