@@ -5,7 +5,7 @@
  */
 export { createRouter, type CreateRouterOptions, type Router } from './kernel/router/router.js';
 export type { ListenInfo } from './kernel/router/http-server.js';
-export { isLoopbackHost, parseListenAddress } from './kernel/router/listen-address.js';
+export { isLoopbackHost, parseListenAddress, warnIfExposed } from './kernel/router/listen-address.js';
 export type { GraphInput } from './kernel/router/graph-manager.js';
 
 // Plugin contract
