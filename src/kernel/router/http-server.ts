@@ -38,6 +38,8 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 export class HttpServer {
   private readonly yoga: YogaServerInstance<Record<string, never>, Record<string, never>>;
   private server: Server | undefined;
+  /** Set once close() starts: keep-alive ends and readiness reports 503. */
+  private draining = false;
   private readonly playground = new Playground({ endpoint: '/graphql' });
 
   constructor(private readonly options: HttpServerOptions) {
@@ -93,14 +95,20 @@ export class HttpServer {
     return info;
   }
 
-  /** Stops accepting connections and waits for in-flight requests (at most `graceMs`). */
-  async close(graceMs = 30_000): Promise<void> {
+  /**
+   * Stops serving: first a short drain (readiness answers 503, answers carry
+   * `Connection: close`, requests already on the wire are still read), then
+   * the listener closes and in-flight requests finish (at most `graceMs`).
+   */
+  async close(graceMs = 30_000, drainMs = 250): Promise<void> {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
+    this.draining = true;
+    await new Promise((resolve) => setTimeout(resolve, drainMs));
     await new Promise<void>((resolve) => {
-      // Connections that finish their in-flight request while draining go idle;
-      // close those as they appear instead of waiting for the keep-alive timeout.
+      // Connections that finish their in-flight request go idle; close those as they
+      // appear instead of waiting for the keep-alive timeout.
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const timer = setTimeout(() => {
         server.closeAllConnections();
@@ -112,12 +120,12 @@ export class HttpServer {
         clearTimeout(timer);
         resolve();
       });
-      server.closeIdleConnections();
     });
     await this.yoga.dispose?.();
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.draining) res.setHeader('connection', 'close');
     try {
       const path = (req.url ?? '/').split('?')[0]!;
       const own = await this.ownRoute(req.method ?? 'GET', path, req.headers['accept-encoding']);
@@ -143,7 +151,7 @@ export class HttpServer {
     if (path === '/graphql') return undefined;
     if (path === '/health/live') return { status: 200, headers: JSON_HEADERS, body: '{"status":"ok"}' };
     if (path === '/health/ready') {
-      return this.options.ready()
+      return this.options.ready() && !this.draining
         ? { status: 200, headers: JSON_HEADERS, body: '{"status":"ready"}' }
         : { status: 503, headers: JSON_HEADERS, body: '{"status":"not ready"}' };
     }
