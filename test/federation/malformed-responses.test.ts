@@ -93,16 +93,35 @@ describe('malformed entity responses', () => {
 describe('malformed root responses', () => {
   const query = '{ warehouse bin(id: "b1") { label } }';
 
-  it('nulls the fields of a root fetch whose answer is not JSON, or JSON of the wrong shape', async () => {
+  it('nulls the fields of a root fetch whose answer is not JSON, or JSON of the wrong shape, with an error at each', async () => {
     for (const body of ['<html>busy</html>', JSON.stringify({ data: 'oops' }), JSON.stringify({ errors: 'boom' }), '[1,2]']) {
       bodies.set('inventory', body);
+      const error = {
+        message: 'Subgraph "inventory" sent a response that is not GraphQL JSON.',
+        extensions: { code: 'SUBGRAPH_INVALID_RESPONSE', serviceName: 'inventory' },
+      };
       expect(await warehouse().query(query)).toEqual({
         data: { warehouse: null, bin: null },
         errors: [
-          {
-            message: 'Subgraph "inventory" sent a response that is not GraphQL JSON.',
-            extensions: { code: 'SUBGRAPH_INVALID_RESPONSE', serviceName: 'inventory' },
-          },
+          { ...error, path: ['warehouse'] },
+          { ...error, path: ['bin'] },
+        ],
+      });
+    }
+  });
+
+  it('reports a root answer with neither data nor errors at each root field', async () => {
+    for (const body of [JSON.stringify({}), JSON.stringify({ data: null })]) {
+      bodies.set('inventory', body);
+      const error = {
+        message: 'Subgraph "inventory" sent an invalid response: it sent no data and no errors.',
+        extensions: { code: 'SUBGRAPH_INVALID_RESPONSE', serviceName: 'inventory' },
+      };
+      expect(await warehouse().query(query)).toEqual({
+        data: { warehouse: null, bin: null },
+        errors: [
+          { ...error, path: ['warehouse'] },
+          { ...error, path: ['bin'] },
         ],
       });
     }

@@ -60,6 +60,16 @@ describe('mutations', () => {
     });
   });
 
+  it('runs no later mutation field once a non-null one has failed', async () => {
+    const response = await graph().query('mutation { a: deposit(account: "nope", cents: 1) { balanceCents } b: notify(account: "acc3", text: "never") { text } }');
+    expect(response).toEqual({
+      data: null,
+      errors: [{ message: 'no account nope', path: ['a'], extensions: { serviceName: 'ledger' } }],
+    });
+    expect(log).toEqual(['ledger: deposit 1 to nope']);
+    expect(graph().calls('notices')).toHaveLength(0);
+  });
+
   it('answers __typename on the mutation root and on what mutations return', async () => {
     expect(await graph().query('mutation { __typename n: notify(account: "acc3", text: "x") { __typename account { __typename owner } } }')).toEqual({
       data: { __typename: 'Mutation', n: { __typename: 'Notice', account: { __typename: 'Account', owner: 'Chen' } } },

@@ -29,6 +29,12 @@ export interface ExecuteOptions {
   readonly isObjectType: (typename: string) => boolean;
   /** Merge entity fetches to one subgraph in one parallel wave (`engine.enable_multi_fetch`). */
   readonly multiFetch?: boolean;
+  /**
+   * Mutations: response keys of root fields whose type is non-null. When
+   * one of them comes back null, the fields after it are not run (their
+   * side effects must not happen once the data is lost, as in graphql-js).
+   */
+  readonly nonNullRootFields?: ReadonlySet<string>;
 }
 
 /**
@@ -39,7 +45,11 @@ export interface ExecuteOptions {
 export async function executePlan(plan: QueryPlan, options: ExecuteOptions): Promise<ExecutionOutcome> {
   const tree = new ResponseTree();
   const errors: GraphQLErrorJSON[] = [];
-  if (plan.node) await new PlanWalker(tree, errors, options).run(plan.node);
+  if (plan.node) {
+    const walker = new PlanWalker(tree, errors, options);
+    if (plan.operation.operationType === 'mutation' && plan.node.kind === 'Sequence') await walker.runMutationSteps(plan.node.nodes);
+    else await walker.run(plan.node);
+  }
   return { tree, errors };
 }
 
@@ -50,11 +60,29 @@ interface PreparedEntityFetch {
 }
 
 class PlanWalker {
+  /** Root fetches run so far (mutation steps check their fields). */
+  private readonly completedRoots: FetchNode[] = [];
+
   constructor(
     private readonly tree: ResponseTree,
     private readonly errors: GraphQLErrorJSON[],
     private readonly options: ExecuteOptions,
   ) {}
+
+  /** Runs mutation steps in order, stopping after a step whose non-null root field came back null. */
+  async runMutationSteps(steps: readonly PlanNode[]): Promise<void> {
+    const nonNull = this.options.nonNullRootFields;
+    for (const step of steps) {
+      const before = this.completedRoots.length;
+      await this.run(step);
+      if (!nonNull) continue;
+      for (const root of this.completedRoots.slice(before)) {
+        for (const key of root.rootFields ?? []) {
+          if (nonNull.has(key) && !this.tree.roots.some((data) => data[key] !== undefined && data[key] !== null)) return;
+        }
+      }
+    }
+  }
 
   async run(node: PlanNode): Promise<void> {
     switch (node.kind) {
@@ -85,7 +113,8 @@ class PlanWalker {
   }
 
   private async runRootFetch(node: FetchNode): Promise<void> {
-    const response = await this.fetch(node.subgraph, [], {
+    this.completedRoots.push(node);
+    const response = await this.fetchRoot(node, {
       subgraph: node.subgraph,
       kind: 'root',
       operationType: node.operationType,
@@ -99,12 +128,28 @@ class PlanWalker {
     if (!response) return;
     for (const error of response.errors ?? []) this.errors.push(subgraphError(error, node.subgraph, error.path));
     const data = node.aliases ? (restoreAliases(response.data, node.aliases, this.options.satisfies) as SubgraphResponse['data']) : response.data;
-    if (data === undefined || data === null) return;
+    if (data === undefined || data === null) {
+      // No data and no word why: say so at each root field rather than leave silent nulls.
+      if (!response.errors?.length) for (const key of rootKeys(node)) this.errors.push(invalidResponse(node.subgraph, 'it sent no data and no errors', [key]));
+      return;
+    }
     if (typeof data !== 'object' || Array.isArray(data)) {
-      this.errors.push(invalidResponse(node.subgraph, 'its "data" is not an object', []));
+      for (const key of rootKeys(node)) this.errors.push(invalidResponse(node.subgraph, 'its "data" is not an object', [key]));
       return;
     }
     this.tree.addRoot(data);
+  }
+
+  /** A root fetch that fails answers with one error per root field it was to fill, each at its path. */
+  private async fetchRoot(node: FetchNode, call: FetchCall): Promise<SubgraphResponse | undefined> {
+    try {
+      return await this.options.runFetch(call);
+    } catch (error) {
+      const keys = rootKeys(node);
+      if (keys.length === 0) this.errors.push(fetchFailure(error, node.subgraph, []));
+      for (const key of keys) this.errors.push(fetchFailure(error, node.subgraph, [key]));
+      return undefined;
+    }
   }
 
   private prepare(node: FetchNode): PreparedEntityFetch | undefined {
@@ -207,6 +252,10 @@ class PlanWalker {
       return undefined;
     }
   }
+}
+
+function rootKeys(node: FetchNode): readonly string[] {
+  return node.rootFields ?? [];
 }
 
 function entityErrorPath(

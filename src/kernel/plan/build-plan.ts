@@ -64,6 +64,7 @@ function toFetchNode(group: FetchGroup, operation: NormalizedOperation): FetchNo
     mergePath: group.mergePath,
     representations: group.kind === 'entity' ? [...group.representations.values()].map((r) => r.build()) : undefined,
     ...(group.aliases.length > 0 ? { aliases: group.aliases } : {}),
+    ...(group.kind === 'root' ? { rootFields: [...group.tree.fields.keys()].filter((key) => key !== '__typename') } : {}),
   };
 }
 

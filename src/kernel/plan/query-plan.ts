@@ -65,6 +65,8 @@ export interface FetchNode {
   readonly representations: readonly RepresentationSpec[] | undefined;
   /** Fields sent under an alias, to rename back in the answer (rare: conflicting subgraph types). */
   readonly aliases?: readonly FetchAlias[];
+  /** Root fetches: the response keys of the root fields they answer. */
+  readonly rootFields?: readonly string[];
 }
 
 /** Runs an entity fetch for the objects at `path`. */

@@ -1,4 +1,4 @@
-import { getVariableValues, GraphQLError, type DocumentNode } from 'graphql';
+import { getVariableValues, GraphQLError, isNonNullType, type DocumentNode } from 'graphql';
 import type { CoreConfig } from '../config/core-schema.js';
 import { RouterError } from '../errors.js';
 import { executePlan } from '../execute/execute-plan.js';
@@ -133,6 +133,7 @@ export async function executeFederated(
   });
   const outcome = await executePlan(plan, {
     variables: context.variables,
+    nonNullRootFields: plan.operation.operationType === 'mutation' ? nonNullRootFields(graph, plan) : undefined,
     multiFetch: env.config.engine.enable_multi_fetch,
     satisfies: (typename, condition) => graph.index.satisfies(typename, condition),
     isObjectType: (typename) => graph.index.type(typename)?.kind === 'OBJECT',
@@ -178,6 +179,21 @@ async function measuredSend(
   } finally {
     instruments.subgraphFetchDuration.observe({ subgraph: request.subgraph }, (performance.now() - started) / 1000);
   }
+}
+
+const nonNullCache = new WeakMap<QueryPlan, ReadonlySet<string>>();
+
+/** Response keys of a mutation's root fields whose type is non-null. */
+function nonNullRootFields(graph: LoadedGraph, plan: QueryPlan): ReadonlySet<string> {
+  let keys = nonNullCache.get(plan);
+  if (!keys) {
+    const fields = graph.apiSchema.getMutationType()?.getFields() ?? {};
+    keys = new Set(
+      plan.operation.selections.filter((s) => s.kind === 'Field' && fields[s.name] && isNonNullType(fields[s.name]!.type)).map((s) => (s as { responseKey: string }).responseKey),
+    );
+    nonNullCache.set(plan, keys);
+  }
+  return keys;
 }
 
 const conditionCache = new WeakMap<DocumentNode, string[]>();
