@@ -44,6 +44,11 @@ const BROKEN: ReadonlyArray<{ what: string; sdl: () => string; message: string }
     message: 'invalid supergraph: Member: field set "id {" does not parse: Syntax Error: Expected Name, found "}".',
   },
   {
+    what: 'a key naming a field the type does not have',
+    sdl: () => goodSdl.replace('@join__type(graph: LOANS, key: "id")', '@join__type(graph: LOANS, key: "memberNumber")'),
+    message: 'invalid supergraph: Member @key(fields: "memberNumber") in subgraph "loans": Member has no field "memberNumber"',
+  },
+  {
     what: 'no join__Graph enum',
     sdl: () => goodSdl.replace(/enum join__Graph \{[^}]*\}/, ''),
     message: 'no enum join__Graph',

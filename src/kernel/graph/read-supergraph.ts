@@ -10,6 +10,7 @@ import {
 } from 'graphql';
 import { transformSupergraphToPublicSchema } from '@theguild/federation-composition';
 import { RouterError } from '../errors.js';
+import { checkFieldSets } from './check-field-sets.js';
 import { parseFieldSet } from './field-set.js';
 import type { FieldDef, FieldSource, KeyDef, SubgraphDef, Supergraph, TypeDef, TypeKind } from './supergraph-model.js';
 
@@ -38,6 +39,7 @@ export function readSupergraph(sdl: string): Supergraph {
     const type = readType(definition, names, byEnum);
     if (type) types.set(type.name, type);
   }
+  checkFieldSets({ types });
   let schema;
   let apiSchema;
   try {
