@@ -5,6 +5,7 @@ import { profilerSectionSchema } from '../../plugins/profiling/options.js';
 import { automaticPersistedQueriesConfigSchema } from '../../plugins/automatic-persisted-queries/config.js';
 import { persistedOperationsConfigSchema } from '../../plugins/persisted-operations/config.js';
 import { responseCacheOptionsSchema } from '../../plugins/response-cache/options.js';
+import { connectConfigSchema } from '../../plugins/connect/config.js';
 
 /** A built-in plugin's config section, and how it turns into plugin instances. */
 export interface BuiltinSection {
@@ -49,6 +50,13 @@ export const builtinSections: readonly BuiltinSection[] = [
     schema: responseCacheOptionsSchema,
     plugin: 'response-cache',
     plugins: async (config) => (await import('../../plugins/response-cache/from-config.js')).responseCachePlugins(config),
+  },
+  // A side listener: its calls enter through router.execute, so every plugin above applies to them.
+  {
+    key: 'connect_rpc',
+    schema: connectConfigSchema,
+    plugin: 'connect',
+    plugins: async (config) => (await import('../../plugins/connect/from-config.js')).connectPlugins(config),
   },
 ];
 

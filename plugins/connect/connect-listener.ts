@@ -1,0 +1,96 @@
+/**
+ * The Connect listener: one plain-text port that speaks HTTP/1.1 and
+ * HTTP/2 (h2c with prior knowledge). curl, browsers and Connect clients use
+ * either; gRPC needs HTTP/2. Each connection is handed to the HTTP/2 server
+ * when it opens with the HTTP/2 preface, else to the HTTP/1.1 server.
+ */
+import { createServer as createHttp1Server, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { parseListenAddress } from '../../src/index.js';
+
+/** A running listener. */
+export interface ConnectListener {
+  /** `http://host:port` */
+  readonly url: string;
+  /** `host:port` it is bound to (the real port when 0 was asked). */
+  readonly address: string;
+  /** Stops accepting, lets in-flight calls finish (at most `graceMs`), then closes every connection. */
+  close(graceMs?: number): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
+
+/** What an HTTP/2 connection starts with. */
+const H2_PREFACE = 'PRI * HTTP/2.0';
+/** A connection that sends nothing for this long is closed. */
+const FIRST_BYTES_TIMEOUT_MS = 30_000;
+
+/** Starts listening on `listenAddr`. Rejects when the address cannot be bound. */
+export async function startConnectListener(listenAddr: string, handler: Handler): Promise<ConnectListener> {
+  const { host, port } = parseListenAddress(listenAddr);
+  const http1 = createHttp1Server({ keepAlive: true }, handler);
+  const http2 = createHttp2Server(handler);
+  const sockets = new Set<Socket>();
+  const sessions = new Set<Http2Session>();
+  http2.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+
+  const server = createNetServer(function routeConnection(socket) {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    socket.setTimeout(FIRST_BYTES_TIMEOUT_MS, () => socket.destroy());
+    let seen: Buffer = Buffer.alloc(0);
+    const onData = (chunk: Buffer): void => {
+      seen = seen.length === 0 ? chunk : Buffer.concat([seen, chunk]);
+      const start = seen.subarray(0, H2_PREFACE.length).toString('latin1');
+      // Wait for more bytes while they could still be the preface.
+      if (start.length < 4 && H2_PREFACE.startsWith(start)) return;
+      socket.off('data', onData);
+      socket.setTimeout(0);
+      socket.pause();
+      socket.unshift(seen);
+      if (start.startsWith('PRI ')) {
+        // The HTTP/2 session reads what is buffered in the socket first.
+        http2.emit('connection', socket);
+      } else {
+        http1.emit('connection', socket);
+        socket.resume();
+      }
+    };
+    socket.on('data', onData);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${bound}`,
+    address: `${shownHost}:${bound}`,
+    close: (graceMs = 2_000) =>
+      new Promise<void>((resolve) => {
+        server.close();
+        http1.closeIdleConnections();
+        for (const session of sessions) session.close();
+        const done = (): void => {
+          clearTimeout(timer);
+          for (const socket of sockets) socket.destroy();
+          resolve();
+        };
+        const timer = setTimeout(done, graceMs);
+        const check = (): void => {
+          if (sockets.size === 0) done();
+        };
+        for (const socket of sockets) socket.once('close', check);
+        check();
+      }),
+  };
+}

@@ -1,0 +1,11 @@
+import type { LoadedConfig, SwitchyardPlugin } from '../../src/index.js';
+import type { ConnectConfig } from './config.js';
+import { useConnect } from './index.js';
+
+/** The plugin the `connect_rpc` section asks for: `connect` when enabled, none otherwise. */
+export function connectPlugins(config: LoadedConfig): SwitchyardPlugin[] {
+  // Safe: the section was validated with connectConfigSchema when the config was loaded.
+  const section = config.sections.connect_rpc as ConnectConfig | undefined;
+  if (!section?.enabled) return [];
+  return [useConnect.fromParsed(section)];
+}

@@ -1,0 +1,108 @@
+/**
+ * The Connect protocol's unary JSON form, answered directly: POST with an
+ * `application/json` body, GET with `encoding=json&message=...`. This is
+ * the form most clients use (curl, browsers, CDNs in front of GET), so it
+ * skips the protobuf message round trip of the other encodings: the answer
+ * is written from the converted `data` as it is.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import { fromJson, type JsonValue } from '@bufbuild/protobuf';
+import { Code, ConnectError } from '@connectrpc/connect';
+import type { Logger, RouterHandle } from '../../src/index.js';
+import { callOperation, forwardedHeaders } from './call-operation.js';
+import { asFailure, ConnectFailure, errorAnswer, invalidArgument } from './connect-errors.js';
+import type { MethodEntry } from './method-table.js';
+import { readBody } from './read-body.js';
+
+/** A request of either HTTP version. */
+export type AnyRequest = IncomingMessage | Http2ServerRequest;
+/** A response of either HTTP version. */
+export type AnyResponse = ServerResponse | Http2ServerResponse;
+
+/** What the JSON calls need. */
+export interface JsonCallContext {
+  readonly router: RouterHandle;
+  /** Largest request body, in bytes (`limits.max_request_body`). */
+  readonly maxBody: number;
+  /** The plugin's logger (unexpected errors). */
+  readonly log: Logger;
+}
+
+/** Writes a Connect error answer; an unexpected error is logged and answered as `internal`. */
+export function sendFailure(res: AnyResponse, error: unknown, log: Logger): void {
+  if (!(error instanceof ConnectError)) log.error({ err: error }, 'Connect call failed');
+  const answer = errorAnswer(asFailure(error));
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
+}
+
+function headerEntries(req: AnyRequest): Array<[string, string]> {
+  return Object.entries(req.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value] as [string, string]]));
+}
+
+/** `Connect-Timeout-Ms`: at most 10 digits, as the protocol says. */
+function timeoutOf(req: AnyRequest): number | undefined {
+  const raw = req.headers['connect-timeout-ms'];
+  if (raw === undefined) return undefined;
+  const text = Array.isArray(raw) ? raw[0]! : raw;
+  if (!/^[0-9]{1,10}$/.test(text)) throw invalidArgument(`Connect-Timeout-Ms must be a whole number of milliseconds (at most 10 digits), got "${text}"`);
+  return Number(text);
+}
+
+function parseMessage(entry: MethodEntry, text: string): Record<string, unknown> {
+  let parsed: JsonValue;
+  try {
+    parsed = text.trim() === '' ? {} : (JSON.parse(text) as JsonValue);
+  } catch (error) {
+    throw invalidArgument(`malformed JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalidArgument(`the message must be a JSON object of the ${entry.method.input.name} fields`);
+  try {
+    return fromJson(entry.method.input, parsed) as unknown as Record<string, unknown>;
+  } catch (error) {
+    throw invalidArgument(error instanceof Error ? error.message : String(error));
+  }
+}
+
+async function run(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse, text: string, httpMethod: 'GET' | 'POST'): Promise<void> {
+  const timeoutMs = timeoutOf(req);
+  const message = parseMessage(entry, text);
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
+  const deadline = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+  const signal = deadline ? AbortSignal.any([gone.signal, deadline]) : gone.signal;
+  try {
+    const out = await callOperation(context.router, entry, { message, headers: forwardedHeaders(headerEntries(req)), httpMethod, signal });
+    const body = JSON.stringify(out.json);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...out.headers });
+    res.end(body);
+  } catch (error) {
+    if (deadline?.aborted) throw new ConnectFailure(Code.DeadlineExceeded, `the call did not finish within Connect-Timeout-Ms (${timeoutMs}ms)`);
+    throw error;
+  }
+}
+
+/** Answers a Connect unary POST with a JSON body. */
+export async function answerJsonPost(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse): Promise<void> {
+  try {
+    const body = await readBody(req, context.maxBody);
+    if (body === undefined) throw new ConnectFailure(Code.ResourceExhausted, `request body larger than ${context.maxBody} bytes (limits.max_request_body)`);
+    await run(context, entry, req, res, body.toString('utf8'), 'POST');
+  } catch (error) {
+    sendFailure(res, error, context.log);
+  }
+}
+
+/** Answers a Connect unary GET with `encoding=json` (parameters already checked). */
+export async function answerJsonGet(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse, message: string): Promise<void> {
+  try {
+    await run(context, entry, req, res, message, 'GET');
+  } catch (error) {
+    sendFailure(res, error, context.log);
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The Connect listener's front: finds the method of the path and checks
+ * what INTERFACES.md fixes before any call runs (unknown method 404
+ * `not_found`; mutation over GET 405 `unimplemented` with `Allow: POST`;
+ * missing GET parameter, missing `Connect-Protocol-Version`, wrong content
+ * type: 400 `invalid_argument`). Then the JSON form is answered here and
+ * every other encoding or protocol goes to connect-node.
+ */
+import { Code } from '@connectrpc/connect';
+import type { Logger, RouterHandle } from '../../src/index.js';
+import type { BinaryHandler } from './binary-adapter.js';
+import { ConnectFailure, invalidArgument } from './connect-errors.js';
+import { answerJsonGet, answerJsonPost, sendFailure, type AnyRequest, type AnyResponse } from './json-calls.js';
+import type { MethodEntry, MethodTable } from './method-table.js';
+
+/** What the dispatcher reads on every request. */
+export interface DispatchContext {
+  readonly router: RouterHandle;
+  readonly log: Logger;
+  /** Largest request body in bytes. */
+  readonly maxBody: number;
+  /** The current methods and their connect-node handler (swapped on reload). */
+  current(): { readonly table: MethodTable; readonly binary: BinaryHandler };
+}
+
+const GRPC_TYPE = /^application\/grpc(-web(-text)?)?(\+[a-z0-9.-]+)?$/;
+
+function mediaType(req: AnyRequest): string {
+  const raw = req.headers['content-type'];
+  return (raw ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function requireProtocolVersion(req: AnyRequest): void {
+  const version = req.headers['connect-protocol-version'];
+  if (version === undefined) throw invalidArgument('missing header Connect-Protocol-Version: set it to 1');
+  if (version !== '1') throw invalidArgument(`Connect-Protocol-Version must be 1, got "${String(version)}"`);
+}
+
+function isCompressed(req: AnyRequest): boolean {
+  const encoding = req.headers['content-encoding'];
+  return encoding !== undefined && encoding !== 'identity';
+}
+
+type Route = { kind: 'json-post' } | { kind: 'json-get'; message: string } | { kind: 'binary' };
+
+function routePost(req: AnyRequest): Route {
+  const type = mediaType(req);
+  if (type === 'application/json' || type === 'application/proto') {
+    requireProtocolVersion(req);
+    return type === 'application/json' && !isCompressed(req) ? { kind: 'json-post' } : { kind: 'binary' };
+  }
+  if (GRPC_TYPE.test(type)) return { kind: 'binary' };
+  throw invalidArgument(
+    `Content-Type must be application/json (or application/proto, or a gRPC / gRPC-Web type), got ${type === '' ? 'none' : `"${type}"`}`,
+  );
+}
+
+function routeGet(entry: MethodEntry, query: string): Route {
+  if (entry.operation.type !== 'query') {
+    throw new ConnectFailure(Code.Unimplemented, `${entry.method.name} is a mutation: send it with POST`, { status: 405, headers: { allow: 'POST' } });
+  }
+  const params = new URLSearchParams(query);
+  const missing = ['connect', 'encoding', 'message'].filter((name) => !params.has(name));
+  if (missing.length > 0) {
+    throw invalidArgument(`missing query parameter${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: a GET needs connect=v1, encoding=json and message=<URL-encoded JSON>`);
+  }
+  if (params.get('connect') !== 'v1') throw invalidArgument(`query parameter connect must be v1, got "${params.get('connect')}"`);
+  const encoding = params.get('encoding');
+  if (encoding !== 'json' && encoding !== 'proto') throw invalidArgument(`query parameter encoding must be json or proto, got "${encoding}"`);
+  if (encoding === 'json' && !params.has('compression') && params.get('base64') !== '1') return { kind: 'json-get', message: params.get('message')! };
+  return { kind: 'binary' };
+}
+
+/** The listener's request handler. */
+export function createDispatcher(context: DispatchContext): (req: AnyRequest, res: AnyResponse) => void {
+  const json = { router: context.router, maxBody: context.maxBody, log: context.log };
+  return function dispatchConnect(req, res) {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const { table, binary } = context.current();
+    const entry = table.get(path);
+    try {
+      if (!entry) throw new ConnectFailure(Code.NotFound, `no RPC at ${path}; paths are /<package>.<Service>/<Method>`);
+      let route: Route;
+      if (req.method === 'POST') route = routePost(req);
+      else if (req.method === 'GET') route = routeGet(entry, q < 0 ? '' : url.slice(q + 1));
+      else {
+        const allow = entry.operation.type === 'query' ? 'GET, POST' : 'POST';
+        throw new ConnectFailure(Code.Unimplemented, `method ${req.method} is not allowed; use ${allow.replace(', ', ' or ')}`, { status: 405, headers: { allow } });
+      }
+      if (route.kind === 'json-post') void answerJsonPost(json, entry, req, res);
+      else if (route.kind === 'json-get') void answerJsonGet(json, entry, req, res, route.message);
+      else binary(req, res);
+    } catch (error) {
+      // Drain what the client sent, so a refused request does not reset the connection.
+      req.resume();
+      sendFailure(res, error, context.log);
+    }
+  };
+}
