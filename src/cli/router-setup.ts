@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../kernel/config/config-error.js';
@@ -7,6 +6,7 @@ import { loadConfigFile, parseConfig, type LoadedConfig } from '../kernel/config
 import type { z } from 'zod';
 import type { PluginFactory, SwitchyardPlugin } from '../kernel/pipeline/plugin.js';
 import { builtinSections } from './builtin-plugins.js';
+import { resolvePluginPackage } from './resolve-plugin-package.js';
 
 /** What `switchyard router` starts from. */
 export interface RouterSetup {
@@ -62,14 +62,11 @@ export async function loadRouterSetup(options: RouterSetupOptions): Promise<Rout
 
 async function loadThirdPartyPlugins(config: LoadedConfig, baseDir: string): Promise<SwitchyardPlugin[]> {
   const plugins: SwitchyardPlugin[] = [];
-  const require = createRequire(resolve(baseDir, 'router.config.yaml'));
   for (const [index, entry] of config.core.plugins.entries()) {
     const at = `plugins[${index}].package`;
-    let resolved: string;
-    try {
-      const local = entry.package.startsWith('.') ? resolve(baseDir, entry.package) : undefined;
-      resolved = local && existsSync(local) ? local : require.resolve(entry.package);
-    } catch {
+    const local = entry.package.startsWith('.') ? resolve(baseDir, entry.package) : undefined;
+    const resolved = local && existsSync(local) ? local : resolvePluginPackage(entry.package, baseDir);
+    if (resolved === undefined) {
       throw new ConfigError([{ path: at, message: `cannot find package "${entry.package}" (install it next to the config file)` }]);
     }
     const module = (await import(pathToFileURL(resolved).href)) as { default?: unknown; plugin?: unknown };
