@@ -1,8 +1,12 @@
 import type { CoreConfig, Logger } from '../../../src/index.js';
 import type { ResolvedResponseCacheOptions } from '../options.js';
 import type { CacheStore } from './cache-store.js';
+import { DeadlineCacheStore } from './deadline-store.js';
 import { findSharedStore } from './find-shared-store.js';
 import { MemoryCacheStore } from './memory-store.js';
+
+/** How long one request-path store operation may take before the request goes on without the cache. */
+const REDIS_COMMAND_MS = 1000;
 
 /**
  * Opens the store `response_cache.storage` names: memory at once, or the
@@ -19,5 +23,5 @@ export async function openStore(
   if (storage.provider === 'memory') return new MemoryCacheStore({ maxEntries: storage.max_entries, markTtlMs });
   const provider = findSharedStore(config, storage.provider_id);
   const [{ connectRedis }, { RedisCacheStore }] = await Promise.all([import('./redis-connection.js'), import('./redis-store.js')]);
-  return new RedisCacheStore(await connectRedis(provider, log), { keyPrefix, markTtlMs });
+  return new DeadlineCacheStore(new RedisCacheStore(await connectRedis(provider, log, { commandMs: REDIS_COMMAND_MS }), { keyPrefix, markTtlMs }), REDIS_COMMAND_MS);
 }
