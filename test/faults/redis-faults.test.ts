@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { TestRouter } from '../../src/testing/index.js';
+import { capturingLogger, startCacheGraph, type CacheGraph } from '../plugins/response-cache/fixtures.js';
+import { startRedis, type RedisServer } from '../support/redis.js';
+import { eventually, problems, sleep, startLoad } from './load-loop.js';
+
+vi.setConfig({ testTimeout: 30_000 });
+
+let graph: CacheGraph;
+let redis: RedisServer;
+let router: TestRouter;
+let logs: ReturnType<typeof capturingLogger>;
+
+beforeAll(async () => {
+  [graph, redis] = await Promise.all([startCacheGraph(), startRedis()]);
+  logs = capturingLogger('info');
+  router = await graph.router({
+    cache: { enabled: true, storage: { provider: 'sharedstore', provider_id: 'main' } },
+    config: { storage_providers: { sharedstore: [{ id: 'main', urls: [redis.url] }] } },
+    logger: logs.logger,
+  });
+});
+
+afterAll(async () => {
+  await router?.close();
+  await Promise.all([graph?.close(), redis?.stop()]);
+});
+
+const QUERY = 'query Top($first: Int) { products(first: $first) { upc reviews { body } } }';
+const REVIEWS: Record<string, string> = { p1: 'Love it!', p2: 'Too expensive.', p3: 'Could be better.' };
+
+/** The right answer for `first` products: a wrong one would show a reply meant for another request. */
+function expected(first: number) {
+  return { data: { products: ['p1', 'p2', 'p3'].slice(0, first).map((upc) => ({ upc, reviews: [{ body: REVIEWS[upc] }] })) } };
+}
+
+/** One request with `first` cycling through 1..3; a problem description unless the answer is exactly right. */
+async function send(i: number): Promise<string | undefined> {
+  const first = (i % 3) + 1;
+  const response = await router.query({ query: QUERY, variables: { first } });
+  const body = JSON.stringify(response.body);
+  if (response.status !== 200 || body !== JSON.stringify(expected(first))) return `${response.status} ${body.slice(0, 300)}`;
+  return undefined;
+}
+
+/** Whether the cache answers again: no request reaches `products` for `windowMs` while load runs. */
+async function servedFromCache(windowMs = 300): Promise<boolean> {
+  const before = graph.products.calls.length;
+  await sleep(windowMs);
+  return graph.products.calls.length === before;
+}
+
+/** `process_id` of the running redis-server, from INFO. */
+async function redisPid(): Promise<number> {
+  const info = await redis.cli('INFO', 'server');
+  const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no process_id in INFO: ${info.slice(0, 200)}`);
+  return pid;
+}
+
+describe('the response cache on Redis, under load', () => {
+  it('keeps answering from the subgraphs while Redis is killed, and caches again by itself once it is restarted', async () => {
+    const load = startLoad(send);
+    await eventually(() => servedFromCache(), 'the cache to warm up');
+
+    await redis.kill();
+    const downAt = Date.now();
+    await sleep(1000);
+    await redis.restart();
+    const upAt = Date.now();
+    await eventually(() => servedFromCache(), 'caching to resume after the restart', 15_000);
+    const samples = await load.stop();
+
+    expect(problems(samples)).toEqual([]);
+    const duringOutage = samples.filter((sample) => sample.at >= downAt && sample.at < upAt);
+    expect(duringOutage.length).toBeGreaterThan(20);
+    // No offline queue: commands fail at once while the store is gone, so no request waits for it.
+    expect(Math.max(...duringOutage.map((sample) => sample.ms))).toBeLessThan(1500);
+    expect(logs.lines).toContainEqual(expect.objectContaining({ level: 'warn', plugin: 'response-cache', msg: 'Response cache degraded, serving from the subgraph instead' }));
+    expect(logs.lines).toContainEqual(expect.objectContaining({ level: 'info', plugin: 'response-cache', msg: 'Response cache store reachable again' }));
+    expect(Number(await redis.cli('DBSIZE'))).toBeGreaterThan(0);
+  });
+
+  it('bounds every request by the command timeout while Redis is frozen (SIGSTOP), and answers right once it thaws', async () => {
+    await eventually(async () => (await send(0)) === undefined && (await servedFromCache(100)), 'the cache to answer');
+    const pid = await redisPid();
+    const load = startLoad(send);
+    await sleep(200);
+    process.kill(pid, 'SIGSTOP');
+    const frozenAt = Date.now();
+    try {
+      await sleep(2500);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const thawedAt = Date.now();
+    await sleep(300);
+    // Replies to commands that timed out arrive late: none may answer a later command.
+    await eventually(() => servedFromCache(), 'caching to resume after the freeze', 15_000);
+    await sleep(500);
+    const samples = await load.stop();
+
+    expect(problems(samples)).toEqual([]);
+    const frozen = samples.filter((sample) => sample.at >= frozenAt && sample.at < thawedAt);
+    expect(frozen.length).toBeGreaterThan(8);
+    // One read timeout (1s), the subgraph fetch, and a write that gives up after 1s at most.
+    expect(Math.max(...frozen.map((sample) => sample.ms))).toBeLessThan(2600);
+  });
+});
