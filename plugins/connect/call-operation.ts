@@ -6,7 +6,7 @@
  * `unknown`; with partial data it succeeds and the errors go in the
  * `Switchyard-GraphQL-Errors` header.
  */
-import { Code } from '@connectrpc/connect';
+import { Code, ConnectError } from '@connectrpc/connect';
 import type { GraphQLErrorJSON, RouterHandle } from '../../src/index.js';
 import { ConnectFailure, graphqlErrorDetails } from './connect-errors.js';
 import type { MethodEntry } from './method-table.js';
@@ -62,6 +62,23 @@ export function errorsHeaderValue(errors: readonly GraphQLErrorJSON[]): string {
   return value;
 }
 
+/** Why a call's signal ended it: its deadline, or the client leaving. */
+function abortFailure(reason: unknown): ConnectError {
+  if (reason instanceof ConnectError) return reason;
+  if (reason instanceof Error && reason.name === 'TimeoutError') return new ConnectFailure(Code.DeadlineExceeded, 'the call did not finish within its deadline');
+  return new ConnectFailure(Code.Canceled, 'the call was canceled');
+}
+
+/** The call's result, or its end when the signal fires first (a deadline does not wait for the subgraphs). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortFailure(signal.reason));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortFailure(signal.reason));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /** Runs one call. Throws a `ConnectFailure` for a call that fails. */
 export async function callOperation(router: RouterHandle, entry: MethodEntry, input: CallInput): Promise<CallOutput> {
   const plan = entry.plan;
@@ -70,7 +87,7 @@ export async function callOperation(router: RouterHandle, entry: MethodEntry, in
     throw new ConnectFailure(Code.Internal, `${entry.method.name} cannot run on the graph being served: ${entry.problem}`);
   }
   const variables = plan.variables(input.message);
-  const response = await router.execute({
+  const execution = router.execute({
     query: entry.operation.text,
     operationName: entry.operation.name,
     variables,
@@ -79,6 +96,7 @@ export async function callOperation(router: RouterHandle, entry: MethodEntry, in
     origin: 'connect',
     signal: input.signal,
   });
+  const response = await untilAborted(execution, input.signal);
   const { data, errors } = response.body;
   if (data === null || data === undefined) {
     if (errors && errors.length > 0) {
