@@ -123,10 +123,10 @@ describe('switchyard grpc-service', () => {
     expect(noOutput.stderr).toContain("error: required option '-o, --output <dir>' not specified");
   });
 
-  it('says that --with-operations is not supported yet', async ({ onTestFinished }) => {
+  it('names a --with-operations folder that does not exist', async ({ onTestFinished }) => {
     const dir = await tempDir(onTestFinished);
     await writeFile(join(dir, 'schema.graphql'), 'type Query { hello: String }');
     const result = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '--with-operations', 'ops'], dir);
-    expect(result).toEqual({ code: 1, stdout: '', stderr: 'error: --with-operations is not supported yet: this build cannot generate Connect contracts from operations\n' });
+    expect(result).toEqual({ code: 1, stdout: '', stderr: `error: operations folder ${join(dir, 'ops')}: no such folder\n` });
   });
 });

@@ -122,6 +122,7 @@ describe('gRPC failures as GraphQL errors', () => {
     expect(response.body.errors).toEqual([
       {
         message: expect.stringMatching(/^Subgraph "catalog" cannot be served over gRPC: subgraph "catalog" proto: /),
+        path: ['product'],
         extensions: { code: 'SUBGRAPH_REQUEST_FAILED', serviceName: 'catalog' },
       },
     ]);
