@@ -26,18 +26,31 @@ afterAll(async () => {
   await Promise.all([library?.close(), redis?.stop()]);
 });
 
-/** One request on its own connection; resolves with the whole body, or the error that cut it. */
-function post(port: number, body: string): Promise<{ status: number; text: string } | { error: string }> {
-  return new Promise((resolve) => {
+type Answer = { status: number; text: string } | { error: string };
+
+/** One request on its own connection; `answer` resolves with the whole body, or the error that cut it; `sent` once the request is written. */
+function send(port: number, body: string): { answer: Promise<Answer>; sent: Promise<void> } {
+  let markSent!: () => void;
+  const sent = new Promise<void>((resolve) => (markSent = resolve));
+  const answer = new Promise<Answer>((resolve) => {
     const req = request({ host: '127.0.0.1', port, path: '/graphql', method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
       res.on('error', (error) => resolve({ error: error.message }));
     });
-    req.on('error', (error) => resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }));
+    req.on('error', (error) => {
+      markSent();
+      resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message });
+    });
+    req.on('finish', markSent);
     req.end(body);
   });
+  return { answer, sent };
+}
+
+function post(port: number, body: string): Promise<Answer> {
+  return send(port, body).answer;
 }
 
 describe('graceful shutdown under load', () => {
@@ -64,7 +77,10 @@ describe('graceful shutdown under load', () => {
     await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok);
     const clientsBefore = Number(await redis.cli('CLIENT', 'LIST').then((list) => list.split('\n').filter(Boolean).length));
     expect(clientsBefore).toBeGreaterThan(1);
-    const inFlight = Array.from({ length: 24 }, (_, i) => post(port, JSON.stringify({ query: `{ book(id: "b${(i % 3) + 1}") { title } }` })));
+    const requests = Array.from({ length: 24 }, (_, i) => send(port, JSON.stringify({ query: `{ book(id: "b${(i % 3) + 1}") { title } }` })));
+    const inFlight = requests.map((r) => r.answer);
+    // In flight means written to the router; on a busy machine that can take a while.
+    await Promise.all(requests.map((r) => r.sent));
     await new Promise((resolve) => setTimeout(resolve, 150));
     child.kill('SIGTERM');
     // The router drains for a moment before it stops accepting connections.
