@@ -7,6 +7,7 @@ import { registerComposeCommand } from './commands/compose.js';
 import { registerGrpcServiceCommand } from './commands/grpc-service.js';
 import { registerOperationsCommand } from './commands/operations.js';
 import { registerPlanCommand } from './commands/plan.js';
+import { registerPluginCommand } from './commands/plugin.js';
 import { registerRouterCommand } from './commands/router.js';
 
 function packageVersion(): string {
@@ -32,5 +33,6 @@ registerComposeCommand(program);
 registerGrpcServiceCommand(program);
 registerPlanCommand(program);
 registerOperationsCommand(program);
+registerPluginCommand(program);
 
 await program.parseAsync(process.argv);
