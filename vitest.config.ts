@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
@@ -7,10 +8,15 @@ export default defineConfig({
   resolve: {
     // Node loads graphql's CommonJS build for every importer; vite would pick
     // its .mjs build for ours, and two copies of graphql cannot share types.
-    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+    alias: [
+      { find: /^graphql$/, replacement: require.resolve('graphql') },
+      // Example plugin packages import `switchyard` as users do; here that is this checkout's source.
+      { find: /^switchyard$/, replacement: fileURLToPath(new URL('src/index.ts', import.meta.url)) },
+      { find: /^switchyard\/testing$/, replacement: fileURLToPath(new URL('src/testing/index.ts', import.meta.url)) },
+    ],
   },
   test: {
-    include: ['test/**/*.test.ts', 'plugins/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'plugins/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
