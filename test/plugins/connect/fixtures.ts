@@ -11,7 +11,7 @@ import { useConnect } from '../../../plugins/connect/index.js';
 import { writeContractFiles } from '../../../src/connect/index.js';
 import { composeSubgraphs } from '../../../src/compose/index.js';
 import { readSupergraph } from '../../../src/kernel/graph/read-supergraph.js';
-import type { CoreConfigInput, Logger, SwitchyardPlugin } from '../../../src/index.js';
+import { createLogger, type CoreConfigInput, type Logger, type SwitchyardPlugin } from '../../../src/index.js';
 import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 
 export const PROJECTS_SDL = /* GraphQL */ `
@@ -337,4 +337,38 @@ export async function connectGet(base: string, path: string, params: Record<stri
 /** The GET parameters of a message. */
 export function getParams(message: unknown): Record<string, string> {
   return { connect: 'v1', encoding: 'json', message: JSON.stringify(message) };
+}
+
+/** One JSON log line. */
+export interface LogLine {
+  readonly level: string;
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
+
+/** A logger whose lines are kept for assertions. */
+export function captureLogs(): { logger: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const logger = createLogger({
+    level: 'info',
+    destination: {
+      write(text: string) {
+        for (const line of text.split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as LogLine);
+      },
+    },
+  });
+  return { logger, lines };
+}
+
+/** Retries `check` until it passes or `timeoutMs` ends (then its last failure is thrown). */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 5_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > end) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 }
