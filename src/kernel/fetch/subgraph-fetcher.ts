@@ -8,6 +8,7 @@ import { createHttpTransport } from './http-transport.js';
 import { withCircuitBreaker, withRetry } from './resilience.js';
 import { SingleFlight } from './single-flight.js';
 import type { SubgraphRequest, SubgraphResponse, Transport } from './subgraph-types.js';
+import { variablesJson } from './variables-json.js';
 
 /** Per-subgraph sending machinery, built once per loaded graph. */
 interface SubgraphLink {
@@ -42,7 +43,7 @@ export class SubgraphFetcher {
   send(graph: LoadedGraph, request: SubgraphRequest, signal: AbortSignal): Promise<SubgraphResponse> {
     const link = this.link(graph, request.subgraph);
     if (!link.shareInFlight || request.operationType !== 'query') return link.transport(request, signal);
-    const key = `${request.subgraph}\u0000${request.query}\u0000${JSON.stringify(request.variables)}\u0000${JSON.stringify(request.headers)}`;
+    const key = `${request.subgraph}\u0000${request.query}\u0000${variablesJson(request.variables)}\u0000${JSON.stringify(request.headers)}`;
     return this.flights.run(key, () => link.transport(request, this.routerSignal));
   }
 
