@@ -7,7 +7,7 @@
 import { createServer as createHttp1Server, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { parseListenAddress } from '../../src/index.js';
+import { parseListenAddress, RouterError } from '../../src/index.js';
 
 /** A running listener. */
 export interface ConnectListener {
@@ -26,7 +26,7 @@ const H2_PREFACE = 'PRI * HTTP/2.0';
 /** A connection that sends nothing for this long is closed. */
 const FIRST_BYTES_TIMEOUT_MS = 30_000;
 
-/** Starts listening on `listenAddr`. Rejects when the address cannot be bound. */
+/** Starts listening on `listenAddr`. Rejects with `CONFIG_INVALID` when the address cannot be bound. */
 export async function startConnectListener(listenAddr: string, handler: Handler): Promise<ConnectListener> {
   const { host, port } = parseListenAddress(listenAddr);
   const http1 = createHttp1Server({ keepAlive: true }, handler);
@@ -63,13 +63,21 @@ export async function startConnectListener(listenAddr: string, handler: Handler)
     socket.on('data', onData);
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new RouterError('CONFIG_INVALID', `[connect] cannot listen on ${listenAddr} for the Connect endpoints (connect_rpc.server.listen_addr): ${reason}`, {
+      plugin: 'connect',
+      cause: error,
+    });
+  }
   const bound = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
