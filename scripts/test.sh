@@ -22,6 +22,8 @@ npm install --no-audit --no-fund --loglevel=error || exit 1
 npm run build --silent >/dev/null || { echo "build failed"; npm run build; exit 1; }
 
 mkdir -p test/artifacts
+# CLI tests start the fresh build rather than the sources through tsx: seconds less per start.
+export SWITCHYARD_TEST_CLI=dist/cli/main.js
 npx vitest run --reporter=default --reporter=json --outputFile.json=test/artifacts/vitest.json
 status=$?
 node scripts/test-summary.mjs test/artifacts/vitest.json || status=1

@@ -69,6 +69,8 @@ describe('switchyard router --workers 2', () => {
     );
     const child = spawnCli(['router', '-c', join(dir, 'router.config.yaml'), '--workers', '2']);
     try {
+      // Both workers must be serving, or one of them takes every request.
+      await waitFor(async () => (child.output().stdout.match(/"msg":"Router listening"/g) ?? []).length >= 2);
       await waitFor(async () => (await post(port, '/graphql', JSON.stringify({ query: '{ __typename }' }))).status === 200);
       const query = JSON.stringify({ query: '{ book(id: "b1") { title } }' });
       const ask = async (times: number) => {
