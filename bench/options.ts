@@ -17,6 +17,8 @@ export interface BenchOptions {
   readonly connections: number;
   /** `--rounds` / `BENCH_ROUNDS`, alternating runs of every contender; default 3 (`--quick`: 1). */
   readonly rounds: number;
+  /** True when `--rounds` or `BENCH_ROUNDS` gave `rounds` (else a scenario's own default may apply). */
+  readonly roundsGiven: boolean;
   /** `--quick`: one short round, planner with fewer iterations. */
   readonly quick: boolean;
   /** `--planner`: only the planner benchmark. */
@@ -44,7 +46,7 @@ export const USAGE = `Usage: npm run bench -- [options]
 
   --quick                 one short round (about a minute)
   --check                 only check every contender's answer and fetch count (no load)
-  --rounds <n>            alternating rounds (default 3; targets need >= 3)   BENCH_ROUNDS
+  --rounds <n>            alternating rounds (default 3 or the scenario's)   BENCH_ROUNDS
   --duration <s>          measured seconds per run (default 8)                BENCH_DURATION
   --warmup <s>            warm-up seconds per run (default 3)                 BENCH_WARMUP
   --connections <n>       concurrent connections (default 32)                 BENCH_CONNECTIONS
@@ -124,6 +126,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     warmupSeconds: number('--warmup', parsed.warmup ?? env.BENCH_WARMUP, quick ? 1 : 3, 0),
     connections: integer('--connections', parsed.connections ?? env.BENCH_CONNECTIONS, 32, 1),
     rounds: parsed.check ? 1 : integer('--rounds', parsed.rounds ?? env.BENCH_ROUNDS, quick ? 1 : 3, 1),
+    roundsGiven: (parsed.rounds ?? env.BENCH_ROUNDS ?? '') !== '',
     quick,
     plannerOnly: parsed.planner ?? false,
     planner: !(parsed['no-planner'] ?? parsed.check ?? false),

@@ -12,8 +12,9 @@ import { buildPrograms, REPO_ROOT } from './harness/build.js';
 import { measureContender, type RunEnvironment, type RunResult } from './harness/measure.js';
 import { setUpPinning } from './harness/processes.js';
 import { renderReport, writeResults, type RunFacts } from './harness/report.js';
-import type { Contender, Scenario } from './harness/scenario.js';
-import { startSubgraphs } from './harness/subgraphs.js';
+import type { Contender, Scenario, TargetCheck } from './harness/scenario.js';
+import type { ServerName } from './harness/build.js';
+import { startServer, startSubgraphs, type RunningServer } from './harness/subgraphs.js';
 import { summarize } from './harness/summary.js';
 import { UsageError, type BenchOptions } from './options.js';
 import { scenarios } from './scenarios/index.js';
@@ -62,6 +63,7 @@ function progress(result: RunResult, label: string, round: number, rounds: numbe
 export async function runRouterBench(options: BenchOptions): Promise<string> {
   const scenario = findScenario(options.scenario);
   const contenders = selectContenders(scenario, options);
+  const rounds = !options.roundsGiven && !options.quick && !options.checkOnly && scenario.defaultRounds ? scenario.defaultRounds : options.rounds;
   mkdirSync(WORK_DIR, { recursive: true });
   const startLoad = loadavg()[0]!;
   const pinning = setUpPinning(options.pin);
@@ -78,9 +80,21 @@ export async function runRouterBench(options: BenchOptions): Promise<string> {
     cores: pinning.enabled ? pinning.loadCores : undefined,
     delayMs,
     cacheControl: scenario.subgraphs?.cacheControl,
+    graph: scenario.subgraphs?.graph,
   });
+  const services: Partial<Record<ServerName, RunningServer>> = {};
   try {
-    const supergraphSdl = composeBenchSupergraph(subgraphs.urls);
+    for (const service of scenario.services ?? []) {
+      services[service.program] = await startServer({
+        name: service.program,
+        program: programs.servers[service.program],
+        workDir: WORK_DIR,
+        cores: pinning.enabled ? pinning.loadCores : undefined,
+        env: service.env,
+      });
+    }
+    const serviceUrls = Object.assign({}, ...Object.values(services).map((s) => s.urls)) as Record<string, string>;
+    const supergraphSdl = scenario.supergraph ? scenario.supergraph(subgraphs.urls) : composeBenchSupergraph(subgraphs.urls);
     const supergraphFile = join(WORK_DIR, 'supergraph.graphql');
     writeFileSync(supergraphFile, supergraphSdl);
     const expectedText = await scenario.expected(supergraphSdl);
@@ -91,6 +105,7 @@ export async function runRouterBench(options: BenchOptions): Promise<string> {
       programs,
       pinning,
       subgraphs,
+      services: serviceUrls,
       supergraphFile,
       expectedFile,
       expected: JSON.parse(expectedText) as unknown,
@@ -102,7 +117,7 @@ export async function runRouterBench(options: BenchOptions): Promise<string> {
       checkOnly: options.checkOnly,
     };
     const results: RunResult[] = [];
-    for (let round = 0; round < options.rounds; round++) {
+    for (let round = 0; round < rounds; round++) {
       // Rotating the order spreads a slow stretch of the machine over all contenders.
       const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!);
       for (const contender of order) {
@@ -111,11 +126,26 @@ export async function runRouterBench(options: BenchOptions): Promise<string> {
           ? { contender: contender.id, round, problem: `unavailable: ${reason}` }
           : await measureContender(env, contender, contender.request ?? scenario.request, round);
         results.push(result);
-        console.log(progress(result, contender.id, round, options.rounds));
+        console.log(progress(result, contender.id, round, rounds));
       }
     }
     const summaries = summarize(contenders, results);
-    const targets = scenario.targets?.(summaries) ?? [];
+    const targets: TargetCheck[] = [...(scenario.targets?.(summaries) ?? [])];
+    if (scenario.afterRounds) {
+      console.log(`${scenario.name}: measurements after the rounds...`);
+      targets.push(
+        ...(await scenario.afterRounds({
+          programs,
+          workDir: join(WORK_DIR, scenario.name),
+          services,
+          checkOnly: options.checkOnly,
+          quick: options.quick,
+          rounds,
+          contenders: contenders.map((c) => c.id),
+          contenderCores: pinning.enabled ? pinning.contenderCores : undefined,
+        })),
+      );
+    }
     const facts: RunFacts = {
       date: new Date().toISOString(),
       node: process.version,
@@ -125,7 +155,7 @@ export async function runRouterBench(options: BenchOptions): Promise<string> {
       connections: options.connections,
       durationSeconds: options.durationSeconds,
       warmupSeconds: options.warmupSeconds,
-      rounds: options.rounds,
+      rounds,
       checkOnly: options.checkOnly,
       subgraphDelayMs: delayMs,
       expectedBytes: Buffer.byteLength(expectedText),
@@ -138,6 +168,7 @@ export async function runRouterBench(options: BenchOptions): Promise<string> {
     console.log(`results: ${file}`);
     return file;
   } finally {
+    for (const service of Object.values(services)) await service.process.stop();
     await subgraphs.process.stop();
   }
 }

@@ -6,7 +6,8 @@
  *   same format and target as `npm run build`) into `<work>/switchyard/`.
  *   Only JavaScript: `npm run build` also writes type declarations, which
  *   takes minutes and touches the `dist/` other work relies on.
- * - The benchmark's own servers (subgraphs, floor, ceiling, Apollo Gateway).
+ * - The benchmark's own programs (subgraphs, floor, ceiling, Apollo Gateway,
+ *   the cache memory measurement).
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -15,8 +16,8 @@ import { build } from 'tsup';
 /** Repository root (this file is bench/harness/build.ts). */
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 
-/** The bench's server programs, by name, as entry files under bench/servers. */
-const SERVER_ENTRIES = ['subgraph-server', 'floor', 'ceiling', 'apollo-gateway'] as const;
+/** The bench's programs, by name, as entry files under bench/servers. */
+const SERVER_ENTRIES = ['subgraph-server', 'floor', 'ceiling', 'apollo-gateway', 'cache-memory'] as const;
 
 /** Name of a bench server program. */
 export type ServerName = (typeof SERVER_ENTRIES)[number];

@@ -20,6 +20,8 @@ export interface RunEnvironment {
   readonly programs: BuiltPrograms;
   readonly pinning: Pinning;
   readonly subgraphs: RunningSubgraphs;
+  /** URLs of the scenario's services, by name. */
+  readonly services: Readonly<Record<string, string>>;
   readonly supergraphFile: string;
   readonly expectedFile: string;
   /** The expected response, parsed. */
@@ -127,6 +129,7 @@ export async function measureContender(env: RunEnvironment, contender: Contender
       expectedFile: env.expectedFile,
       dir,
       programs: env.programs,
+      services: env.services,
       freePort,
     });
   } catch (error) {

@@ -119,3 +119,17 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * Runs a program to its end (pinned like `startProcess`) and resolves with
+ * its output; rejects when it exits with a failure or outlives `timeoutMs`.
+ */
+export async function runToEnd(options: StartOptions & { readonly timeoutMs: number }): Promise<string> {
+  const started = startProcess(options);
+  const timer = setTimeout(() => void started.stop(), options.timeoutMs);
+  const code = await started.exited;
+  clearTimeout(timer);
+  const output = readFileSync(options.logFile, 'utf8');
+  if (code !== 0) throw new Error(`${options.command} exited (${code}):\n${started.tail()}`);
+  return output;
+}

@@ -5,7 +5,8 @@
  * another router, the floor, the ceiling). See bench/README.md, "Adding a
  * scenario".
  */
-import type { BuiltPrograms } from './build.js';
+import type { BuiltPrograms, ServerName } from './build.js';
+import type { RunningServer } from './subgraphs.js';
 import type { ContenderSummary } from './summary.js';
 
 /** One HTTP request, sent as-is by the load generator. */
@@ -31,6 +32,8 @@ export interface LaunchContext {
   /** A folder of its own for config files; also its working directory. */
   readonly dir: string;
   readonly programs: BuiltPrograms;
+  /** URLs the scenario's `services` reported, by name (e.g. `profile-sink`); empty without services. */
+  readonly services: Readonly<Record<string, string>>;
   /** Another free loopback port, for a contender with a second listener (Connect, metrics). */
   freePort(): Promise<number>;
 }
@@ -100,6 +103,33 @@ export interface TargetCheck {
   readonly shown: string;
 }
 
+/** A bench server program a scenario starts once, beside the subgraphs (pinned with them). */
+export interface ScenarioService {
+  /** A program of bench/servers (built with the others). */
+  readonly program: ServerName;
+  /** Added to its environment. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** What a scenario's `afterRounds` gets. */
+export interface AfterRoundsContext {
+  readonly programs: BuiltPrograms;
+  /** The scenario's folder for scratch files. */
+  readonly workDir: string;
+  /** The scenario's running services, by program name. */
+  readonly services: Readonly<Partial<Record<ServerName, RunningServer>>>;
+  /** `--check`: answers only, no load. */
+  readonly checkOnly: boolean;
+  /** `--quick`. */
+  readonly quick: boolean;
+  /** Rounds run. */
+  readonly rounds: number;
+  /** Ids of the contenders that ran (after `--contenders`/`--sharing`). */
+  readonly contenders: readonly string[];
+  /** `taskset -c` core list of the contender core when pinning is on. */
+  readonly contenderCores?: string;
+}
+
 /** A benchmark scenario. */
 export interface Scenario {
   /** Used with `--scenario`. */
@@ -114,11 +144,32 @@ export interface Scenario {
     readonly cacheControl?: string;
     /** Delay of every answer in ms, unless `--subgraph-delay` is given; default 0. */
     readonly delayMs?: number;
+    /**
+     * Which subgraphs servers/subgraph-server.ts serves: `federated` (the
+     * four benchmark subgraphs, default) or `projects` (the gRPC scenario's
+     * HTTP subgraph and gRPC service); `subgraphUrls` has their names.
+     */
+    readonly graph?: 'federated' | 'projects';
   };
+  /**
+   * The supergraph SDL every contender gets as `supergraphFile`, from the
+   * subgraph URLs; default: the four benchmark subgraphs composed.
+   */
+  supergraph?(subgraphUrls: Readonly<Record<string, string>>): string;
+  /** Programs started once before the rounds and stopped after them; default none. */
+  readonly services?: readonly ScenarioService[];
+  /** Rounds when neither `--rounds` nor `--quick`/`--check` says; default 3. */
+  readonly defaultRounds?: number;
   /** Header of the ratio column; default `req/s / baseline`. */
   readonly ratioLabel?: string;
   /** The exact expected response body for `request`, given the supergraph SDL. */
   expected(supergraphSdl: string): Promise<string>;
   /** Targets judged on the summary; default: none. */
   targets?(summary: ReadonlyMap<string, ContenderSummary>): TargetCheck[];
+  /**
+   * Measurements after the rounds that are not a contender under load (a
+   * memory footprint, what a service received), shown with the targets;
+   * default none.
+   */
+  afterRounds?(context: AfterRoundsContext): Promise<TargetCheck[]>;
 }

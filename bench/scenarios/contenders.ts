@@ -46,6 +46,14 @@ export interface SwitchyardOptions {
   readonly baseline?: string;
   /** `none` leaves it unpinned (several workers); default `core`. */
   readonly pin?: 'core' | 'none';
+  /**
+   * The graph file passed with `--supergraph` (a supergraph SDL or an
+   * execution config), prepared in `launch`; default the scenario's
+   * supergraph file.
+   */
+  readonly graphFile?: (context: LaunchContext) => string | Promise<string>;
+  /** A problem in its log once it answers (e.g. a feature that did not switch on), or undefined. */
+  readonly checkLog?: (log: string) => string | undefined;
 }
 
 /** Switchyard's CLI: `switchyard router --supergraph <file> --listen-addr 127.0.0.1:<port>`. */
@@ -58,8 +66,10 @@ export function switchyard(options: SwitchyardOptions = {}): Contender {
     sharing,
     baseline: options.baseline,
     pin: options.pin,
-    launch(context: LaunchContext): Launch {
-      const args = [context.programs.switchyardCli, 'router', '--supergraph', context.supergraphFile, '--listen-addr', `127.0.0.1:${context.port}`];
+    checkLog: options.checkLog,
+    async launch(context: LaunchContext): Promise<Launch> {
+      const graph = options.graphFile ? await options.graphFile(context) : context.supergraphFile;
+      const args = [context.programs.switchyardCli, 'router', '--supergraph', graph, '--listen-addr', `127.0.0.1:${context.port}`];
       if (options.config) {
         const file = join(context.dir, 'router.config.yaml');
         // JSON is YAML; the router reads it as its config file.

@@ -1,0 +1,78 @@
+/**
+ * The response cache's all-hit path (issue 5): the benchmark operation with
+ * the memory response cache on vs off. Every subgraph answer carries
+ * `Cache-Control: public, max-age=60`, for both contenders, so the only
+ * difference is the cache; the first request fills it and every later one
+ * (the fetch count "alone", the warm-up, the load) is answered from it.
+ *
+ * After the rounds, `servers/cache-memory.ts` measures the memory target:
+ * the heap growth of a router whose memory cache is filled with 10,000
+ * entities.
+ */
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { runToEnd } from '../harness/processes.js';
+import type { AfterRoundsContext, Scenario, TargetCheck } from '../harness/scenario.js';
+import { medianEquals, ratioTarget } from '../harness/targets.js';
+import type { CacheMemoryResult } from '../servers/cache-memory.js';
+import { switchyard } from './contenders.js';
+import { benchExpected, GRAPHQL_POST } from './federated.js';
+
+const OFF = 'switchyard-cache-off';
+const ON = 'switchyard-cache-on';
+const ENTITIES = 10_000;
+const MIB = 1024 * 1024;
+const HEAP_LIMIT_MIB = 50;
+
+async function cacheMemoryTarget(context: AfterRoundsContext): Promise<TargetCheck> {
+  const name = `heap of ${ENTITIES.toLocaleString('en')} cached entities (memory provider) < ${HEAP_LIMIT_MIB} MiB`;
+  mkdirSync(context.workDir, { recursive: true });
+  let result: CacheMemoryResult;
+  try {
+    const output = await runToEnd({
+      command: process.execPath,
+      args: ['--expose-gc', context.programs.servers['cache-memory']],
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', BENCH_CACHE_ENTITIES: String(ENTITIES) },
+      cwd: context.workDir,
+      cores: context.contenderCores,
+      logFile: join(context.workDir, 'cache-memory.log'),
+      timeoutMs: 120_000,
+    });
+    result = JSON.parse(output.trim().split('\n').at(-1) ?? '') as CacheMemoryResult;
+  } catch (error) {
+    return { name, met: false, shown: `measurement failed: ${(error as Error).message.split('\n')[0]}` };
+  }
+  const heapMiB = result.heapGrowthBytes / MIB;
+  const allHits = result.entityFetchesOnRepeat === 0 && result.sameAnswer;
+  const detail =
+    `${heapMiB.toFixed(1)} MiB heap growth (${(result.heapGrowthBytes / result.entities).toFixed(0)} bytes/entity), ` +
+    `${(result.externalGrowthBytes / MIB).toFixed(1)} MiB outside the heap; repeat: ${result.entityFetchesOnRepeat} entity fetches` +
+    (result.sameAnswer ? ', same answer' : ', DIFFERENT answer');
+  return { name, value: heapMiB, met: allHits && heapMiB < HEAP_LIMIT_MIB, shown: allHits ? detail : `not all cached: ${detail}` };
+}
+
+export const responseCacheScenario: Scenario = {
+  name: 'response-cache',
+  description: 'Switchyard with the memory response cache on vs off (all hits), benchmark operation; then the heap of 10,000 cached entities',
+  request: GRAPHQL_POST,
+  subgraphs: { cacheControl: 'public, max-age=60' },
+  ratioLabel: 'req/s / cache off',
+  contenders: [
+    switchyard({ id: OFF, label: 'Switchyard, cache off', baseline: OFF }),
+    switchyard({
+      id: ON,
+      label: 'Switchyard, memory cache',
+      baseline: OFF,
+      config: { response_cache: { enabled: true, storage: { provider: 'memory' } } },
+      // Without this line the cache is silently off and the run would measure nothing.
+      checkLog: (log) => (log.includes('Response cache enabled') ? undefined : 'the router did not log "Response cache enabled"'),
+    }),
+  ],
+  expected: benchExpected,
+  targets: (summaries) => [
+    ratioTarget(summaries, ON, OFF, 'rps', { atLeast: 3 }),
+    medianEquals(summaries, ON, 'fetchesAlone', 0, 'subgraph requests of one request alone'),
+    medianEquals(summaries, ON, 'subgraphRequestsPerRequest', 0, 'subgraph requests per request under load'),
+  ],
+  afterRounds: async (context) => [await cacheMemoryTarget(context)],
+};
