@@ -1,7 +1,8 @@
 /** Every scenario `--scenario` can name; the first is the default. */
 import type { Scenario } from '../harness/scenario.js';
 import { federatedScenario } from './federated.js';
+import { grpcScenario } from './grpc.js';
 import { responseCacheScenario } from './response-cache.js';
 import { workersScenario } from './workers.js';
 
-export const scenarios: readonly Scenario[] = [federatedScenario, workersScenario, responseCacheScenario];
+export const scenarios: readonly Scenario[] = [federatedScenario, workersScenario, responseCacheScenario, grpcScenario];

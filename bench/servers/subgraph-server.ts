@@ -12,12 +12,17 @@
  * Environment: `BENCH_SUBGRAPH_DELAY_MS` (default 0) delays every answer,
  * for scenarios that want subgraph latency; `BENCH_SUBGRAPH_CACHE_CONTROL`
  * (default none) is sent as every answer's `Cache-Control` header, for
- * scenarios with a response cache.
+ * scenarios with a response cache; `BENCH_SUBGRAPH_GRAPH` (default
+ * `federated`, the four benchmark subgraphs) set to `projects` serves the
+ * gRPC scenario's graph instead: the `projects` HTTP subgraph and the same
+ * data as a gRPC service, `projects-grpc` (its URL is a gRPC target,
+ * `dns:///127.0.0.1:<port>`, its count one per RPC).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { execute, parse, validate, type GraphQLSchema } from 'graphql';
+import { projectsSubgraph } from '../graph/projects.js';
 import { benchSubgraphs } from '../graph/subgraphs.js';
 import { readBody } from './read-body.js';
 
@@ -26,6 +31,7 @@ const MAX_CACHED_BODIES = 20_000;
 
 const delayMs = Number(process.env.BENCH_SUBGRAPH_DELAY_MS ?? 0);
 const cacheControl = process.env.BENCH_SUBGRAPH_CACHE_CONTROL;
+const graph = process.env.BENCH_SUBGRAPH_GRAPH ?? 'federated';
 const counts: Record<string, number> = {};
 
 interface GraphQLBody {
@@ -112,8 +118,9 @@ function listen(server: Server): Promise<string> {
 }
 
 async function main(): Promise<void> {
+  if (graph !== 'federated' && graph !== 'projects') throw new Error(`BENCH_SUBGRAPH_GRAPH must be federated or projects, got "${graph}"`);
   const urls: Record<string, string> = {};
-  for (const subgraph of benchSubgraphs) {
+  for (const subgraph of graph === 'projects' ? [projectsSubgraph] : benchSubgraphs) {
     const schema = buildSubgraphSchema({ typeDefs: parse(subgraph.sdl), resolvers: subgraph.resolvers });
     counts[subgraph.name] = 0;
     const handler = subgraphHandler(subgraph.name, schema);
@@ -123,6 +130,11 @@ async function main(): Promise<void> {
       });
     });
     urls[subgraph.name] = `${await listen(server)}/graphql`;
+  }
+  if (graph === 'projects') {
+    const { startProjectsGrpc } = await import('./projects-grpc.js');
+    counts['projects-grpc'] = 0;
+    urls['projects-grpc'] = await startProjectsGrpc({ onCall: () => (counts['projects-grpc'] = (counts['projects-grpc'] ?? 0) + 1) });
   }
   const control = await listen(createServer(controlHandler));
   if (!process.send) throw new Error('start the subgraph server with an IPC channel (it reports its URLs to its parent)');
