@@ -7,7 +7,7 @@
  *   Only JavaScript: `npm run build` also writes type declarations, which
  *   takes minutes and touches the `dist/` other work relies on.
  * - The benchmark's own programs (subgraphs, floor, ceiling, Apollo Gateway,
- *   the cache memory measurement).
+ *   the profile sink, the cache memory measurement).
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -17,7 +17,7 @@ import { build } from 'tsup';
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 
 /** The bench's programs, by name, as entry files under bench/servers. */
-const SERVER_ENTRIES = ['subgraph-server', 'floor', 'ceiling', 'apollo-gateway', 'cache-memory'] as const;
+const SERVER_ENTRIES = ['subgraph-server', 'floor', 'ceiling', 'apollo-gateway', 'cache-memory', 'profile-sink'] as const;
 
 /** Name of a bench server program. */
 export type ServerName = (typeof SERVER_ENTRIES)[number];

@@ -2,7 +2,8 @@
 import type { Scenario } from '../harness/scenario.js';
 import { federatedScenario } from './federated.js';
 import { grpcScenario } from './grpc.js';
+import { profilingScenario } from './profiling.js';
 import { responseCacheScenario } from './response-cache.js';
 import { workersScenario } from './workers.js';
 
-export const scenarios: readonly Scenario[] = [federatedScenario, workersScenario, responseCacheScenario, grpcScenario];
+export const scenarios: readonly Scenario[] = [federatedScenario, workersScenario, responseCacheScenario, grpcScenario, profilingScenario];
