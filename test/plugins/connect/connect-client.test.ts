@@ -1,42 +1,31 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { DescService } from '@bufbuild/protobuf';
 import { StructSchema } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError, createClient, type Client, type Transport } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bufBuild } from './buf.js';
-import { PROJECT_OPERATIONS, startConnectRouter, startProjectsGraph, writeContract, type ConnectRouter, type ProjectsGraph } from './fixtures.js';
+import { serveProjects, type ServedProjects } from './fixtures.js';
 
-let graph: ProjectsGraph;
-let served: ConnectRouter;
-let root: string;
+let setup: ServedProjects;
 let service: DescService;
 
 beforeAll(async () => {
-  graph = await startProjectsGraph();
-  root = await mkdtemp(join(tmpdir(), 'switchyard-connect-'));
-  const services = join(root, 'services');
-  await writeContract(join(services, 'projects', 'v1'), PROJECT_OPERATIONS, graph.apiSchema);
+  setup = await serveProjects();
   // The client works from buf's compilation of the contract, as generated client code would.
-  service = (await bufBuild(services)).registry.getService('projects.v1.ProjectsService')!;
-  served = await startConnectRouter(graph, services);
+  service = (await bufBuild(setup.services)).registry.getService('projects.v1.ProjectsService')!;
 });
 
 afterAll(async () => {
-  await served?.close();
-  await graph?.close();
-  await rm(root, { recursive: true, force: true });
+  await setup?.close();
 });
 
 const transports: Record<string, () => Transport> = {
-  'Connect, JSON, HTTP/1.1': () => createConnectTransport({ baseUrl: served.connectUrl, httpVersion: '1.1' }),
-  'Connect, binary, HTTP/2': () => createConnectTransport({ baseUrl: served.connectUrl, httpVersion: '2', useBinaryFormat: true }),
-  'Connect, JSON, GET for queries': () => createConnectTransport({ baseUrl: served.connectUrl, httpVersion: '1.1', useHttpGet: true }),
-  'Connect, binary, GET for queries': () => createConnectTransport({ baseUrl: served.connectUrl, httpVersion: '1.1', useHttpGet: true, useBinaryFormat: true }),
-  gRPC: () => createGrpcTransport({ baseUrl: served.connectUrl }),
-  'gRPC-Web, HTTP/1.1': () => createGrpcWebTransport({ baseUrl: served.connectUrl, httpVersion: '1.1' }),
+  'Connect, JSON, HTTP/1.1': () => createConnectTransport({ baseUrl: setup.served.connectUrl, httpVersion: '1.1' }),
+  'Connect, binary, HTTP/2': () => createConnectTransport({ baseUrl: setup.served.connectUrl, httpVersion: '2', useBinaryFormat: true }),
+  'Connect, JSON, GET for queries': () => createConnectTransport({ baseUrl: setup.served.connectUrl, httpVersion: '1.1', useHttpGet: true }),
+  'Connect, binary, GET for queries': () => createConnectTransport({ baseUrl: setup.served.connectUrl, httpVersion: '1.1', useHttpGet: true, useBinaryFormat: true }),
+  gRPC: () => createGrpcTransport({ baseUrl: setup.served.connectUrl }),
+  'gRPC-Web, HTTP/1.1': () => createGrpcWebTransport({ baseUrl: setup.served.connectUrl, httpVersion: '1.1' }),
 };
 
 type Untyped = Record<string, (request: Record<string, unknown>, options?: { onHeader?: (headers: Headers) => void }) => Promise<Record<string, unknown>>>;
@@ -71,7 +60,7 @@ describe.each(Object.entries(transports))('a @connectrpc/connect-node client ove
 
   it('calls a mutation', async () => {
     const client = clientOf(transport());
-    const before = graph.rows.length;
+    const before = setup.graph.rows.length;
     const answer = await client.createProject!({ input: { name: 'From a client', tags: ['x'], status: 2 } });
     expect(plain(answer)).toEqual({ createProject: { id: String(before + 1), name: 'From a client', status: 2, tags: ['x'], dueAt: '' } });
   });

@@ -1,37 +1,17 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fromBinary, toJson } from '@bufbuild/protobuf';
 import { base64Decode } from '@bufbuild/protobuf/wire';
 import { StructSchema } from '@bufbuild/protobuf/wkt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectGet,
-  connectPost,
-  getParams,
-  PROJECT_OPERATIONS,
-  startConnectRouter,
-  startProjectsGraph,
-  writeContract,
-  type ConnectRouter,
-  type ProjectsGraph,
-} from './fixtures.js';
+import { connectGet, connectPost, getParams, serveProjects, type ServedProjects } from './fixtures.js';
 
-let graph: ProjectsGraph;
-let served: ConnectRouter;
-let services: string;
+let setup: ServedProjects;
 
 beforeAll(async () => {
-  graph = await startProjectsGraph();
-  services = await mkdtemp(join(tmpdir(), 'switchyard-connect-'));
-  await writeContract(join(services, 'projects', 'v1'), PROJECT_OPERATIONS, graph.apiSchema);
-  served = await startConnectRouter(graph, services, { config: { limits: { max_request_body: '1KB' } } });
+  setup = await serveProjects({ router: { config: { limits: { max_request_body: '1KB' } } } });
 });
 
 afterAll(async () => {
-  await served?.close();
-  await graph?.close();
-  await rm(services, { recursive: true, force: true });
+  await setup?.close();
 });
 
 const GET_PROJECT = '/projects.v1.ProjectsService/GetProject';
@@ -48,98 +28,98 @@ async function statusAndBody(promise: Promise<{ status: number; body: unknown }>
 
 describe('Connect errors', () => {
   it('answers an unknown method or service with 404 not_found', async () => {
-    expect(await statusAndBody(connectPost(served.connectUrl, '/projects.v1.ProjectsService/DeleteProject', {}))).toEqual({
+    expect(await statusAndBody(connectPost(setup.served.connectUrl, '/projects.v1.ProjectsService/DeleteProject', {}))).toEqual({
       status: 404,
       body: { code: 'not_found', message: 'no RPC at /projects.v1.ProjectsService/DeleteProject; paths are /<package>.<Service>/<Method>' },
     });
-    expect((await connectGet(served.connectUrl, '/other.v1.OtherService/GetProject', getParams({}))).status).toBe(404);
+    expect((await connectGet(setup.served.connectUrl, '/other.v1.OtherService/GetProject', getParams({}))).status).toBe(404);
   });
 
   it('refuses a mutation over GET with 405, Allow: POST and unimplemented, whatever the parameters', async () => {
     for (const params of [getParams({ input: { name: 'x' } }), {}]) {
-      const answer = await connectGet(served.connectUrl, CREATE, params);
+      const answer = await connectGet(setup.served.connectUrl, CREATE, params);
       expect({ status: answer.status, allow: answer.headers.get('allow'), body: answer.body }).toEqual({
         status: 405,
         allow: 'POST',
         body: { code: 'unimplemented', message: 'CreateProject is a mutation: send it with POST' },
       });
     }
-    expect(graph.rows).toHaveLength(3);
+    expect(setup.graph.rows).toHaveLength(3);
   });
 
   it('answers other HTTP methods with 405 and the methods it allows', async () => {
-    const put = await fetch(`${served.connectUrl}${GET_PROJECT}`, { method: 'PUT', body: '{}' });
+    const put = await fetch(`${setup.served.connectUrl}${GET_PROJECT}`, { method: 'PUT', body: '{}' });
     expect({ status: put.status, allow: put.headers.get('allow'), body: await put.json() }).toEqual({
       status: 405,
       allow: 'GET, POST',
       body: { code: 'unimplemented', message: 'method PUT is not allowed; use GET or POST' },
     });
-    const deleteMutation = await fetch(`${served.connectUrl}${CREATE}`, { method: 'DELETE' });
+    const deleteMutation = await fetch(`${setup.served.connectUrl}${CREATE}`, { method: 'DELETE' });
     expect(deleteMutation.headers.get('allow')).toBe('POST');
   });
 
   it('requires connect, encoding and message on a GET', async () => {
     const { message } = getParams({ id: '1' });
-    expect(await statusAndBody(connectGet(served.connectUrl, GET_PROJECT, { encoding: 'json', message }))).toEqual(
+    expect(await statusAndBody(connectGet(setup.served.connectUrl, GET_PROJECT, { encoding: 'json', message }))).toEqual(
       invalid('missing query parameter connect: a GET needs connect=v1, encoding=json and message=<URL-encoded JSON>'),
     );
-    expect(await statusAndBody(connectGet(served.connectUrl, GET_PROJECT, { connect: 'v1', message }))).toEqual(
+    expect(await statusAndBody(connectGet(setup.served.connectUrl, GET_PROJECT, { connect: 'v1', message }))).toEqual(
       invalid('missing query parameter encoding: a GET needs connect=v1, encoding=json and message=<URL-encoded JSON>'),
     );
-    expect(await statusAndBody(connectGet(served.connectUrl, GET_PROJECT, { connect: 'v1' }))).toEqual(
+    expect(await statusAndBody(connectGet(setup.served.connectUrl, GET_PROJECT, { connect: 'v1' }))).toEqual(
       invalid('missing query parameters encoding, message: a GET needs connect=v1, encoding=json and message=<URL-encoded JSON>'),
     );
-    expect(await statusAndBody(connectGet(served.connectUrl, GET_PROJECT, { connect: 'v2', encoding: 'json', message }))).toEqual(
+    expect(await statusAndBody(connectGet(setup.served.connectUrl, GET_PROJECT, { connect: 'v2', encoding: 'json', message }))).toEqual(
       invalid('query parameter connect must be v1, got "v2"'),
     );
-    expect(await statusAndBody(connectGet(served.connectUrl, GET_PROJECT, { connect: 'v1', encoding: 'xml', message }))).toEqual(
+    expect(await statusAndBody(connectGet(setup.served.connectUrl, GET_PROJECT, { connect: 'v1', encoding: 'xml', message }))).toEqual(
       invalid('query parameter encoding must be json or proto, got "xml"'),
     );
   });
 
   it('requires Connect-Protocol-Version: 1 on a POST', async () => {
-    const missing = await fetch(`${served.connectUrl}${GET_PROJECT}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":"1"}' });
+    const missing = await fetch(`${setup.served.connectUrl}${GET_PROJECT}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":"1"}' });
     expect({ status: missing.status, body: await missing.json() }).toEqual(invalid('missing header Connect-Protocol-Version: set it to 1'));
-    expect(await statusAndBody(connectPost(served.connectUrl, GET_PROJECT, { id: '1' }, { 'connect-protocol-version': '2' }))).toEqual(
+    expect(await statusAndBody(connectPost(setup.served.connectUrl, GET_PROJECT, { id: '1' }, { 'connect-protocol-version': '2' }))).toEqual(
       invalid('Connect-Protocol-Version must be 1, got "2"'),
     );
   });
 
   it('refuses a content type other than JSON, protobuf, gRPC and gRPC-Web', async () => {
-    expect(await statusAndBody(connectPost(served.connectUrl, GET_PROJECT, '{"id":"1"}', { 'content-type': 'text/plain' }))).toEqual(
+    expect(await statusAndBody(connectPost(setup.served.connectUrl, GET_PROJECT, '{"id":"1"}', { 'content-type': 'text/plain' }))).toEqual(
       invalid('Content-Type must be application/json (or application/proto, or a gRPC / gRPC-Web type), got "text/plain"'),
     );
-    expect(await statusAndBody(connectPost(served.connectUrl, GET_PROJECT, '{"id":"1"}', { 'content-type': 'application/connect+json' }))).toEqual(
+    expect(await statusAndBody(connectPost(setup.served.connectUrl, GET_PROJECT, '{"id":"1"}', { 'content-type': 'application/connect+json' }))).toEqual(
       invalid('Content-Type must be application/json (or application/proto, or a gRPC / gRPC-Web type), got "application/connect+json"'),
     );
   });
 
   it('refuses malformed JSON, a message that is not an object, unknown fields and values of the wrong type', async () => {
-    const malformed = await connectPost(served.connectUrl, GET_PROJECT, '{"id": ');
+    const malformed = await connectPost(setup.served.connectUrl, GET_PROJECT, '{"id": ');
     expect({ status: malformed.status, code: (malformed.body as { code: string }).code }).toEqual({ status: 400, code: 'invalid_argument' });
     expect((malformed.body as { message: string }).message).toMatch(/^malformed JSON: /);
-    expect(await statusAndBody(connectPost(served.connectUrl, GET_PROJECT, '[1]'))).toEqual(
+    expect(await statusAndBody(connectPost(setup.served.connectUrl, GET_PROJECT, '[1]'))).toEqual(
       invalid('the message must be a JSON object of the GetProjectRequest fields'),
     );
-    expect(await statusAndBody(connectPost(served.connectUrl, GET_PROJECT, { id: '1', name: 'x' }))).toEqual(
+    expect(await statusAndBody(connectPost(setup.served.connectUrl, GET_PROJECT, { id: '1', name: 'x' }))).toEqual(
       invalid('cannot decode message projects.v1.GetProjectRequest from JSON: key "name" is unknown'),
     );
-    expect(await statusAndBody(connectPost(served.connectUrl, '/projects.v1.ProjectsService/ListProjects', { first: 'ten' }))).toEqual(
+    expect(await statusAndBody(connectPost(setup.served.connectUrl, '/projects.v1.ProjectsService/ListProjects', { first: 'ten' }))).toEqual(
       invalid('cannot decode field google.protobuf.Int32Value.value from JSON: expected number (int32), got "ten"'),
     );
-    expect(await statusAndBody(connectPost(served.connectUrl, '/projects.v1.ProjectsService/ListProjects', { status: 'DONE' }))).toEqual(
+    expect(await statusAndBody(connectPost(setup.served.connectUrl, '/projects.v1.ProjectsService/ListProjects', { status: 'DONE' }))).toEqual(
       invalid('cannot decode enum projects.v1.ProjectStatus from JSON: "DONE"'),
     );
-    const badGet = await connectGet(served.connectUrl, GET_PROJECT, { connect: 'v1', encoding: 'json', message: '{oops' });
+    const badGet = await connectGet(setup.served.connectUrl, GET_PROJECT, { connect: 'v1', encoding: 'json', message: '{oops' });
     expect({ status: badGet.status, code: (badGet.body as { code: string }).code }).toEqual({ status: 400, code: 'invalid_argument' });
   });
 
   it('refuses a missing required input message with invalid_argument', async () => {
-    expect(await statusAndBody(connectPost(served.connectUrl, CREATE, {}))).toEqual(invalid('input: required'));
+    expect(await statusAndBody(connectPost(setup.served.connectUrl, CREATE, {}))).toEqual(invalid('input: required'));
   });
 
   it('answers a body over limits.max_request_body with resource_exhausted (429)', async () => {
-    const answer = await connectPost(served.connectUrl, GET_PROJECT, { id: 'x'.repeat(2_000) });
+    const answer = await connectPost(setup.served.connectUrl, GET_PROJECT, { id: 'x'.repeat(2_000) });
     expect({ status: answer.status, body: answer.body }).toEqual({
       status: 429,
       body: { code: 'resource_exhausted', message: 'request body larger than 1000 bytes (limits.max_request_body)' },
@@ -147,7 +127,7 @@ describe('Connect errors', () => {
   });
 
   it('fails with unknown, the first message and every GraphQL error in details when there is no data', async () => {
-    const answer = await connectPost(served.connectUrl, '/projects.v1.ProjectsService/Failing', {});
+    const answer = await connectPost(setup.served.connectUrl, '/projects.v1.ProjectsService/Failing', {});
     const body = answer.body as { code: string; message: string; details: Array<{ type: string; value: string; debug: unknown }> };
     expect({ status: answer.status, code: body.code, message: body.message }).toEqual({ status: 500, code: 'unknown', message: 'the failing field always fails' });
     expect(body.details).toHaveLength(1);
@@ -163,14 +143,14 @@ describe('Connect errors', () => {
   });
 
   it('succeeds with partial data and puts the GraphQL errors in the Switchyard-GraphQL-Errors header', async () => {
-    const answer = await connectPost(served.connectUrl, '/projects.v1.ProjectsService/GetProjectNote', { id: '1' });
+    const answer = await connectPost(setup.served.connectUrl, '/projects.v1.ProjectsService/GetProjectNote', { id: '1' });
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: { project: { id: '1' } } });
     const errors = JSON.parse(answer.headers.get('switchyard-graphql-errors')!) as unknown[];
     expect(errors).toEqual([expect.objectContaining({ message: 'notes are unavailable', path: ['project', 'riskyNote'] })]);
   });
 
   it('refuses a Connect-Timeout-Ms that is not a number', async () => {
-    expect(await statusAndBody(connectPost(served.connectUrl, GET_PROJECT, { id: '1' }, { 'connect-timeout-ms': 'soon' }))).toEqual(
+    expect(await statusAndBody(connectPost(setup.served.connectUrl, GET_PROJECT, { id: '1' }, { 'connect-timeout-ms': 'soon' }))).toEqual(
       invalid('Connect-Timeout-Ms must be a whole number of milliseconds (at most 10 digits), got "soon"'),
     );
   });

@@ -372,3 +372,32 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 5_000):
     }
   }
 }
+
+/** The projects graph, its contract (PROJECT_OPERATIONS in `<services>/projects/v1`) and a router serving it. */
+export interface ServedProjects {
+  readonly graph: ProjectsGraph;
+  readonly served: ConnectRouter;
+  /** The services folder. */
+  readonly services: string;
+  close(): Promise<void>;
+}
+
+/** Starts the graph and a router serving its contract; `close` stops both and removes the folder. */
+export async function serveProjects(
+  options: { graph?: Parameters<typeof startProjectsGraph>[0]; router?: Parameters<typeof startConnectRouter>[2] } = {},
+): Promise<ServedProjects> {
+  const graph = await startProjectsGraph(options.graph);
+  const services = await mkdtemp(join(tmpdir(), 'switchyard-connect-'));
+  await writeContract(join(services, 'projects', 'v1'), PROJECT_OPERATIONS, graph.apiSchema);
+  const served = await startConnectRouter(graph, services, options.router);
+  return {
+    graph,
+    served,
+    services,
+    async close() {
+      await served.close();
+      await graph.close();
+      await rm(services, { recursive: true, force: true });
+    },
+  };
+}

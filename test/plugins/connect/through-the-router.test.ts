@@ -7,24 +7,11 @@ import { useResponseCache } from '../../../plugins/response-cache/index.js';
 import { definePlugin, z } from '../../../src/index.js';
 import { startSubgraph, startTestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { useConnect } from '../../../plugins/connect/index.js';
-import {
-  connectGet,
-  connectPost,
-  freePort,
-  getParams,
-  PROJECT_OPERATIONS,
-  startConnectRouter,
-  startProjectsGraph,
-  writeContract,
-  type ConnectRouter,
-  type ProjectsGraph,
-} from './fixtures.js';
+import { connectGet, connectPost, freePort, getParams, serveProjects, writeContract, type ServedProjects } from './fixtures.js';
 import { composeSubgraphs } from '../../../src/compose/index.js';
 import { readSupergraph } from '../../../src/kernel/graph/read-supergraph.js';
 
-let graph: ProjectsGraph;
-let served: ConnectRouter;
-let root: string;
+let setup: ServedProjects;
 const seen: Array<{ origin: string; method: string; operationName: string | undefined }> = [];
 
 /** Records what the request stage sees, as any plugin would. */
@@ -41,26 +28,24 @@ const useRecorder = definePlugin({
 });
 
 beforeAll(async () => {
-  graph = await startProjectsGraph({ projectsCacheControl: 'public, max-age=60' });
-  root = await mkdtemp(join(tmpdir(), 'switchyard-connect-'));
-  await writeContract(join(root, 'projects', 'v1'), PROJECT_OPERATIONS, graph.apiSchema);
-  served = await startConnectRouter(graph, root, {
-    plugins: [useRecorder(), useCacheTags(), useResponseCache({ enabled: true, storage: { provider: 'memory' } })],
-    config: { headers: { all: { request: [{ op: 'propagate', named: 'authorization' }] } } },
+  setup = await serveProjects({
+    graph: { projectsCacheControl: 'public, max-age=60' },
+    router: {
+      plugins: [useRecorder(), useCacheTags(), useResponseCache({ enabled: true, storage: { provider: 'memory' } })],
+      config: { headers: { all: { request: [{ op: 'propagate', named: 'authorization' }] } } },
+    },
   });
 });
 
 afterAll(async () => {
-  await served?.close();
-  await graph?.close();
-  await rm(root, { recursive: true, force: true });
+  await setup?.close();
 });
 
 describe('Connect calls through the router', () => {
   it('run as operations of origin connect that every plugin sees, with the HTTP method they came with', async () => {
     seen.length = 0;
-    await connectGet(served.connectUrl, '/projects.v1.ProjectsService/ListProjects', getParams({ first: 1 }));
-    await connectPost(served.connectUrl, '/projects.v1.ProjectsService/ListProjects', { first: 2 });
+    await connectGet(setup.served.connectUrl, '/projects.v1.ProjectsService/ListProjects', getParams({ first: 1 }));
+    await connectPost(setup.served.connectUrl, '/projects.v1.ProjectsService/ListProjects', { first: 2 });
     expect(seen).toEqual([
       { origin: 'connect', method: 'GET', operationName: 'ListProjects' },
       { origin: 'connect', method: 'POST', operationName: 'ListProjects' },
@@ -69,25 +54,25 @@ describe('Connect calls through the router', () => {
 
   it('are served from the response cache, and GET answers carry its Cache-Control for CDNs', async () => {
     const path = '/projects.v1.ProjectsService/GetProject';
-    graph.projects.reset();
-    graph.users.reset();
-    const first = await connectGet(served.connectUrl, path, getParams({ id: '3' }));
-    const second = await connectGet(served.connectUrl, path, getParams({ id: '3' }));
+    setup.graph.projects.reset();
+    setup.graph.users.reset();
+    const first = await connectGet(setup.served.connectUrl, path, getParams({ id: '3' }));
+    const second = await connectGet(setup.served.connectUrl, path, getParams({ id: '3' }));
     expect(second.body).toEqual(first.body);
     expect(first.body).toEqual({
       project: { id: '3', name: 'Paused', status: 'PROJECT_STATUS_ON_HOLD', tags: ['later'], score: 1, owner: { id: 'u2', name: 'Grace' } },
     });
     expect(second.headers.get('cache-control')).toMatch(/^public, max-age=(59|60)$/);
-    expect({ projects: graph.projects.calls.length, users: graph.users.calls.length }).toEqual({ projects: 1, users: 1 });
+    expect({ projects: setup.graph.projects.calls.length, users: setup.graph.users.calls.length }).toEqual({ projects: 1, users: 1 });
     // POST answers are not for shared caches: no Cache-Control is passed on.
-    const post = await connectPost(served.connectUrl, path, { id: '3' });
+    const post = await connectPost(setup.served.connectUrl, path, { id: '3' });
     expect(post.headers.get('cache-control')).toBeNull();
   });
 
   it('pass client headers to subgraphs by the router header rules', async () => {
-    graph.projects.reset();
-    await connectPost(served.connectUrl, '/projects.v1.ProjectsService/Search', { term: 'switch' }, { authorization: 'Bearer abc' });
-    expect(graph.projects.calls.map((call) => call.headers.authorization)).toEqual(['Bearer abc']);
+    setup.graph.projects.reset();
+    await connectPost(setup.served.connectUrl, '/projects.v1.ProjectsService/Search', { term: 'switch' }, { authorization: 'Bearer abc' });
+    expect(setup.graph.projects.calls.map((call) => call.headers.authorization)).toEqual(['Bearer abc']);
   });
 });
 
