@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { graphDrivenPlugins } from '../../src/cli/builtin-plugins.js';
 import { composeGraph, writeOutput } from '../../src/compose/index.js';
+import { writeContractFiles } from '../../src/connect/contract-files.js';
 import { writeServiceFiles } from '../../src/grpc/service-files.js';
 import { initProject } from '../../src/grpc/templates.js';
 import { createLogger, createRouter, loadRouterSetup, type Router } from '../../src/index.js';
@@ -56,7 +57,7 @@ describe('the gRPC service tutorial (examples/grpc-service)', () => {
     const project = join(dir, 'projects-service');
     await initProject({ template: 'typescript', directory: project });
     await symlink(join(REPO, 'node_modules'), join(project, 'node_modules'), 'dir');
-    const [servicePort, routerPort] = [await freePort(), await freePort()];
+    const [servicePort, routerPort, connectPort] = [await freePort(), await freePort(), await freePort()];
     const compose = join(project, 'router.compose.yaml');
     await writeFile(compose, (await readFile(compose, 'utf8')).replace('localhost:50051', `127.0.0.1:${servicePort}`));
     const env = { ...process.env, PATH: `${join(REPO, 'node_modules/.bin')}:${process.env.PATH ?? ''}` };
@@ -64,6 +65,8 @@ describe('the gRPC service tutorial (examples/grpc-service)', () => {
     // npm run generate: generate:proto, generate:buf, generate:router.
     const generate = async () => {
       await writeServiceFiles({ schemaFile: join(project, 'src/graph/schema.graphql'), outDir: join(project, 'proto/service/v1') });
+      // --with-operations: the template's Connect contract.
+      await writeContractFiles({ dir: join(project, 'services/projects/v1'), schema: await readFile(join(project, 'src/graph/schema.graphql'), 'utf8') });
       await exec('buf', ['lint'], { cwd: project, env });
       await exec('buf', ['generate'], { cwd: project, env });
       await writeOutput(join(project, 'router.execution.config.json'), await composeGraph(compose));
@@ -74,7 +77,11 @@ describe('the gRPC service tutorial (examples/grpc-service)', () => {
     let router: Router | undefined;
     const start = async () => {
       service = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { cwd: project, env: { ...env, PORT: String(servicePort), HOST: '127.0.0.1' }, stdio: 'ignore' });
-      const setup = await loadRouterSetup({ configPath: join(project, 'router.config.yaml'), listenAddr: `127.0.0.1:${routerPort}`, env: {} });
+      const setup = await loadRouterSetup({
+        configPath: join(project, 'router.config.yaml'),
+        listenAddr: `127.0.0.1:${routerPort}`,
+        env: { CONNECT_RPC_SERVER_LISTEN_ADDR: `127.0.0.1:${connectPort}`, CONNECT_RPC_SERVICES_PATH: join(project, 'services') },
+      });
       router = await createRouter({
         config: setup.config,
         plugins: [...setup.plugins, ...(await graphDrivenPlugins(setup.plugins))],

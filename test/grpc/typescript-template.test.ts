@@ -65,7 +65,7 @@ describe('the TypeScript gRPC service template', () => {
       cwd: project,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PORT: String(servicePort), HOST: '127.0.0.1', LISTEN_ADDR: `127.0.0.1:${routerPort}`, LOG_LEVEL: 'info' },
+      env: { ...process.env, PORT: String(servicePort), HOST: '127.0.0.1', LISTEN_ADDR: `127.0.0.1:${routerPort}`, CONNECT_RPC_SERVER_LISTEN_ADDR: `127.0.0.1:${await freePort()}`, LOG_LEVEL: 'info' },
     });
     let output = '';
     started.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
