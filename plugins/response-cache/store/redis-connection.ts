@@ -1,4 +1,5 @@
 import KeyvRedis, { createClient, createCluster, Keyv } from '@keyv/redis';
+import type { DeserializedData } from 'keyv';
 import { RouterError, type Logger } from '../../../src/index.js';
 import type { SharedStoreProvider } from './find-shared-store.js';
 import type { StoredValue } from './cache-store.js';
@@ -77,7 +78,7 @@ export async function connectRedis(provider: SharedStoreProvider, log: Logger, {
     namespace: undefined,
     useKeyPrefix: false,
     serialize: JSON.stringify,
-    deserialize: JSON.parse,
+    deserialize: readRow,
     throwOnErrors: true,
   });
   keyv.on('error', () => undefined); // failures reach callers as rejections; keyv's event copy is not needed
@@ -93,6 +94,21 @@ export async function connectRedis(provider: SharedStoreProvider, log: Logger, {
       }
     },
   };
+}
+
+/**
+ * Reads a stored row. A value that is not a JSON object (corrupted, or
+ * written by something else under our prefix) reads as a miss, so the next
+ * answer from the subgraph replaces it; throwing here would fail every read
+ * of that key, and of every batch that includes it, until it expired.
+ */
+function readRow<Value>(text: string): DeserializedData<Value> | undefined {
+  try {
+    const row: unknown = JSON.parse(text);
+    return row !== null && typeof row === 'object' && !Array.isArray(row) ? (row as DeserializedData<Value>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 type Client = ReturnType<typeof createClient>;
