@@ -25,14 +25,17 @@ export interface LoadLoop {
 
 /**
  * Runs `send` in `concurrency` loops; `send(i)` resolves with a problem
- * description, or undefined when the answer was right.
+ * description, or undefined when the answer was right. The loops stop by
+ * themselves after `maxMs`, so a test that fails before `stop()` leaves no
+ * traffic running behind it.
  */
-export function startLoad(send: (i: number) => Promise<string | undefined>, concurrency = 8): LoadLoop {
+export function startLoad(send: (i: number) => Promise<string | undefined>, concurrency = 8, maxMs = 20_000): LoadLoop {
   const samples: LoadSample[] = [];
   let running = true;
   let next = 0;
+  const deadline = Date.now() + maxMs;
   const loops = Array.from({ length: concurrency }, async () => {
-    while (running) {
+    while (running && Date.now() < deadline) {
       const at = Date.now();
       let problem: string | undefined;
       try {
