@@ -19,8 +19,8 @@ import { summarize } from './harness/summary.js';
 import { UsageError, type BenchOptions } from './options.js';
 import { scenarios } from './scenarios/index.js';
 
-/** Scratch folder of the benchmark (git-ignored): built programs, supergraph, logs. */
-export const WORK_DIR = join(REPO_ROOT, 'bench', '.work');
+/** Where programs are built and contenders run; `BENCH_WORK_DIR` gives concurrent runs a folder each. */
+export const WORK_DIR = process.env.BENCH_WORK_DIR ? resolve(process.env.BENCH_WORK_DIR) : join(REPO_ROOT, 'bench', '.work');
 
 export function findScenario(name: string): Scenario {
   const scenario = scenarios.find((s) => s.name === name);

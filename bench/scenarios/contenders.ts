@@ -8,6 +8,13 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../harness/build.js';
 import type { Contender, Launch, LaunchContext, Sharing } from '../harness/scenario.js';
 
+/** The Node flags of a script's `#!/usr/bin/env -S node <flags>` line; none for a plain `node` shebang. */
+function shebangNodeFlags(script: string): string[] {
+  const first = readFileSync(script, 'utf8').split('\n', 1)[0] ?? '';
+  const match = /^#!\/usr\/bin\/env -S node\s+(.*)$/.exec(first);
+  return match ? match[1]!.trim().split(/\s+/) : [];
+}
+
 function packageJson(packageName: string): string {
   return join(REPO_ROOT, 'node_modules', ...packageName.split('/'), 'package.json');
 }
@@ -69,7 +76,8 @@ export function switchyard(options: SwitchyardOptions = {}): Contender {
     checkLog: options.checkLog,
     async launch(context: LaunchContext): Promise<Launch> {
       const graph = options.graphFile ? await options.graphFile(context) : context.supergraphFile;
-      const args = [context.programs.switchyardCli, 'router', '--supergraph', graph, '--listen-addr', `127.0.0.1:${context.port}`];
+      // Node flags as the `switchyard` bin's shebang gives them: how users start it.
+      const args = [...shebangNodeFlags(context.programs.switchyardCli), context.programs.switchyardCli, 'router', '--supergraph', graph, '--listen-addr', `127.0.0.1:${context.port}`];
       if (options.config) {
         const file = join(context.dir, 'router.config.yaml');
         // JSON is YAML; the router reads it as its config file.

@@ -1,4 +1,7 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=64
+// The flag: a router allocates fast and most of it dies young. A young
+// generation of up to 64 MiB per semi-space (Node's default is 16) cuts
+// garbage collection under load several times over (README, "Performance").
 /** The `switchyard` command. */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
