@@ -105,7 +105,7 @@ describe('client values in logs', () => {
       fc.asyncProperty(headerValue, async (value) => {
         writes.length = 0;
         const status = await rawPost(value, JSON.stringify({ query: '{ topProducts { upc } }' }));
-        expect(status).toMatch(/^HTTP\/1\.1 (200|400) /);
+        expect(status).toMatch(/[\r\n]/.test(value) ? /^HTTP\/1\.1 400 / : /^HTTP\/1\.1 (200|400) /);
         const lines = logLines();
         expect(lines.filter((line) => line.msg === 'forged')).toEqual([]);
         const unknown = lines.filter((line) => line.msg === UNKNOWN);
