@@ -83,7 +83,14 @@ export function parseConfigText(text: string, { file, ...options }: ParseConfigT
     });
     throw new ConfigError(issues, { file });
   }
-  return validate(document.toJS(), options, { file, locate: locator(document, lineCounter) });
+  let raw: unknown;
+  try {
+    raw = document.toJS();
+  } catch (error) {
+    // The YAML library refuses documents whose aliases expand without bound ("billion laughs").
+    throw new ConfigError([{ path: '', message: `YAML cannot be read: ${error instanceof Error ? error.message : String(error)}` }], { file, cause: error });
+  }
+  return validate(raw, options, { file, locate: locator(document, lineCounter) });
 }
 
 /** Reads and validates a config file. A missing file, bad YAML or a bad value throws `ConfigError`. */
