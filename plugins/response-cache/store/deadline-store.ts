@@ -6,11 +6,18 @@ import type { CacheStore, EntryWrite, StoredEntry } from './cache-store.js';
  * sent: a server that stops answering (frozen, overloaded, a half-open
  * connection) would hold every request until the TCP connection dies. A
  * late reply still reaches the client in order, so giving up here cannot
- * mix replies up. Invalidation keeps no deadline: it reports its outcome
- * to the caller, which must not be told "failed" for work that completes.
+ * mix replies up.
+ *
+ * After an operation gives up, the next ones fail at once for `ms` instead
+ * of each waiting out its own deadline and piling more commands onto a
+ * connection that answers none: then one operation tries again. So a store
+ * that stopped answering costs one request in a while a second, not every
+ * request. Invalidation keeps no deadline: it reports its outcome to the
+ * caller, which must not be told "failed" for work that completes.
  */
 export class DeadlineCacheStore implements CacheStore {
   readonly provider: CacheStore['provider'];
+  private skipUntil = 0;
 
   constructor(
     private readonly store: CacheStore,
@@ -20,15 +27,15 @@ export class DeadlineCacheStore implements CacheStore {
   }
 
   getMany(keys: readonly string[]): Promise<Array<StoredEntry | undefined>> {
-    return withDeadline(this.store.getMany(keys), this.ms, 'read');
+    return this.withDeadline(() => this.store.getMany(keys), 'read');
   }
 
   epoch(): Promise<number> {
-    return withDeadline(this.store.epoch(), this.ms, 'epoch read');
+    return this.withDeadline(() => this.store.epoch(), 'epoch read');
   }
 
   write(entries: readonly EntryWrite[], since: number | undefined): Promise<EntryWrite[]> {
-    return withDeadline(this.store.write(entries, since), this.ms, 'write');
+    return this.withDeadline(() => this.store.write(entries, since), 'write');
   }
 
   invalidate(indexes: readonly string[]): Promise<string[]> {
@@ -38,14 +45,19 @@ export class DeadlineCacheStore implements CacheStore {
   close(): Promise<void> {
     return this.store.close();
   }
-}
 
-function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`shared store ${what} took longer than ${ms}ms`)), ms);
-  });
-  // The abandoned operation may still fail later; its rejection is expected and handled here.
-  work.catch(() => undefined);
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+  private withDeadline<T>(operation: () => Promise<T>, what: string): Promise<T> {
+    if (Date.now() < this.skipUntil) return Promise.reject(new Error(`shared store skipped: it did not answer within ${this.ms}ms a moment ago`));
+    const work = operation();
+    // The abandoned operation may still fail later; its rejection is expected and handled here.
+    work.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.skipUntil = Date.now() + this.ms;
+        reject(new Error(`shared store ${what} took longer than ${this.ms}ms`));
+      }, this.ms);
+    });
+    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+  }
 }
