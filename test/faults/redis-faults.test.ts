@@ -81,7 +81,7 @@ describe('the response cache on Redis, under load', () => {
     expect(Number(await redis.cli('DBSIZE'))).toBeGreaterThan(0);
   });
 
-  it('bounds every request by the command timeout while Redis is frozen (SIGSTOP), and answers right once it thaws', async () => {
+  it('bounds every request by the command timeout while Redis is frozen (SIGSTOP), skips it meanwhile, and answers right once it thaws', async () => {
     await eventually(async () => (await send(0)) === undefined && (await servedFromCache(100)), 'the cache to answer');
     const pid = await redisPid();
     const load = startLoad(send);
@@ -102,10 +102,12 @@ describe('the response cache on Redis, under load', () => {
 
     expect(problems(samples)).toEqual([]);
     const frozen = samples.filter((sample) => sample.at >= frozenAt && sample.at < thawedAt);
-    // Each cached fetch gives up on the store after 1s: this query has two in sequence (products, then reviews).
+    // A store operation gives up after 1s; this query has two cached fetches in sequence (products, then reviews).
     expect(Math.max(...frozen.map((sample) => sample.ms))).toBeLessThan(2600);
-    // So no request waited for the whole freeze: every client got at least two answers while Redis was frozen.
-    expect(frozen.length).toBeGreaterThanOrEqual(16);
+    // After one gives up, the store is skipped for a second: most requests do not wait at all.
+    const latencies = frozen.map((sample) => sample.ms).sort((a, b) => a - b);
+    expect(latencies[Math.floor(latencies.length / 2)]).toBeLessThan(100);
+    expect(frozen.length).toBeGreaterThan(100);
   });
 
   it('treats entries it cannot read (not JSON, other shapes, other types) as misses and replaces them', async () => {
