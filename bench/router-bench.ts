@@ -4,9 +4,9 @@
  * of the scenario in alternating rounds and reports medians and spreads.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { composeBenchSupergraph } from './graph/supergraph.js';
 import { buildPrograms, REPO_ROOT } from './harness/build.js';
 import { measureContender, type RunEnvironment, type RunResult } from './harness/measure.js';
@@ -65,6 +65,9 @@ export async function runRouterBench(options: BenchOptions): Promise<string> {
   const contenders = selectContenders(scenario, options);
   const rounds = !options.roundsGiven && !options.quick && !options.checkOnly && scenario.defaultRounds ? scenario.defaultRounds : options.rounds;
   mkdirSync(WORK_DIR, { recursive: true });
+  // Built programs import packages by name: outside the repository they find them through this link.
+  const modules = join(WORK_DIR, 'node_modules');
+  if (!WORK_DIR.startsWith(REPO_ROOT + sep) && !existsSync(modules)) symlinkSync(join(REPO_ROOT, 'node_modules'), modules, 'dir');
   const startLoad = loadavg()[0]!;
   const pinning = setUpPinning(options.pin);
   console.log(pinning.enabled ? 'pinning: contender on core 0, subgraphs and load generator on core 1' : `pinning off: ${pinning.reason}`);

@@ -23,6 +23,37 @@ describe('subgraph fetching', () => {
     expect(library.calls).toHaveLength(1);
   });
 
+  it('gives every request sharing answers its full response, and new data once the answers change', async () => {
+    const library = await startSubgraph(librarySubgraph({ delayMs: 100 }));
+    const people = await startSubgraph(peopleSubgraph({ delayMs: 100 }));
+    const router = await startTestRouter({ subgraphs: [library, people] });
+    open.push(router, library, people);
+    const query = '{ books { title author { name } } }';
+    const before = {
+      books: [
+        { title: 'Dune', author: { name: 'Frank Herbert' } },
+        { title: 'Emma', author: { name: 'Jane Austen' } },
+        { title: 'Ubik', author: { name: 'Philip K. Dick' } },
+      ],
+    };
+    // Same answers, different operations: each is shaped by its own selections.
+    const [first, second, third, other] = await Promise.all([
+      router.query(query),
+      router.query(query),
+      router.query(query),
+      router.query('{ books { author { name } title } }'),
+    ]);
+    for (const result of [first, second, third]) expect(result.body).toEqual({ data: before });
+    expect(other.body).toEqual({ data: { books: before.books.map(({ title, author }) => ({ author, title })) } });
+    expect(library.calls).toHaveLength(2);
+    expect(people.calls).toHaveLength(1);
+
+    await router.query('mutation { addBook(title: "Solaris") { id } }');
+    const after = await router.query(query);
+    expect(after.body.data?.books).toHaveLength(4);
+    expect((after.body.data?.books as Array<{ title: string }>)[3]!.title).toBe('Solaris');
+  });
+
   it('sends each query when single flight is switched off', async () => {
     const { router, library } = await setup({ engine: { enable_single_flight: false } }, 100);
     await Promise.all([1, 2, 3].map(() => router.query('{ books { title } }')));

@@ -5,6 +5,7 @@ import { scheduleParallel, type MergedFetch } from './multi-fetch.js';
 import { restoreAliases } from './restore-aliases.js';
 import { buildEntityBatch, type EntityBatch } from './representations.js';
 import { ResponseTree, type EntityNode } from './response-tree.js';
+import { SharedAnswers, type AnswerTrace } from './shared-answers.js';
 
 /** A subgraph call as the executor describes it; the kernel adds headers and runs the fetch stage. */
 export type FetchCall = Omit<SubgraphRequest, 'headers'>;
@@ -16,6 +17,8 @@ export type FetchRunner = (call: FetchCall) => Promise<SubgraphResponse>;
 export interface ExecutionOutcome {
   readonly tree: ResponseTree;
   readonly errors: GraphQLErrorJSON[];
+  /** The answers the tree was built from, when work derived from them may be shared (see shared-answers.ts). */
+  readonly trace: AnswerTrace | undefined;
 }
 
 /** Options of `executePlan`. */
@@ -45,29 +48,45 @@ export interface ExecuteOptions {
 export async function executePlan(plan: QueryPlan, options: ExecuteOptions): Promise<ExecutionOutcome> {
   const tree = new ResponseTree();
   const errors: GraphQLErrorJSON[] = [];
-  if (plan.node) {
-    const walker = new PlanWalker(tree, errors, options);
-    if (plan.operation.operationType === 'mutation' && plan.node.kind === 'Sequence') await walker.runMutationSteps(plan.node.nodes);
-    else await walker.run(plan.node);
-  }
-  return { tree, errors };
+  if (!plan.node) return { tree, errors, trace: undefined };
+  const walker = new PlanWalker(tree, errors, options, plan.operation.operationType !== 'mutation');
+  if (plan.operation.operationType === 'mutation' && plan.node.kind === 'Sequence') await walker.runMutationSteps(plan.node.nodes);
+  else await walker.run(plan.node);
+  return { tree, errors, trace: walker.trace };
 }
+
+/** Entity fetches prepared from identical answers, shared between the requests that got them. */
+const preparedFetches = new SharedAnswers<FetchNode, PreparedEntityFetch>();
 
 /** An entity fetch ready to send: its node and its representations. */
 interface PreparedEntityFetch {
   readonly node: FetchNode;
   readonly batch: EntityBatch;
+  /** The fetch's variables when it uses no client variable: one object, so its JSON is made once too. */
+  variables?: Record<string, unknown>;
 }
 
 class PlanWalker {
   /** Root fetches run so far (mutation steps check their fields). */
   private readonly completedRoots: FetchNode[] = [];
+  /** Answers in arrival order; undefined once one of them makes the tree this request's own. */
+  trace: SubgraphResponse[] | undefined;
 
   constructor(
     private readonly tree: ResponseTree,
     private readonly errors: GraphQLErrorJSON[],
     private readonly options: ExecuteOptions,
-  ) {}
+    shareable: boolean,
+  ) {
+    this.trace = shareable ? [] : undefined;
+  }
+
+  /** Records an answer: the tree now depends on it (or on a copy of it, which nobody shares). */
+  private received(response: SubgraphResponse | undefined, rewritten: boolean): void {
+    if (!this.trace) return;
+    if (response === undefined || rewritten) this.trace = undefined;
+    else this.trace.push(response);
+  }
 
   /** Runs mutation steps in order, stopping after a step whose non-null root field came back null. */
   async runMutationSteps(steps: readonly PlanNode[]): Promise<void> {
@@ -125,6 +144,7 @@ class PlanWalker {
       selectionSet: node.selectionSet,
       fetchId: node.id,
     });
+    this.received(response, node.aliases !== undefined);
     if (!response) return;
     for (const error of response.errors ?? []) this.errors.push(subgraphError(error, node.subgraph, error.path));
     const data = node.aliases ? (restoreAliases(response.data, node.aliases, this.options.satisfies) as SubgraphResponse['data']) : response.data;
@@ -153,18 +173,30 @@ class PlanWalker {
   }
 
   private prepare(node: FetchNode): PreparedEntityFetch | undefined {
+    const trace = this.trace;
+    if (trace && trace.length > 0) {
+      const shared = preparedFetches.get(node, trace);
+      if (shared) return shared;
+    }
     const entities = this.tree.collect(node.mergePath, this.options.satisfies);
     if (entities.length === 0) return undefined;
     const batch = buildEntityBatch(this.tree, entities, node.representations ?? [], this.options);
-    return batch.representations.length === 0 ? undefined : { node, batch };
+    if (batch.representations.length === 0) return undefined;
+    const prepared: PreparedEntityFetch = { node, batch };
+    if (trace && trace.length > 0) preparedFetches.set(node, trace, prepared);
+    return prepared;
   }
 
   private async runEntityFetch(node: FetchNode): Promise<void> {
     const prepared = this.prepare(node);
     if (!prepared) return;
     const { batch } = prepared;
-    const variables = this.variablesFor(node.variableUsages);
-    variables.representations = batch.representations;
+    let variables = prepared.variables;
+    if (!variables) {
+      variables = this.variablesFor(node.variableUsages);
+      variables.representations = batch.representations;
+      if (node.variableUsages.length === 0) prepared.variables = variables;
+    }
     const response = await this.fetch(node.subgraph, batch.targets[0]![0]!.path, {
       subgraph: node.subgraph,
       kind: 'entity',
@@ -176,6 +208,7 @@ class PlanWalker {
       selectionSet: node.selectionSet,
       fetchId: node.id,
     });
+    this.received(response, node.aliases !== undefined);
     if (!response) return;
     this.mergeEntities(prepared, response.data?._entities, response.errors, '_entities');
   }
@@ -189,6 +222,8 @@ class PlanWalker {
       await this.runEntityFetch(present[0]!.node);
       return;
     }
+    // One answer for several fetches: not worth tracing.
+    this.trace = undefined;
     const variables = this.variablesFor(merged.variableUsages);
     const representations: JsonObject[] = [];
     parts.forEach((part, i) => {

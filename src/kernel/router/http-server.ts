@@ -199,12 +199,28 @@ function documentIdOf(params: object): string | undefined {
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
+/** The JSON of data-only bodies, by their data object: requests that share shaped data share its text too. */
+const dataOnlyJson = new WeakMap<object, string>();
+
+function serializeBody(body: OperationResponse['body']): string {
+  const data = body.data;
+  if (data === null || typeof data !== 'object' || body.errors !== undefined || body.extensions !== undefined || Object.keys(body).length !== 1) {
+    return JSON.stringify(body);
+  }
+  let text = dataOnlyJson.get(data);
+  if (text === undefined) {
+    text = JSON.stringify(body);
+    dataOnlyJson.set(data, text);
+  }
+  return text;
+}
+
 /**
  * Yoga takes the status and headers from `extensions.http`; the body is
  * serialized by us, so nothing internal leaks into it.
  */
 function toYogaResult(response: OperationResponse): Record<string, unknown> {
-  const stringify = () => JSON.stringify(response.body);
+  const stringify = () => serializeBody(response.body);
   if (response.requestError) {
     return {
       errors: [new GraphQLError('request error', { extensions: { http: { status: response.status, spec: true } } })],

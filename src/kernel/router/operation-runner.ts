@@ -2,6 +2,7 @@ import { getVariableValues, GraphQLError, isNonNullType, type DocumentNode } fro
 import type { CoreConfig } from '../config/core-schema.js';
 import { RouterError } from '../errors.js';
 import { executePlan } from '../execute/execute-plan.js';
+import { SharedAnswers } from '../execute/shared-answers.js';
 import type { SubgraphFetcher } from '../fetch/subgraph-fetcher.js';
 import type { SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
 import type { RouterInstruments } from '../metrics/router-instruments.js';
@@ -151,8 +152,13 @@ export async function executeFederated(
   });
   const merged: MergeOutput = await runStage('merge', hooks.merge, { plan, tree: outcome.tree, errors: outcome.errors }, scope, (input) => {
     const errors = [...input.errors];
+    // Identical answers shape into identical data: requests that shared every fetch share the result too.
+    const trace = input.tree === outcome.tree && errors.length === 0 && !input.plan.introspection ? outcome.trace : undefined;
+    const shared = trace && sharedData.get(input.plan, trace);
+    if (shared) return { data: shared, errors };
     const extraRoots = input.plan.introspection ? [runIntrospection(graph, input.plan.introspection, coercedVariables, errors)] : [];
     const data = graph.shaper.shape(input.tree, input.plan.operation.rootType, input.plan.operation.selections, extraRoots, errors);
+    if (trace && data && errors.length === 0) sharedData.set(input.plan, trace, data);
     return { data, errors };
   });
   const body: GraphQLResponseBody = { data: merged.data };
@@ -180,6 +186,9 @@ async function measuredSend(
     instruments.subgraphFetchDuration.observe({ subgraph: request.subgraph }, (performance.now() - started) / 1000);
   }
 }
+
+/** Shaped data per plan and answers (see execute/shared-answers.ts); shared, so never mutated. */
+const sharedData = new SharedAnswers<QueryPlan, Record<string, unknown>>();
 
 const nonNullCache = new WeakMap<QueryPlan, ReadonlySet<string>>();
 
