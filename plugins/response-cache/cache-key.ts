@@ -38,17 +38,20 @@ export class CacheKeys {
     return `${this.prefix}${CACHE_KEY_VERSION}:root:${request.subgraph}:${hash}`;
   }
 
-  /**
-   * Keys of an entity fetch's representations. The selection set and the
-   * other variables (field arguments) are hashed once per fetch; each
-   * representation (key fields and `@requires` fields) is added as JSON, or
-   * hashed when long, so the all-hit path hashes once per fetch, not per entity.
-   */
-  entities(request: SubgraphRequest, representations: readonly JsonObject[]): string[] {
+  /** The part of entity keys shared by one fetch's entities: its selection set and other variables (field arguments). */
+  fetchHash(request: SubgraphRequest): string {
     const { representations: _sent, ...others } = request.variables;
     // 128 bits of the digest: collisions stay out of reach, keys stay short.
-    const fetchHash = createHash('sha256').update(request.selectionSet).update('\0').update(stableStringify(others)).digest('base64url').slice(0, 22);
-    const base = `${this.prefix}${CACHE_KEY_VERSION}:entity:${request.subgraph}:`;
+    return createHash('sha256').update(request.selectionSet).update('\0').update(stableStringify(others)).digest('base64url').slice(0, 22);
+  }
+
+  /**
+   * Keys of an entity fetch's representations, given the fetch's
+   * `fetchHash` (hashed once per fetch, not per entity). Each representation
+   * (key fields and `@requires` fields) is added as JSON, or hashed when long.
+   */
+  entityKeys(subgraph: string, fetchHash: string, representations: readonly JsonObject[]): string[] {
+    const base = `${this.prefix}${CACHE_KEY_VERSION}:entity:${subgraph}:`;
     return representations.map(function entityKey(representation) {
       const json = stableStringify(representation);
       const part = json.length <= INLINE_REPRESENTATION ? json : createHash('sha256').update(json).digest('base64url');

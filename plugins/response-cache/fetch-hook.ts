@@ -1,11 +1,12 @@
 import type { AfterStageEvent, AfterStageHook, JsonObject, Logger, StageEvent, StageHook, SubgraphRequest, SubgraphResponse } from '../../src/index.js';
 import { CACHE_TAGS } from '../cache-tags/index.js';
 import { decideCaching, type CachePolicy } from './cache-control.js';
-import { CacheKeys, ROOT_TYPE, typenameOf } from './cache-key.js';
+import { CacheKeys, ROOT_TYPE } from './cache-key.js';
 import type { CacheMetrics } from './cache-metrics.js';
 import { combineParts, UNCACHEABLE, type AnswerPart } from './client-cache-control.js';
 import type { Degradation } from './degraded.js';
 import type { FetchEpoch, FetchEpochs } from './fetch-epochs.js';
+import type { HitMemo } from './hit-memo.js';
 import { indexesOf } from './index-ids.js';
 import type { IndexSwitches } from './options.js';
 import { rebuildEntities } from './partial-batch.js';
@@ -18,6 +19,8 @@ export interface FetchHookContext {
   readonly store: CacheStore;
   /** Builds the keys of root and entity entries. */
   readonly keys: CacheKeys;
+  /** Keys and hit answers remembered between requests. */
+  readonly memo: HitMemo;
   /** Hit, miss and store counters. */
   readonly metrics: CacheMetrics;
   /** Reports store failures (sampled warning). */
@@ -74,7 +77,7 @@ async function lookupRoot(context: FetchHookContext, event: FetchEvent, record: 
     status.status = 'hit';
     context.metrics.hits(request.subgraph, [ROOT_TYPE]);
     record.parts.push(entryPart(entry));
-    event.respondWith({ data: entry.value });
+    event.respondWith(context.memo.rootAnswer(entry.value));
     return;
   }
   status.status = 'miss';
@@ -101,10 +104,10 @@ async function lookupEntities(
   const request = event.input;
   const representations = request.representations ?? [];
   if (representations.length === 0) return recordAnswerPart(record, context.fallbackTtlMs);
-  const keys = context.keys.entities(request, representations);
+  const lookup = context.memo.entityLookup(request, representations);
+  const { keys, types } = lookup;
   const found = await read(context, keys);
   if (!found) return recordAnswerPart(record, context.fallbackTtlMs);
-  const types = representations.map(typenameOf);
   const missing: number[] = [];
   found.forEach((entry, i) => {
     if (!entry) missing.push(i);
@@ -113,7 +116,7 @@ async function lookupEntities(
     status.status = 'hit';
     context.metrics.hits(request.subgraph, types);
     record.parts.push(combineParts(found.map((entry) => entryPart(entry!))));
-    event.respondWith({ data: { _entities: found.map((entry) => entry!.value) } });
+    event.respondWith(context.memo.entityAnswer(lookup, found.map((entry) => entry!.value)));
     return;
   }
   const partial = missing.length < representations.length && context.fetchMissingEntitiesOnly;

@@ -4,6 +4,7 @@ import { CacheMetrics } from './cache-metrics.js';
 import { Degradation } from './degraded.js';
 import { FetchEpochs } from './fetch-epochs.js';
 import { createFetchHook } from './fetch-hook.js';
+import { HitMemo } from './hit-memo.js';
 import { startInvalidationEndpoint, type InvalidationEndpoint } from './invalidation-endpoint.js';
 import type { ResolvedResponseCacheOptions } from './options.js';
 import { finishResponse, noteDebugRequest } from './respond-hook.js';
@@ -81,6 +82,7 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
   const onFetch = createFetchHook({
     store,
     keys,
+    memo: new HitMemo(keys),
     metrics,
     degradation,
     epochs: options.invalidation.guard_concurrent_writes ? new FetchEpochs(() => store.epoch(), longestFetchMs) : undefined,
