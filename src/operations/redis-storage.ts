@@ -28,6 +28,8 @@ type RedisConnection = RedisClientType | RedisClusterType;
 
 const RELEASE_LOCK = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 const LOCK_TTL_MS = 30_000;
+/** Longest wait for a graceful close before the connection is dropped. */
+const CLOSE_TIMEOUT_MS = 2_000;
 
 /** Opens a Redis store (connects before it resolves). */
 export async function openRedisStorage(options: RedisStorageOptions): Promise<RedisStorage> {
@@ -35,9 +37,10 @@ export async function openRedisStorage(options: RedisStorageOptions): Promise<Re
   const reconnectStrategy = (retries: number): number | Error =>
     options.failFast && retries >= 2 ? new Error(`cannot connect to Redis at ${describe(options.urls)}`) : Math.min(100 * 2 ** retries, 3_000);
   const socket = { connectTimeout: 5_000, reconnectStrategy };
+  // While Redis is down, commands fail at once (a manifest poll logs it and keeps the previous manifest) instead of queueing until it is back.
   const connection: RedisConnection = options.cluster
-    ? (createCluster({ rootNodes: options.urls.map((url) => ({ url, socket })) }) as unknown as RedisClusterType)
-    : (createClient({ url: options.urls[0], socket }) as unknown as RedisClientType);
+    ? (createCluster({ rootNodes: options.urls.map((url) => ({ url, socket })), defaults: { disableOfflineQueue: true } }) as unknown as RedisClusterType)
+    : (createClient({ url: options.urls[0], socket, disableOfflineQueue: true }) as unknown as RedisClientType);
   const storage = new RedisStorage(connection, options);
   await storage.connect();
   return storage;
@@ -118,7 +121,14 @@ export class RedisStorage implements OperationsStorage {
   }
 
   async close(): Promise<void> {
-    if (this.redis.isOpen) await this.redis.close();
+    if (!this.redis.isOpen) return;
+    // A graceful close waits for replies; a server that is down or frozen would never send them.
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), CLOSE_TIMEOUT_MS)));
+    const connected = !('isReady' in this.redis) || this.redis.isReady;
+    const closed = connected ? this.redis.close().then(() => 'closed' as const, () => 'timeout' as const) : Promise.resolve('timeout' as const);
+    const outcome = await Promise.race([closed, timedOut]).finally(() => clearTimeout(timer));
+    if (outcome === 'timeout') this.redis.destroy();
   }
 
   /** `prefix{graph}/rest`: the graph segment is the cluster hash tag. */
