@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { usePersistedOperations } from '../../plugins/persisted-operations/index.js';
 import { openOperationsStore, sha256Hex } from '../../src/operations/index.js';
 import { startTestRouter, type TestRouter, type TestSubgraph } from '../../src/testing/index.js';
+import { startRedis } from '../support/redis.js';
 import { graphqlInput, tempDir } from '../operations/support/operations.js';
 import { byHash, collectingLogger, prices, startProducts, topProducts, topProductsData, type LogLine } from '../plugins/persisted-operations/fixtures.js';
 import { eventually, problems, sleep, startLoad } from './load-loop.js';
@@ -76,5 +77,47 @@ describe('a manifest replaced by a truncated file while the router polls it', ()
     const invalid = lines.filter((line) => line.msg === INVALID);
     expect(invalid).toHaveLength(1);
     expect(invalid[0]).toMatchObject({ level: 'error', plugin: 'persisted-operations', graph: 'default', reason: expect.stringContaining('not JSON') });
+  });
+
+  it('keeps serving while the Redis holding the manifest is killed, and loads a new revision once it is back', async () => {
+    const redis = await startRedis();
+    const logs = collectingLogger();
+    let served: TestRouter | undefined;
+    try {
+      const store = await openOperationsStore({ provider: 'redis', urls: [redis.url] });
+      await store.push('default', 'web', [graphqlInput(topProducts)]);
+      await store.close();
+      served = await startTestRouter({
+        subgraphs: [products],
+        logger: logs.logger,
+        config: { storage_providers: { sharedstore: [{ id: 'ops', urls: [redis.url] }] } },
+        plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'sharedstore', provider_id: 'ops' }, manifest: { enabled: true, poll_interval: '50ms', poll_jitter: '10ms' } })],
+      });
+      const router = served;
+      const load = startLoad(async () => {
+        const response = await router.query({ extensions: byHash(sha256Hex(topProducts)) });
+        const body = JSON.stringify(response.body);
+        return response.status === 200 && body === JSON.stringify({ data: topProductsData }) ? undefined : `${response.status} ${body.slice(0, 300)}`;
+      });
+      try {
+        await sleep(200);
+        await redis.kill();
+        await eventually(() => logs.lines.some((line) => line.msg === 'Persisted operations manifest could not be read; keeping the previous one'), 'the failed poll to be logged', 5000);
+        await sleep(500);
+        // Back empty, as a restarted Redis without persistence is: the operations are pushed again, with one more.
+        await redis.restart();
+        const again = await openOperationsStore({ provider: 'redis', urls: [redis.url] });
+        await again.push('default', 'web', [graphqlInput(topProducts), graphqlInput(prices)]);
+        await again.close();
+        await eventually(async () => JSON.stringify((await router.query({ extensions: byHash(sha256Hex(prices)) })).body) === JSON.stringify({ data: { topProducts: [{ price: 899 }, { price: 1299 }] } }), 'the new revision after the restart', 10_000);
+      } finally {
+        await load.stop();
+      }
+      expect(problems(load.samples)).toEqual([]);
+      expect(load.samples.length).toBeGreaterThan(50);
+    } finally {
+      await served?.close();
+      await redis.stop();
+    }
   });
 });
