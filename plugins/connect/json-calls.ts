@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
-import { fromJson, type JsonValue } from '@bufbuild/protobuf';
+import { fromBinary, fromJson, toBinary, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { Logger, RouterHandle } from '../../src/index.js';
 import { callOperation, forwardedHeaders } from './call-operation.js';
@@ -69,17 +69,45 @@ function parseMessage(entry: MethodEntry, text: string): Record<string, unknown>
   }
 }
 
-async function run(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse, text: string, httpMethod: 'GET' | 'POST'): Promise<void> {
+/** A request message in the Connect protocol's binary form; what does not decode is the client's mistake. */
+function parseBinaryMessage(entry: MethodEntry, bytes: Uint8Array): Record<string, unknown> {
+  try {
+    return fromBinary(entry.method.input, bytes) as unknown as Record<string, unknown>;
+  } catch (error) {
+    throw invalidArgument(`malformed ${entry.method.input.name} message: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** How a call's messages travel: JSON, or protobuf's binary encoding. */
+interface Encoding {
+  readonly contentType: string;
+  parse(entry: MethodEntry, body: Buffer | string): Record<string, unknown>;
+  write(entry: MethodEntry, json: Record<string, unknown>): string | Uint8Array;
+}
+
+const JSON_ENCODING: Encoding = {
+  contentType: 'application/json',
+  parse: (entry, body) => parseMessage(entry, typeof body === 'string' ? body : body.toString('utf8')),
+  write: (_entry, json) => JSON.stringify(json),
+};
+
+const PROTO_ENCODING: Encoding = {
+  contentType: 'application/proto',
+  parse: (entry, body) => parseBinaryMessage(entry, typeof body === 'string' ? Buffer.from(body, 'base64url') : body),
+  write: (entry, json) => toBinary(entry.method.output, fromJson(entry.method.output, json as JsonObject)),
+};
+
+async function run(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse, input: Buffer | string, httpMethod: 'GET' | 'POST', encoding: Encoding): Promise<void> {
   const timeoutMs = timeoutOf(req);
-  const message = parseMessage(entry, text);
+  const message = encoding.parse(entry, input);
   const gone = new AbortController();
   res.once('close', () => gone.abort());
   const deadline = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
   const signal = deadline ? AbortSignal.any([gone.signal, deadline]) : gone.signal;
   try {
     const out = await callOperation(context.router, entry, { message, headers: forwardedHeaders(headerEntries(req)), httpMethod, signal });
-    const body = JSON.stringify(out.json);
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...out.headers });
+    const body = encoding.write(entry, out.json as Record<string, unknown>);
+    res.writeHead(200, { 'content-type': encoding.contentType, 'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength, ...out.headers });
     res.end(body);
   } catch (error) {
     if (deadline?.aborted) throw new ConnectFailure(Code.DeadlineExceeded, `the call did not finish within Connect-Timeout-Ms (${timeoutMs}ms)`);
@@ -87,21 +115,21 @@ async function run(context: JsonCallContext, entry: MethodEntry, req: AnyRequest
   }
 }
 
-/** Answers a Connect unary POST with a JSON body. */
-export async function answerJsonPost(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse): Promise<void> {
+/** Answers a Connect unary POST with a JSON body, or a binary one (`application/proto`) when `binary`. */
+export async function answerJsonPost(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse, binary = false): Promise<void> {
   try {
     const body = await readBody(req, context.maxBody);
     if (body === undefined) throw new ConnectFailure(Code.ResourceExhausted, `request body larger than ${context.maxBody} bytes (limits.max_request_body)`);
-    await run(context, entry, req, res, body.toString('utf8'), 'POST');
+    await run(context, entry, req, res, body, 'POST', binary ? PROTO_ENCODING : JSON_ENCODING);
   } catch (error) {
     sendFailure(res, error, context.log);
   }
 }
 
-/** Answers a Connect unary GET with `encoding=json` (parameters already checked). */
-export async function answerJsonGet(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse, message: string): Promise<void> {
+/** Answers a Connect unary GET with `encoding=json`, or `encoding=proto&base64=1` when `binary` (parameters already checked). */
+export async function answerJsonGet(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse, message: string, binary = false): Promise<void> {
   try {
-    await run(context, entry, req, res, message, 'GET');
+    await run(context, entry, req, res, message, 'GET', binary ? PROTO_ENCODING : JSON_ENCODING);
   } catch (error) {
     sendFailure(res, error, context.log);
   }

@@ -41,13 +41,14 @@ function isCompressed(req: AnyRequest): boolean {
   return encoding !== undefined && encoding !== 'identity';
 }
 
-type Route = { kind: 'json-post' } | { kind: 'json-get'; message: string } | { kind: 'binary' };
+/** Unary Connect calls (JSON or uncompressed binary) are answered here; the rest goes to connect-node. */
+type Route = { kind: 'post'; binary: boolean } | { kind: 'get'; message: string; binary: boolean } | { kind: 'binary' };
 
 function routePost(req: AnyRequest): Route {
   const type = mediaType(req);
   if (type === 'application/json' || type === 'application/proto') {
     requireProtocolVersion(req);
-    return type === 'application/json' && !isCompressed(req) ? { kind: 'json-post' } : { kind: 'binary' };
+    return isCompressed(req) ? { kind: 'binary' } : { kind: 'post', binary: type === 'application/proto' };
   }
   if (GRPC_TYPE.test(type)) return { kind: 'binary' };
   throw invalidArgument(
@@ -67,7 +68,10 @@ function routeGet(entry: MethodEntry, query: string): Route {
   if (params.get('connect') !== 'v1') throw invalidArgument(`query parameter connect must be v1, got "${params.get('connect')}"`);
   const encoding = params.get('encoding');
   if (encoding !== 'json' && encoding !== 'proto') throw invalidArgument(`query parameter encoding must be json or proto, got "${encoding}"`);
-  if (encoding === 'json' && !params.has('compression') && params.get('base64') !== '1') return { kind: 'json-get', message: params.get('message')! };
+  if (params.has('compression')) return { kind: 'binary' };
+  if (encoding === 'json' && params.get('base64') !== '1') return { kind: 'get', message: params.get('message')!, binary: false };
+  // A binary message in a URL is base64url (base64=1); percent-encoded raw bytes are left to connect-node.
+  if (encoding === 'proto' && params.get('base64') === '1') return { kind: 'get', message: params.get('message')!, binary: true };
   return { kind: 'binary' };
 }
 
@@ -89,8 +93,8 @@ export function createDispatcher(context: DispatchContext): (req: AnyRequest, re
         const allow = entry.operation.type === 'query' ? 'GET, POST' : 'POST';
         throw new ConnectFailure(Code.Unimplemented, `method ${req.method} is not allowed; use ${allow.replace(', ', ' or ')}`, { status: 405, headers: { allow } });
       }
-      if (route.kind === 'json-post') void answerJsonPost(json, entry, req, res);
-      else if (route.kind === 'json-get') void answerJsonGet(json, entry, req, res, route.message);
+      if (route.kind === 'post') void answerJsonPost(json, entry, req, res, route.binary);
+      else if (route.kind === 'get') void answerJsonGet(json, entry, req, res, route.message, route.binary);
       else binary(req, res);
     } catch (error) {
       // Drain what the client sent, so a refused request does not reset the connection.

@@ -114,6 +114,16 @@ describe('Connect errors', () => {
     expect({ status: badGet.status, code: (badGet.body as { code: string }).code }).toEqual({ status: 400, code: 'invalid_argument' });
   });
 
+  it('refuses a binary message that does not decode, over POST and GET, with invalid_argument', async () => {
+    // Field 1 announces 5 bytes and brings 2.
+    const truncated = '\n\u0005ab';
+    const post = await connectPost(setup.served.connectUrl, GET_PROJECT, truncated, { 'content-type': 'application/proto' });
+    expect({ status: post.status, code: (post.body as { code: string }).code }).toEqual({ status: 400, code: 'invalid_argument' });
+    expect((post.body as { message: string }).message).toMatch(/^malformed GetProjectRequest message: /);
+    const get = await connectGet(setup.served.connectUrl, GET_PROJECT, { connect: 'v1', encoding: 'proto', base64: '1', message: Buffer.from(truncated).toString('base64url') });
+    expect({ status: get.status, code: (get.body as { code: string }).code }).toEqual({ status: 400, code: 'invalid_argument' });
+  });
+
   it('refuses a missing required input message with invalid_argument', async () => {
     expect(await statusAndBody(connectPost(setup.served.connectUrl, CREATE, {}))).toEqual(invalid('input: required'));
   });
