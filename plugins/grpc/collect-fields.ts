@@ -24,15 +24,25 @@ export interface CollectContext {
   readonly variables: Readonly<Record<string, unknown>>;
 }
 
-/** Fields selected on an object of `type`, by response key (several nodes when a key is selected twice). */
+/** Set by `collectFields` when `@skip` / `@include` took part, so the result holds for these variables only. */
+export interface VariableUse {
+  variables: boolean;
+}
+
+/**
+ * Fields selected on an object of `type`, by response key (several nodes when
+ * a key is selected twice). `use.variables` becomes true when a directive was
+ * read, i.e. the result depends on the request's variables.
+ */
 export function collectFields(
   context: CollectContext,
   type: GraphQLObjectType,
   selectionSets: readonly SelectionSetNode[],
+  use: VariableUse = { variables: false },
 ): Map<string, FieldNode[]> {
   const fields = new Map<string, FieldNode[]>();
   const visited = new Set<string>();
-  for (const selectionSet of selectionSets) collectInto(context, type, selectionSet, fields, visited);
+  for (const selectionSet of selectionSets) collectInto(context, type, selectionSet, fields, visited, use);
   return fields;
 }
 
@@ -47,9 +57,13 @@ function collectInto(
   selectionSet: SelectionSetNode,
   fields: Map<string, FieldNode[]>,
   visited: Set<string>,
+  use: VariableUse,
 ): void {
   for (const selection of selectionSet.selections) {
-    if (!included(context, selection)) continue;
+    if (selection.directives !== undefined && selection.directives.length > 0) {
+      use.variables = true;
+      if (!included(context, selection)) continue;
+    }
     switch (selection.kind) {
       case Kind.FIELD: {
         const key = selection.alias?.value ?? selection.name.value;
@@ -60,7 +74,7 @@ function collectInto(
       }
       case Kind.INLINE_FRAGMENT:
         if (!selection.typeCondition || applies(context, selection.typeCondition.name.value, type)) {
-          collectInto(context, type, selection.selectionSet, fields, visited);
+          collectInto(context, type, selection.selectionSet, fields, visited, use);
         }
         break;
       case Kind.FRAGMENT_SPREAD: {
@@ -68,7 +82,7 @@ function collectInto(
         const fragment = context.fragments[name];
         if (visited.has(name) || !fragment) continue;
         visited.add(name);
-        if (applies(context, fragment.typeCondition.name.value, type)) collectInto(context, type, fragment.selectionSet, fields, visited);
+        if (applies(context, fragment.typeCondition.name.value, type)) collectInto(context, type, fragment.selectionSet, fields, visited, use);
         break;
       }
     }
@@ -76,7 +90,6 @@ function collectInto(
 }
 
 function included(context: CollectContext, node: Parameters<typeof getDirectiveValues>[1]): boolean {
-  if (!node.directives || node.directives.length === 0) return true;
   if (getDirectiveValues(GraphQLSkipDirective, node, context.variables)?.if === true) return false;
   return getDirectiveValues(GraphQLIncludeDirective, node, context.variables)?.if !== false;
 }
