@@ -31,7 +31,7 @@ describe('switchyard grpc-service', () => {
     const result = await switchyard(['grpc-service', 'init', '--template', 'typescript', '--directory', 'My Service'], dir);
     expect(result).toEqual({
       code: 0,
-      stdout: 'created a typescript gRPC service in My Service (12 files)\nnext:\n  cd My Service\n  npm install\n  npm run bootstrap\n  npm start\nthen open http://localhost:3002 (README.md has the details)\n',
+      stdout: 'created a typescript gRPC service in My Service (16 files)\nnext:\n  cd My Service\n  npm install\n  npm run bootstrap\n  npm start\nthen open http://localhost:3002 (README.md has the details)\n',
       stderr: '',
     });
     const project = join(dir, 'My Service');
@@ -44,6 +44,10 @@ describe('switchyard grpc-service', () => {
       'router.compose.yaml',
       'router.config.yaml',
       'scripts/start.mjs',
+      'services/projects/v1/CreateProject.graphql',
+      'services/projects/v1/GetProject.graphql',
+      'services/projects/v1/ListProjects.graphql',
+      'services/projects/v1/UpdateProject.graphql',
       'src/graph/schema.graphql',
       'src/index.ts',
       'src/service.ts',
@@ -53,7 +57,7 @@ describe('switchyard grpc-service', () => {
     expect(manifest.name).toBe('my-service');
     expect(manifest.dependencies.switchyard).toBe('^0.1.0');
     expect(manifest.scripts.bootstrap).toBe('npm run generate');
-    expect(manifest.scripts['generate:proto']).toBe('switchyard grpc-service generate -i ./src/graph/schema.graphql -o ./proto/service/v1');
+    expect(manifest.scripts['generate:proto']).toBe('switchyard grpc-service generate -i ./src/graph/schema.graphql -o ./proto/service/v1 --with-operations ./services/projects/v1');
     const schema = await readFile(join(project, 'src/graph/schema.graphql'), 'utf8');
     for (const text of ['getProject(id: ID!): Project', 'listProjects: [Project!]!', 'createProject(input: CreateProjectInput!): Project!', 'updateProject(id: ID!, input: UpdateProjectInput!): Project!', 'enum ProjectStatus']) {
       expect(schema).toContain(text);
@@ -74,7 +78,7 @@ describe('switchyard grpc-service', () => {
     });
     expect(await files(join(dir, 'taken'))).toEqual(['notes.txt']);
     const forced = await initProject({ template: 'typescript', directory: join(dir, 'taken'), force: true });
-    expect(forced.files).toHaveLength(12);
+    expect(forced.files).toHaveLength(16);
     expect(await files(join(dir, 'taken'))).toContain('notes.txt');
     expect(await files(join(dir, 'taken'))).toContain('src/service.ts');
     const unknown = await switchyard(['grpc-service', 'init', '--template', 'rust', '--directory', 'x'], dir);
