@@ -118,6 +118,8 @@ export class GrpcChannels {
       'grpc.keepalive_time_ms': 60_000,
       'grpc.enable_retries': 0,
       'grpc.enable_channelz': 0,
+      // grpc-js backs off up to 120 s between reconnects; a service back after a long outage should serve within seconds.
+      'grpc.max_reconnect_backoff_ms': 10_000,
       'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
     });
     const channel = client.getChannel();
