@@ -10,6 +10,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import type { GraphQLErrorJSON, RouterHandle } from '../../src/index.js';
 import { ConnectFailure, graphqlErrorDetails } from './connect-errors.js';
 import type { MethodEntry } from './method-table.js';
+import type { JsonFromData } from './response-plan.js';
 
 /** What a call brings. */
 export interface CallInput {
@@ -110,5 +111,20 @@ export async function callOperation(router: RouterHandle, entry: MethodEntry, in
   // GET answers may be kept by CDNs and browsers: pass on the router's cache policy (the response cache merges it from the subgraphs').
   const cacheControl = response.headers['cache-control'];
   if (input.httpMethod === 'GET' && cacheControl !== undefined) headers['cache-control'] = cacheControl;
-  return { json: plan.json(data), headers };
+  return { json: messageJson(plan.json, data), headers };
+}
+
+/**
+ * Response messages by the data they were converted from: requests that
+ * received the very same shaped data (the router shares it between requests
+ * with identical subgraph answers) share the conversion too.
+ */
+const converted = new WeakMap<object, { readonly convert: JsonFromData; readonly json: Record<string, unknown> }>();
+
+function messageJson(convert: JsonFromData, data: Record<string, unknown>): Record<string, unknown> {
+  const known = converted.get(data);
+  if (known?.convert === convert) return known.json;
+  const json = convert(data);
+  converted.set(data, { convert, json });
+  return json;
 }

@@ -97,6 +97,17 @@ const PROTO_ENCODING: Encoding = {
   write: (entry, json) => toBinary(entry.method.output, fromJson(entry.method.output, json as JsonObject)),
 };
 
+/** Encoded answers by message: a message shared between calls (see call-operation.ts) is encoded once. */
+const encoded = new WeakMap<object, { readonly encoding: Encoding; readonly body: string | Uint8Array }>();
+
+function encodedMessage(encoding: Encoding, entry: MethodEntry, json: Record<string, unknown>): string | Uint8Array {
+  const known = encoded.get(json);
+  if (known?.encoding === encoding) return known.body;
+  const body = encoding.write(entry, json);
+  encoded.set(json, { encoding, body });
+  return body;
+}
+
 async function run(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse, input: Buffer | string, httpMethod: 'GET' | 'POST', encoding: Encoding): Promise<void> {
   const timeoutMs = timeoutOf(req);
   const message = encoding.parse(entry, input);
@@ -106,7 +117,7 @@ async function run(context: JsonCallContext, entry: MethodEntry, req: AnyRequest
   const signal = deadline ? AbortSignal.any([gone.signal, deadline]) : gone.signal;
   try {
     const out = await callOperation(context.router, entry, { message, headers: forwardedHeaders(headerEntries(req)), httpMethod, signal });
-    const body = encoding.write(entry, out.json as Record<string, unknown>);
+    const body = encodedMessage(encoding, entry, out.json as Record<string, unknown>);
     res.writeHead(200, { 'content-type': encoding.contentType, 'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength, ...out.headers });
     res.end(body);
   } catch (error) {
