@@ -53,11 +53,14 @@ function rootFields(sdl: string): string[] {
  * names the file and what is wrong (the caller adds the subgraph name).
  */
 export async function loadGrpcSubgraph(subgraph: GrpcSubgraph): Promise<GrpcSubgraphFiles> {
-  const [sdl, proto, mappingText] = await Promise.all([
+  // Read together, reported in a fixed order: the first missing file is the one to fix first.
+  const reads = await Promise.allSettled([
     readText(subgraph.schemaFile, 'schema'),
     readText(subgraph.protoFile, 'proto'),
     readText(subgraph.mappingFile, 'mapping'),
   ]);
+  for (const read of reads) if (read.status === 'rejected') throw read.reason;
+  const [sdl, proto, mappingText] = reads.map((read) => (read as PromiseFulfilledResult<string>).value) as [string, string, string];
   let json: unknown;
   try {
     json = JSON.parse(mappingText);
