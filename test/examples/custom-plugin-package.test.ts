@@ -95,7 +95,7 @@ describe('examples/custom-plugin as an npm package', () => {
     expect(tests.filter((test) => test.status !== 'passed')).toEqual([]);
     await runPackageScript(plugin, 'build');
     const types = await readFile(join(plugin, 'dist/index.d.ts'), 'utf8');
-    expect(types).toMatch(/declare const useClientRateLimit: switchyard\.PluginFactory</);
+    expect(types).toMatch(/declare const useClientRateLimit: (switchyard\.)?PluginFactory</);
     expect(types).toContain("from 'switchyard'");
     const code = await readFile(join(plugin, 'dist/index.js'), 'utf8');
     expect(code).toMatch(/from "switchyard"/);

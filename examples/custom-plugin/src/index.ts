@@ -10,7 +10,7 @@
  * createRouter({ plugins: [useClientRateLimit({ requests: 100, window: '1m', clients: { web: { requests: 1000 } } })] });
  * ```
  */
-import { definePlugin, formatDuration } from 'switchyard';
+import { definePlugin, formatDuration, type PluginFactory } from 'switchyard';
 import { clientRateLimitOptionsSchema } from './options.js';
 import { clientRateLimitHook } from './rate-limit-hook.js';
 import { TokenBuckets } from './token-buckets.js';
@@ -18,8 +18,12 @@ import { TokenBuckets } from './token-buckets.js';
 export { ANONYMOUS_CLIENT, clientRateLimitOptionsSchema, type ClientRateLimitOptions, type ResolvedClientRateLimitOptions } from './options.js';
 export { CLIENT_RATE_LIMIT, type RateLimitDecision } from './rate-limit-hook.js';
 
-/** `useClientRateLimit(options)`: the plugin for `createRouter({ plugins })`. */
-export const useClientRateLimit = definePlugin({
+/**
+ * `useClientRateLimit(options)`: the plugin for `createRouter({ plugins })`.
+ * Annotated so the declaration names zod through `switchyard`, not through
+ * switchyard's own node_modules.
+ */
+export const useClientRateLimit: PluginFactory<typeof clientRateLimitOptionsSchema> = definePlugin({
   name: 'client-rate-limit',
   options: clientRateLimitOptionsSchema,
   setup(ctx, options) {
