@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
 import { useRequestBodyLimit } from './body-limit.js';
+import { answerPost, postLaneCandidate, type PostLaneOptions } from './graphql-post-lane.js';
 import { parseListenAddress } from './listen-address.js';
 import { Playground } from './playground.js';
 
@@ -41,10 +42,20 @@ export class HttpServer {
   /** Set once close() starts: keep-alive ends and readiness reports 503. */
   private draining = false;
   private readonly playground = new Playground({ endpoint: '/graphql' });
+  /** The lane for plain JSON POSTs (graphql-post-lane.ts); off with CORS, whose headers yoga adds. */
+  private readonly postLane: PostLaneOptions | undefined;
 
   constructor(private readonly options: HttpServerOptions) {
     const { config } = options;
     const cors = config.cors;
+    this.postLane = cors.enabled
+      ? undefined
+      : {
+          maxBodyBytes: config.limits.max_request_body,
+          execute: options.execute,
+          serialize: serializeBody,
+          fallback: (req, res, body) => this.answerWithYoga(req, res, body),
+        };
     this.yoga = createYoga({
       graphqlEndpoint: '/graphql',
       graphiql: false,
@@ -134,12 +145,29 @@ export class HttpServer {
         res.end(own.body);
         return;
       }
-      await this.yoga.requestListener(req, res);
+      if (this.postLane && postLaneCandidate(req, this.postLane.maxBodyBytes)) await answerPost(req, res, this.postLane);
+      else await this.yoga.requestListener(req, res);
     } catch (error) {
       this.options.log.error({ err: error }, 'HTTP handler failed');
       if (!res.headersSent) res.writeHead(500, JSON_HEADERS);
       res.end(JSON.stringify({ errors: [{ message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
     }
+  }
+
+  /** Yoga answers a request whose body was already read. */
+  private async answerWithYoga(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): Promise<void> {
+    if (body === undefined) return this.yoga.requestListener(req, res);
+    const headers = new Headers();
+    for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+    const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method, headers, body: new Uint8Array(body) });
+    const response = await this.yoga.fetch(request);
+    const out: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      out[name] = value;
+    });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    res.writeHead(response.status, out);
+    res.end(bytes);
   }
 
   /** Routes the router answers itself; undefined hands the request to yoga. */
@@ -199,20 +227,20 @@ function documentIdOf(params: object): string | undefined {
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
-/** The JSON of data-only bodies, by their data object: requests that share shaped data share its text too. */
-const dataOnlyJson = new WeakMap<object, string>();
+/** The JSON of data-only bodies, by their data object: requests that share shaped data share its bytes too. */
+const dataOnlyJson = new WeakMap<object, Buffer>();
 
-function serializeBody(body: OperationResponse['body']): string {
+function serializeBody(body: OperationResponse['body']): string | Buffer {
   const data = body.data;
   if (data === null || typeof data !== 'object' || body.errors !== undefined || body.extensions !== undefined || Object.keys(body).length !== 1) {
     return JSON.stringify(body);
   }
-  let text = dataOnlyJson.get(data);
-  if (text === undefined) {
-    text = JSON.stringify(body);
-    dataOnlyJson.set(data, text);
+  let bytes = dataOnlyJson.get(data);
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(body));
+    dataOnlyJson.set(data, bytes);
   }
-  return text;
+  return bytes;
 }
 
 /**
@@ -220,7 +248,7 @@ function serializeBody(body: OperationResponse['body']): string {
  * serialized by us, so nothing internal leaks into it.
  */
 function toYogaResult(response: OperationResponse): Record<string, unknown> {
-  const stringify = () => serializeBody(response.body);
+  const stringify = () => serializeBody(response.body).toString();
   if (response.requestError) {
     return {
       errors: [new GraphQLError('request error', { extensions: { http: { status: response.status, spec: true } } })],
