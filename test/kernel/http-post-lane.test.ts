@@ -115,10 +115,11 @@ describe('the answer', () => {
         import('node:http').then(({ request }) => {
           const body = JSON.stringify({ query: '{ books { id } }' });
           // An array value sends one header line per item.
-          const req = request(`${probe.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length, authorization: ['a', 'b'] } }, (res) => {
+          const req = request(`${probe.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
             res.resume();
             res.on('end', () => resolve(res.statusCode ?? 0));
           });
+          req.setHeader('authorization', ['a', 'b']);
           req.on('error', reject);
           req.end(body);
         }, reject);
