@@ -65,51 +65,85 @@ export class ResponseTree {
    */
   collect(path: readonly PathSegment[], satisfies: (typename: string, condition: string) => boolean): EntityNode[] {
     const out: EntityNode[] = [];
-    this.walk(this.roots, path, 0, [], satisfies, out);
+    this.walkMany(this.roots, path, 0, undefined, satisfies, out);
     return out;
   }
 
   /**
-   * One step of `collect`: `values` are what the fetches hold for one
-   * response position (usually one value); the path is shared and copied
-   * only for the positions found.
+   * One step of `collect` for a position that one fetch alone answered
+   * (the common case): no arrays of values, no views. Positions found keep
+   * a link to their parent step; their path is spelled out only if asked.
    */
-  private walk(
-    values: readonly unknown[],
+  private walkOne(
+    value: unknown,
     segments: readonly PathSegment[],
     depth: number,
-    at: Array<string | number>,
+    at: PathLink | undefined,
     satisfies: (typename: string, condition: string) => boolean,
     out: EntityNode[],
   ): void {
+    if (value === null || typeof value !== 'object') return;
+    const segment = segments[depth];
+    if (segment === '@') {
+      if (!Array.isArray(value)) return;
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        if (item !== null && item !== undefined) this.walkOne(item, segments, depth + 1, { parent: at, segment: i }, satisfies, out);
+      }
+      return;
+    }
+    if (Array.isArray(value)) return;
+    const object = value as JsonObject;
+    const extras = this.extras.get(object);
+    if (extras) {
+      this.walkMany([object], segments, depth, at, satisfies, out);
+      return;
+    }
+    if (segment === undefined) {
+      out.push(new FoundEntity(object, [object], at));
+      return;
+    }
+    if (segment.startsWith('... on ')) {
+      const typename = object.__typename;
+      if (typeof typename === 'string' && satisfies(typename, segment.slice(7))) this.walkOne(object, segments, depth + 1, at, satisfies, out);
+      return;
+    }
+    const child = object[segment];
+    if (child !== undefined && child !== null) this.walkOne(child, segments, depth + 1, { parent: at, segment }, satisfies, out);
+  }
+
+  /**
+   * One step of `collect`: `values` are what the fetches hold for one
+   * response position (several when later fetches added to it).
+   */
+  private walkMany(
+    values: readonly unknown[],
+    segments: readonly PathSegment[],
+    depth: number,
+    at: PathLink | undefined,
+    satisfies: (typename: string, condition: string) => boolean,
+    out: EntityNode[],
+  ): void {
+    if (values.length === 1) {
+      const only = values[0];
+      if (only === null || typeof only !== 'object' || Array.isArray(only) || !this.extras.has(only as JsonObject)) {
+        this.walkOne(only, segments, depth, at, satisfies, out);
+        return;
+      }
+    }
     if (depth === segments.length) {
       const view = this.viewOf(values);
-      if (view.length > 0) out.push({ primary: view[0]!, view, path: at.slice() });
+      if (view.length > 0) out.push(new FoundEntity(view[0]!, view, at));
       return;
     }
     const segment = segments[depth]!;
     if (segment === '@') {
-      if (values.length === 1) {
-        const list = values[0];
-        if (!Array.isArray(list)) return;
-        for (let i = 0; i < list.length; i++) {
-          const item: unknown = list[i];
-          if (item === null || item === undefined) continue;
-          at.push(i);
-          this.walk([item], segments, depth + 1, at, satisfies, out);
-          at.pop();
-        }
-        return;
-      }
       const lists = values.filter(Array.isArray) as unknown[][];
       const length = lists.reduce((max, list) => Math.max(max, list.length), 0);
       for (let i = 0; i < length; i++) {
         const items: unknown[] = [];
         for (const list of lists) if (list[i] !== undefined && list[i] !== null) items.push(list[i]);
-        if (items.length === 0) continue;
-        at.push(i);
-        this.walk(items, segments, depth + 1, at, satisfies, out);
-        at.pop();
+        if (items.length > 0) this.walkMany(items, segments, depth + 1, { parent: at, segment: i }, satisfies, out);
       }
       return;
     }
@@ -117,15 +151,38 @@ export class ResponseTree {
       // Interface objects report the interface; other fetches may know the object type.
       const condition = segment.slice(7);
       if (typenamesOf(this.viewOf(values)).some((typename) => satisfies(typename, condition))) {
-        this.walk(values, segments, depth + 1, at, satisfies, out);
+        this.walkMany(values, segments, depth + 1, at, satisfies, out);
       }
       return;
     }
     const children = childValues(this.viewOf(values), segment);
-    if (children.length === 0) return;
-    at.push(segment);
-    this.walk(children, segments, depth + 1, at, satisfies, out);
-    at.pop();
+    if (children.length > 0) this.walkMany(children, segments, depth + 1, { parent: at, segment }, satisfies, out);
+  }
+}
+
+/** One step of a response path, linked to the step before it. */
+interface PathLink {
+  readonly parent: PathLink | undefined;
+  readonly segment: string | number;
+}
+
+/** An entity position as `collect` finds it; its path is spelled out on first use (most are never asked). */
+class FoundEntity implements EntityNode {
+  private spelled: ReadonlyArray<string | number> | undefined;
+
+  constructor(
+    readonly primary: JsonObject,
+    readonly view: readonly JsonObject[],
+    private readonly at: PathLink | undefined,
+  ) {}
+
+  get path(): ReadonlyArray<string | number> {
+    if (!this.spelled) {
+      const path: Array<string | number> = [];
+      for (let link = this.at; link; link = link.parent) path.push(link.segment);
+      this.spelled = path.reverse();
+    }
+    return this.spelled;
   }
 }
 
