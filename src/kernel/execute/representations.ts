@@ -27,6 +27,10 @@ export function buildEntityBatch(tree: ResponseTree, nodes: readonly EntityNode[
   const targets: EntityNode[][] = [];
   const seen = new Map<string, number>();
   const only = specs.length === 1 ? specs[0] : undefined;
+  // One scalar key field (the usual `id`): entities are told apart by the value itself.
+  const onlyField = only?.fields.length === 1 && !only.fields[0]!.children && !only.fields[0]!.typeCondition ? only.fields[0] : undefined;
+  const onlyTypename = only && (only.typename.kind === 'fixed' ? only.typename.name : only.typeCondition);
+  const byValue = new Map<unknown, number>();
   const flat = new Map<RepresentationSpec, boolean>();
   for (const node of nodes) {
     const runtimeType = runtimeTypenameOf(node.view, facts.isObjectType);
@@ -37,6 +41,21 @@ export function buildEntityBatch(tree: ResponseTree, nodes: readonly EntityNode[
         : specs.find((s) => (runtimeType === undefined ? specs.length === 1 : facts.satisfies(runtimeType, s.typeCondition)));
     if (!spec) continue;
     const typename = spec.typename.kind === 'fixed' ? spec.typename.name : runtimeType ?? spec.typeCondition;
+    // Entities of other runtime types (under an interface condition) take the general path below.
+    if (onlyField && spec === only && typename === onlyTypename) {
+      const value = firstValue(node.view, onlyField.responseKey);
+      if (value === undefined) continue;
+      if (value === null || typeof value !== 'object') {
+        const known = byValue.get(value);
+        if (known !== undefined) targets[known]!.push(node);
+        else {
+          byValue.set(value, representations.length);
+          representations.push({ __typename: typename, [onlyField.name]: value });
+          targets.push([node]);
+        }
+        continue;
+      }
+    }
     let isFlat = flat.get(spec);
     if (isFlat === undefined) {
       isFlat = spec.fields.every((f) => !f.children && !f.typeCondition);

@@ -1,0 +1,92 @@
+/**
+ * Entity representations sent to a subgraph: each distinct entity once, in
+ * the order first seen, and every position it was found at merged back.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildEntityBatch } from '../../../src/kernel/execute/representations.js';
+import { ResponseTree } from '../../../src/kernel/execute/response-tree.js';
+import type { RepresentationSpec } from '../../../src/kernel/plan/query-plan.js';
+
+const OBJECT_TYPES = new Set(['User', 'Bot']);
+const facts = {
+  isObjectType: (name: string) => OBJECT_TYPES.has(name),
+  satisfies: (type: string, condition: string) => type === condition || (condition === 'Account' && OBJECT_TYPES.has(type)),
+};
+
+function batchOf(items: unknown[], specs: RepresentationSpec[]) {
+  const tree = new ResponseTree();
+  tree.addRoot({ items } as never);
+  const nodes = tree.collect(['items', '@'], facts.satisfies);
+  return buildEntityBatch(tree, nodes, specs, facts);
+}
+
+const byId = (typeCondition: string, kind: 'runtime' | 'fixed' = 'runtime'): RepresentationSpec => ({
+  typeCondition,
+  typename: kind === 'fixed' ? { kind, name: typeCondition } : { kind },
+  fields: [{ name: 'id', responseKey: 'id', children: undefined }],
+});
+
+describe('representations of an entity fetch', () => {
+  it('sends each entity once and merges its result into every position it was found at', () => {
+    const batch = batchOf(
+      [
+        { __typename: 'User', id: 'u1' },
+        { __typename: 'User', id: 'u2' },
+        { __typename: 'User', id: 'u1' },
+      ],
+      [byId('User')],
+    );
+    expect(batch.representations).toEqual([
+      { __typename: 'User', id: 'u1' },
+      { __typename: 'User', id: 'u2' },
+    ]);
+    expect(batch.targets.map((positions) => positions.map((p) => p.path))).toEqual([[['items', 0], ['items', 2]], [['items', 1]]]);
+  });
+
+  it('keeps entities of different types apart when they share an id under an interface', () => {
+    const batch = batchOf(
+      [
+        { __typename: 'User', id: '1' },
+        { __typename: 'Bot', id: '1' },
+      ],
+      [byId('Account')],
+    );
+    expect(batch.representations).toEqual([
+      { __typename: 'User', id: '1' },
+      { __typename: 'Bot', id: '1' },
+    ]);
+  });
+
+  it('tells a number id from the same digits as a string', () => {
+    const batch = batchOf(
+      [
+        { __typename: 'User', id: 1 },
+        { __typename: 'User', id: '1' },
+        { __typename: 'User', id: 1 },
+      ],
+      [byId('User')],
+    );
+    expect(batch.representations).toEqual([
+      { __typename: 'User', id: 1 },
+      { __typename: 'User', id: '1' },
+    ]);
+    expect(batch.targets.map((positions) => positions.length)).toEqual([2, 1]);
+  });
+
+  it('leaves out objects whose key is missing (their fetch failed) and dedupes object-valued keys by content', () => {
+    const batch = batchOf(
+      [{ __typename: 'User' }, { __typename: 'User', id: { org: 'a', n: 1 } }, { __typename: 'User', id: { org: 'a', n: 1 } }],
+      [byId('User')],
+    );
+    expect(batch.representations).toEqual([{ __typename: 'User', id: { org: 'a', n: 1 } }]);
+    expect(batch.targets[0]!.map((p) => p.path)).toEqual([
+      ['items', 1],
+      ['items', 2],
+    ]);
+  });
+
+  it('writes a fixed typename for a subgraph that knows the type as an interface object', () => {
+    const batch = batchOf([{ __typename: 'User', id: 'u1' }], [byId('Account', 'fixed')]);
+    expect(batch.representations).toEqual([{ __typename: 'Account', id: 'u1' }]);
+  });
+});
