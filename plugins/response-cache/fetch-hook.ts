@@ -106,6 +106,16 @@ async function lookupEntities(
   if (representations.length === 0) return recordAnswerPart(record, context.fallbackTtlMs);
   const lookup = context.memo.entityLookup(request, representations);
   const { keys, types } = lookup;
+  // Read before the store: a change while reading makes the next request read again.
+  const version = context.store.version?.();
+  const reused = context.memo.reusableHit(lookup, version);
+  if (reused) {
+    status.status = 'hit';
+    context.metrics.hits(request.subgraph, types);
+    record.parts.push({ cacheable: true, ttlMs: reused.ttlMs, isPublic: reused.isPublic });
+    event.respondWith(reused.answer);
+    return;
+  }
   const found = await read(context, keys);
   if (!found) return recordAnswerPart(record, context.fallbackTtlMs);
   const missing: number[] = [];
@@ -115,8 +125,11 @@ async function lookupEntities(
   if (missing.length === 0) {
     status.status = 'hit';
     context.metrics.hits(request.subgraph, types);
-    record.parts.push(combineParts(found.map((entry) => entryPart(entry!))));
-    event.respondWith(context.memo.entityAnswer(lookup, found.map((entry) => entry!.value)));
+    const part = combineParts(found.map((entry) => entryPart(entry!)));
+    record.parts.push(part);
+    const expiresAt = found.reduce((earliest, entry) => Math.min(earliest, entry!.expiresAt), Number.POSITIVE_INFINITY);
+    const facts = { version, expiresAt, isPublic: part.cacheable && part.isPublic };
+    event.respondWith(context.memo.entityAnswer(lookup, found.map((entry) => entry!.value), facts));
     return;
   }
   const partial = missing.length < representations.length && context.fetchMissingEntitiesOnly;

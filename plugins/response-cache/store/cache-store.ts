@@ -32,6 +32,12 @@ export interface EntryWrite {
 export interface CacheStore {
   /** `memory` or `sharedstore`. */
   readonly provider: 'memory' | 'sharedstore';
+  /**
+   * A number that changes whenever an entry is written, removed, evicted or
+   * expired, for providers that can know it (memory). Absent for shared
+   * stores: other replicas change them unseen.
+   */
+  version?(): number;
   /** Entries by key, in order; undefined for a miss or an expired entry. */
   getMany(keys: readonly string[]): Promise<Array<StoredEntry | undefined>>;
   /**

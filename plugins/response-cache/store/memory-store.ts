@@ -26,12 +26,15 @@ export class MemoryCacheStore implements CacheStore {
   private readonly keyv: Keyv<StoredValue>;
   private readonly index = new MemoryIndex();
   private readonly marks: InvalidationMarks;
+  /** Bumped by every write and every entry leaving (deleted, evicted, expired or replaced). */
+  private changes = 0;
 
   constructor({ maxEntries, markTtlMs }: MemoryStoreOptions) {
     const index = this.index;
     this.lru = new LRUCache<string, Envelope>({
       max: maxEntries,
-      dispose: function unlist(_value, key) {
+      dispose: (_value, key) => {
+        this.changes++;
         index.remove(key);
       },
     });
@@ -46,6 +49,10 @@ export class MemoryCacheStore implements CacheStore {
     this.marks = new InvalidationMarks(markTtlMs);
   }
 
+  version(): number {
+    return this.changes;
+  }
+
   async getMany(keys: readonly string[]): Promise<Array<StoredEntry | undefined>> {
     const rows = await this.keyv.getManyRaw([...keys]);
     return rows.map(toStoredEntry);
@@ -56,6 +63,7 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   async write(entries: readonly EntryWrite[], since: number | undefined): Promise<EntryWrite[]> {
+    this.changes++;
     await this.keyv.setMany(entries.map((entry) => ({ key: entry.key, value: toStoredValue(entry), ttl: entry.ttlMs })));
     const kept: EntryWrite[] = [];
     for (const entry of entries) {
