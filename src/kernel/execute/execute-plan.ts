@@ -271,11 +271,14 @@ class PlanWalker {
       this.errors.push(invalidResponse(node.subgraph, reason, batch.targets[0]![0]!.path));
       return;
     }
-    for (let i = 0; i < results.length; i++) {
-      const result: unknown = node.aliases ? restoreAliases(results[i], node.aliases, this.options.satisfies) : results[i];
-      if (result === null || typeof result !== 'object' || Array.isArray(result)) continue;
-      for (const target of batch.targets[i]!) this.tree.attach(target.primary, result as JsonObject);
-    }
+    const { tree, options } = this;
+    tree.later(() => {
+      for (let i = 0; i < results.length; i++) {
+        const result: unknown = node.aliases ? restoreAliases(results[i], node.aliases, options.satisfies) : results[i];
+        if (result === null || typeof result !== 'object' || Array.isArray(result)) continue;
+        for (const target of batch.targets[i]!) tree.attach(target.primary, result as JsonObject);
+      }
+    });
   }
 
   /** Runs a fetch; a thrown error becomes a GraphQL error and an absent answer. */

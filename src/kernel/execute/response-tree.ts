@@ -24,6 +24,8 @@ const NONE: readonly JsonObject[] = [];
 export class ResponseTree {
   readonly roots: JsonObject[] = [];
   private readonly extras = new Map<JsonObject, JsonObject[]>();
+  /** Attachments not made yet, in arrival order (see `later`). */
+  private pending: Array<() => void> | undefined;
 
   addRoot(data: JsonObject): void {
     this.roots.push(data);
@@ -36,8 +38,25 @@ export class ResponseTree {
     else this.extras.set(primary, [result]);
   }
 
+  /**
+   * Defers a batch of `attach` calls until the tree is first read. A request
+   * whose later work is all shared (shared-answers.ts) never reads its tree,
+   * so it never pays for building it.
+   */
+  later(attachments: () => void): void {
+    (this.pending ??= []).push(attachments);
+  }
+
+  private settle(): void {
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = undefined;
+    for (const attachments of pending) attachments();
+  }
+
   /** The objects that together make up one response object. */
   viewOf(values: readonly unknown[]): JsonObject[] {
+    this.settle();
     if (values.length === 1) {
       const value = values[0];
       if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
@@ -56,6 +75,7 @@ export class ResponseTree {
   }
 
   extrasOf(object: JsonObject): readonly JsonObject[] {
+    this.settle();
     return this.extras.get(object) ?? NONE;
   }
 
@@ -64,6 +84,7 @@ export class ResponseTree {
    * segments from the objects' `__typename`.
    */
   collect(path: readonly PathSegment[], satisfies: (typename: string, condition: string) => boolean): EntityNode[] {
+    this.settle();
     const out: EntityNode[] = [];
     this.walkMany(this.roots, path, 0, undefined, satisfies, out);
     return out;
