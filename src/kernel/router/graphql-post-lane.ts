@@ -130,6 +130,19 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * wins, and `application/json` when it matches both); undefined when none fits.
  */
 export function resultTypeFor(accept: string | undefined): ResultType | undefined {
+  const key = accept ?? '';
+  if (knownAccepts.has(key)) return knownAccepts.get(key);
+  const type = readAccept(accept);
+  // Clients send a handful of distinct Accept values; bounded anyway, as clients choose them.
+  if (knownAccepts.size >= 64) knownAccepts.clear();
+  knownAccepts.set(key, type);
+  return type;
+}
+
+/** `resultTypeFor` answers by Accept value. */
+const knownAccepts = new Map<string, ResultType | undefined>();
+
+function readAccept(accept: string | undefined): ResultType | undefined {
   const asked = (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',');
   for (const entry of asked) {
     const [mediaType, ...params] = entry.split(';');
