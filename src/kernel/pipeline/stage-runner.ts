@@ -32,58 +32,98 @@ export async function runStage<S extends StageName>(
   perform: (input: StageInput<S>) => StageOutput<S> | Promise<StageOutput<S>>,
 ): Promise<StageOutput<S>> {
   if (hooks.length === 0) return perform(input);
-  let current = input;
-  let answer: { output: StageOutput<S>; by: string } | undefined;
+  const run: StageRun<S> = { current: input, answer: undefined, output: undefined };
   let afterHooks: Array<{ registered: RegisteredHook<S>; after: AfterStageHook<S> }> | undefined;
   for (const registered of hooks) {
-    const event: StageEvent<S> = {
-      stage,
-      get input() {
-        return current;
-      },
-      setInput(next) {
-        current = next;
-      },
-      respondWith(output) {
-        answer = { output, by: registered.plugin };
-      },
-      state: scope.state,
-      signal: scope.signal,
-      log: registered.log,
-    };
     let after: void | AfterStageHook<S>;
     try {
-      after = await registered.hook(event);
+      after = await registered.hook(new BeforeEvent(stage, run, registered, scope));
     } catch (error) {
       throw pluginError(registered.plugin, error);
     }
     if (typeof after === 'function') (afterHooks ??= []).push({ registered, after });
-    if (answer) break;
+    if (run.answer) break;
   }
-  let output = answer ? answer.output : await perform(current);
-  if (!afterHooks) return output;
-  const shortCircuitedBy = answer?.by;
-  const ranWith = current;
+  const answer = run.answer;
+  run.output = answer ? answer.output : await perform(run.current);
+  if (!afterHooks) return run.output;
+  const ranWith = run.current;
   for (const { registered, after } of afterHooks) {
-    const event: AfterStageEvent<S> = {
-      stage,
-      input: ranWith,
-      get output() {
-        return output;
-      },
-      setOutput(next) {
-        output = next;
-      },
-      shortCircuitedBy,
-      state: scope.state,
-      signal: scope.signal,
-      log: registered.log,
-    };
     try {
-      await after(event);
+      await after(new AfterEvent(stage, ranWith, run, answer?.by, registered, scope));
     } catch (error) {
       throw pluginError(registered.plugin, error);
     }
   }
-  return output;
+  return run.output;
+}
+
+/** What one stage run's events read and change. */
+interface StageRun<S extends StageName> {
+  current: StageInput<S>;
+  answer: { output: StageOutput<S>; by: string } | undefined;
+  output: StageOutput<S> | undefined;
+}
+
+/*
+ * Events are small classes rather than object literals with closures: a
+ * stage with hooks runs for every subgraph call, and a literal's getter and
+ * methods were fresh closures each time. Their methods are meant to be
+ * called on the event (`event.respondWith(...)`), as the docs show.
+ */
+
+class BeforeEvent<S extends StageName> implements StageEvent<S> {
+  readonly state: RequestState;
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+
+  constructor(
+    readonly stage: S,
+    private readonly run: StageRun<S>,
+    private readonly registered: RegisteredHook<S>,
+    scope: StageScope,
+  ) {
+    this.state = scope.state;
+    this.signal = scope.signal;
+    this.log = registered.log;
+  }
+
+  get input(): StageInput<S> {
+    return this.run.current;
+  }
+
+  setInput(next: StageInput<S>): void {
+    this.run.current = next;
+  }
+
+  respondWith(output: StageOutput<S>): void {
+    this.run.answer = { output, by: this.registered.plugin };
+  }
+}
+
+class AfterEvent<S extends StageName> implements AfterStageEvent<S> {
+  readonly state: RequestState;
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+
+  constructor(
+    readonly stage: S,
+    readonly input: StageInput<S>,
+    private readonly run: StageRun<S>,
+    readonly shortCircuitedBy: string | undefined,
+    registered: RegisteredHook<S>,
+    scope: StageScope,
+  ) {
+    this.state = scope.state;
+    this.signal = scope.signal;
+    this.log = registered.log;
+  }
+
+  get output(): StageOutput<S> {
+    return this.run.output as StageOutput<S>;
+  }
+
+  setOutput(next: StageOutput<S>): void {
+    this.run.output = next;
+  }
 }
