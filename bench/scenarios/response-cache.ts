@@ -5,6 +5,12 @@
  * difference is the cache; the first request fills it and every later one
  * (the fetch count "alone", the warm-up, the load) is answered from it.
  *
+ * Two references are measured beside them, not judged: the cache off with
+ * in-flight sharing off too (where concurrent identical requests do not
+ * already share their fetches and the work derived from them), and the
+ * static ceiling (bare node:http writing the expected bytes), the least a
+ * request for this 89 KB answer can cost on this machine.
+ *
  * After the rounds, `servers/cache-memory.ts` measures the memory target:
  * the heap growth of a router whose memory cache is filled with 10,000
  * entities.
@@ -13,16 +19,25 @@ import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { runToEnd } from '../harness/processes.js';
 import type { AfterRoundsContext, Scenario, TargetCheck } from '../harness/scenario.js';
-import { medianEquals, ratioTarget } from '../harness/targets.js';
+import { medianEquals, ratioTarget, type Summaries } from '../harness/targets.js';
+import type { Metric } from '../harness/summary.js';
 import type { CacheMemoryResult } from '../servers/cache-memory.js';
-import { switchyard } from './contenders.js';
+import { ceiling, switchyard } from './contenders.js';
 import { benchExpected, GRAPHQL_POST } from './federated.js';
 
 const OFF = 'switchyard-cache-off';
 const ON = 'switchyard-cache-on';
+const OFF_NOSHARING = 'switchyard-cache-off-nosharing';
+const CEILING = 'ceiling';
 const ENTITIES = 10_000;
 const MIB = 1024 * 1024;
 const HEAP_LIMIT_MIB = 50;
+
+/** A ratio shown for context, not judged against a target. */
+function reference(summaries: Summaries, a: string, b: string, metric: Metric, what: string): TargetCheck {
+  const { value, spread, shown } = ratioTarget(summaries, a, b, metric, { atLeast: 0 });
+  return { name: `reference: ${a} / ${b}, ${what}`, value, spread, shown };
+}
 
 async function cacheMemoryTarget(context: AfterRoundsContext): Promise<TargetCheck> {
   const name = `heap of ${ENTITIES.toLocaleString('en')} cached entities (memory provider) < ${HEAP_LIMIT_MIB} MiB`;
@@ -53,7 +68,7 @@ async function cacheMemoryTarget(context: AfterRoundsContext): Promise<TargetChe
 
 export const responseCacheScenario: Scenario = {
   name: 'response-cache',
-  description: 'Switchyard with the memory response cache on vs off (all hits), benchmark operation; then the heap of 10,000 cached entities',
+  description: 'Switchyard with the memory response cache on vs off (all hits), benchmark operation, with the cache off without sharing and the static ceiling for reference; then the heap of 10,000 cached entities',
   request: GRAPHQL_POST,
   subgraphs: { cacheControl: 'public, max-age=60' },
   ratioLabel: 'req/s / cache off',
@@ -67,12 +82,16 @@ export const responseCacheScenario: Scenario = {
       // Without this line the cache is silently off and the run would measure nothing.
       checkLog: (log) => (log.includes('Response cache enabled') ? undefined : 'the router did not log "Response cache enabled"'),
     }),
+    switchyard({ id: OFF_NOSHARING, label: 'Switchyard, cache off, in-flight sharing off', sharing: 'off', baseline: OFF }),
+    ceiling({ baseline: OFF }),
   ],
   expected: benchExpected,
   targets: (summaries) => [
     ratioTarget(summaries, ON, OFF, 'rps', { atLeast: 3 }),
     medianEquals(summaries, ON, 'fetchesAlone', 0, 'subgraph requests of one request alone'),
     medianEquals(summaries, ON, 'subgraphRequestsPerRequest', 0, 'subgraph requests per request under load'),
+    reference(summaries, ON, OFF_NOSHARING, 'rps', 'req/s'),
+    reference(summaries, ON, CEILING, 'cpuMsPerRequest', 'CPU ms per request'),
   ],
   afterRounds: async (context) => [await cacheMemoryTarget(context)],
 };
