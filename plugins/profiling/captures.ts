@@ -7,11 +7,17 @@ import { SAMPLING_INTERVAL_MICROS, timeProfilerHub, type TimeWindow } from './ti
 /** Label the block capture puts on samples taken while the event loop was blocked. */
 const BLOCKED_LABEL = 'event_loop';
 
-/** Sample types of CPU profiles, named as Go and Pyroscope name them. */
+/** Sample types of on-demand CPU profiles, named as Go and Pyroscope name them. */
 export const CPU_SAMPLE_TYPES: readonly SampleType[] = [
   ['samples', 'count'],
   ['wall', 'nanoseconds'],
   ['cpu', 'nanoseconds'],
+];
+
+/** Sample types of continuous CPU profiles: no per-sample CPU time (see time-profiler-hub.ts). */
+export const WALL_SAMPLE_TYPES: readonly SampleType[] = [
+  ['samples', 'count'],
+  ['wall', 'nanoseconds'],
 ];
 
 const SAMPLING_PERIOD_NANOS = SAMPLING_INTERVAL_MICROS * 1000;
@@ -19,16 +25,17 @@ const SAMPLING_PERIOD_NANOS = SAMPLING_INTERVAL_MICROS * 1000;
 /**
  * One CPU profile from the chunks of a window. Samples are taken every
  * 10 ms of wall time while JavaScript (or GC) runs on the main thread; time
- * the event loop spends waiting is not sampled. `wall` is the sampled time,
- * `cpu` the thread's CPU time between samples.
+ * the event loop spends waiting is not sampled. `wall` is the sampled time;
+ * with `cpuTime` (on-demand captures, which sample it) `cpu` is the
+ * thread's CPU time between samples.
  */
-export function cpuProfileOf(window: TimeWindow): Profile {
-  const builder = new ProfileBuilder(CPU_SAMPLE_TYPES, {
+export function cpuProfileOf(window: TimeWindow, cpuTime: boolean): Profile {
+  const builder = new ProfileBuilder(cpuTime ? CPU_SAMPLE_TYPES : WALL_SAMPLE_TYPES, {
     startMs: window.startMs,
     durationMs: window.endMs - window.startMs,
     periodType: ['wall', 'nanoseconds'],
     period: SAMPLING_PERIOD_NANOS,
-    defaultSampleType: 'cpu',
+    defaultSampleType: cpuTime ? 'cpu' : 'wall',
   });
   for (const chunk of window.chunks) builder.appendProfile(chunk, { dropLabels: [BLOCKED_LABEL], renameTypes: { sample: 'samples' } });
   return builder.build();
@@ -61,20 +68,20 @@ function blockProfileOf(window: TimeWindow, blocks: number): Profile {
 
 /** Samples the main thread for `seconds`; rejects with the signal's reason when aborted. */
 export async function captureCpuProfile(seconds: number, signal: AbortSignal): Promise<Profile> {
-  const session = timeProfilerHub.open();
+  const session = timeProfilerHub.open({ detailed: true });
   try {
     await sleep(seconds * 1000, undefined, { signal });
   } catch (error) {
     session.close();
     throw error;
   }
-  return cpuProfileOf(session.close());
+  return cpuProfileOf(session.close(), true);
 }
 
 /** Watches the event loop for `seconds` and returns where it was blocked. */
 export async function captureBlockProfile(seconds: number, signal: AbortSignal): Promise<Profile> {
   const monitor = new EventLoopBlockMonitor();
-  const session = timeProfilerHub.open();
+  const session = timeProfilerHub.open({ detailed: true });
   const removeLabeler = timeProfilerHub.addLabeler(function labelBlockedSamples(sample) {
     return sample.leaf !== '(idle)' && monitor.blockedAt(sample.timestampMicros) ? { [BLOCKED_LABEL]: 'blocked' } : undefined;
   });

@@ -57,7 +57,7 @@ export function startContinuousProfiler(section: ProfilerSection & { server_addr
   async function collectInterval(): Promise<void> {
     const window = session.take();
     const heap = takeHeapProfile();
-    const [cpuBody, heapBody] = await Promise.all([encodeProfile(cpuProfileOf(window)), encodeProfile(heap)]);
+    const [cpuBody, heapBody] = await Promise.all([encodeProfile(cpuProfileOf(window, false)), encodeProfile(heap)]);
     if (stopped) return;
     queue.push({ kind: 'cpu', body: cpuBody, fromMs: window.startMs, untilMs: window.endMs, sampleRate: SAMPLE_RATE_HZ });
     queue.push({ kind: 'heap', body: heapBody, fromMs: window.startMs, untilMs: window.endMs });

@@ -43,7 +43,12 @@ interface SessionState {
   chunks: ProfileData[];
   startMs: number;
   open: boolean;
+  /** Needs per-sample CPU time and timestamps (see `TimeProfilerHub.open`). */
+  readonly detailed: boolean;
 }
+
+/** How the profiler runs: plain wall-time samples, or with each sample's CPU time and timestamp. */
+type SamplingMode = 'plain' | 'detailed';
 
 /**
  * V8 has one wall-clock/CPU sampler a process and @datadog/pprof drives it
@@ -52,20 +57,34 @@ interface SessionState {
  * profile is cut and the chunk goes to every open session. A capture that
  * spans several cuts merges its chunks. This is how on-demand captures and
  * continuous profiling run together.
+ *
+ * Per-sample CPU time and timestamps (contexts) cost about a tenth of a
+ * busy router's throughput, so the profiler records them only while a
+ * session that needs them is open (an on-demand CPU or block capture):
+ * opening the first such session cuts the profile and restarts the sampler
+ * with them, closing the last one restarts it without.
  */
 class TimeProfilerHub {
   private readonly sessions = new Set<SessionState>();
   private readonly labelers = new Set<SampleLabeler>();
+  private mode: SamplingMode | undefined;
 
-  open(): TimeSession {
+  /** Joins the profiler; `detailed` asks for per-sample CPU time and timestamps. */
+  open(options: { readonly detailed?: boolean } = {}): TimeSession {
+    const detailed = options.detailed ?? false;
     if (this.sessions.size === 0) {
       if (time.isStarted()) {
         const message = '[profiling] the V8 time profiler is already driven by another library in this process (for example dd-trace); remove one of them';
         throw new RouterError('PROFILING_UNAVAILABLE', message, { plugin: 'profiling', status: 503 });
       }
-      time.start({ intervalMicros: SAMPLING_INTERVAL_MICROS, withContexts: true, collectCpuTime: true, workaroundV8Bug: true });
+      this.start(detailed ? 'detailed' : 'plain');
+    } else if (detailed && this.mode === 'plain') {
+      // The sessions already open keep what was sampled so far; the new one starts after the switch.
+      const chunk = time.stop(false, this.labels);
+      for (const session of this.sessions) session.chunks.push(chunk);
+      this.start('detailed');
     }
-    const state: SessionState = { chunks: [], startMs: Date.now(), open: true };
+    const state: SessionState = { chunks: [], startMs: Date.now(), open: true, detailed };
     this.sessions.add(state);
     return {
       take: () => this.take(state, false),
@@ -79,10 +98,24 @@ class TimeProfilerHub {
     return () => this.labelers.delete(labeler);
   }
 
+  /** The sampling mode now (undefined when stopped); for tests. */
+  get samplingMode(): SamplingMode | undefined {
+    return this.mode;
+  }
+
+  private start(mode: SamplingMode): void {
+    const detailed = mode === 'detailed';
+    time.start({ intervalMicros: SAMPLING_INTERVAL_MICROS, withContexts: detailed, collectCpuTime: detailed, workaroundV8Bug: true });
+    this.mode = mode;
+  }
+
   private take(state: SessionState, leave: boolean): TimeWindow {
     if (!state.open) return { chunks: [], startMs: state.startMs, endMs: state.startMs };
-    const others = this.sessions.size - 1;
-    const chunk = time.stop(!leave || others > 0, this.labels);
+    const remaining = [...this.sessions].filter((session) => !leave || session !== state);
+    const next: SamplingMode | undefined = remaining.length === 0 ? undefined : remaining.some((session) => session.detailed) ? 'detailed' : 'plain';
+    const chunk = time.stop(next === this.mode, this.labels);
+    if (next === undefined) this.mode = undefined;
+    else if (next !== this.mode) this.start(next);
     for (const session of this.sessions) session.chunks.push(chunk);
     const endMs = Date.now();
     const window: TimeWindow = { chunks: state.chunks, startMs: state.startMs, endMs };

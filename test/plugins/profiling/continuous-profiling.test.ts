@@ -14,10 +14,14 @@ import {
   type IngestServer,
   type ProfilingRouter,
 } from './helpers.js';
+import { timeProfilerHub } from '../../../plugins/profiling/time-profiler-hub.js';
 
 const version = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-const CPU_TYPES = ['samples/count', 'wall/nanoseconds', 'cpu/nanoseconds'];
+/** Continuous CPU profiles: wall-time samples (per-sample CPU time only while a capture needs it). */
+const CPU_TYPES = ['samples/count', 'wall/nanoseconds'];
+/** On-demand captures add each sample's CPU time. */
+const CAPTURE_TYPES = ['samples/count', 'wall/nanoseconds', 'cpu/nanoseconds'];
 const HEAP_TYPES = ['inuse_objects/count', 'inuse_space/bytes'];
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -180,17 +184,28 @@ describe('continuous profiling (profiler.enabled)', () => {
   it('runs together with on-demand captures on PPROF_ADDR: both get their profiles', async () => {
     const server = await ingest();
     const app = await router({ enabled: true, server_address: server.url, upload_interval: '300ms', pprof_addr: '127.0.0.1:0' });
-    const pushesBefore = server.pushes.length;
+    await waitFor(() => server.pushes.some(isCpu), 5000, 'a first push');
+    expect(timeProfilerHub.samplingMode).toBe('plain');
+    const pushesBefore = server.pushes.filter(isCpu).length;
     const capture = fetch(`${app.pprofUrl}/debug/pprof/profile?seconds=2`);
+    const modes = new Set<string | undefined>();
+    const watch = setInterval(() => modes.add(timeProfilerHub.samplingMode), 50);
     await driveLoad(app.router, capture);
+    clearInterval(watch);
     const response = await capture;
     expect(response.status).toBe(200);
     const profile = decodePprof(await response.arrayBuffer());
-    expect(sampleTypesOf(profile)).toEqual(CPU_TYPES);
+    // The capture switched the shared profiler to per-sample CPU time, and back when it ended.
+    expect(modes.has('detailed')).toBe(true);
+    expect(timeProfilerHub.samplingMode).toBe('plain');
+    expect(sampleTypesOf(profile)).toEqual(CAPTURE_TYPES);
+    const cpuNanos = readSamples(profile).reduce((sum, sample) => sum + (sample.values[2] ?? 0), 0);
+    expect(cpuNanos).toBeGreaterThan(100_000_000);
     expect(Number(profile.durationNanos)).toBeGreaterThanOrEqual(1_900_000_000);
     expect(readSamples(profile).some((sample) => sample.files.some((file) => file.includes('/src/kernel/')))).toBe(true);
-    // Pushes went on during the capture, each covering its own interval.
+    // Pushes went on during the capture, each covering its own interval, in their own sample types.
     expect(server.pushes.filter(isCpu).length - pushesBefore).toBeGreaterThanOrEqual(3);
+    expect(server.pushes.every((push) => isCpu(push) || isHeap(push))).toBe(true);
     const answer = await app.router.query(DEMO_QUERY);
     expect(answer.status).toBe(200);
   });
