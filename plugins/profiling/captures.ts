@@ -82,13 +82,14 @@ export async function captureCpuProfile(seconds: number, signal: AbortSignal): P
 export async function captureBlockProfile(seconds: number, signal: AbortSignal): Promise<Profile> {
   const monitor = new EventLoopBlockMonitor();
   const session = timeProfilerHub.open({ detailed: true });
-  const removeLabeler = timeProfilerHub.addLabeler(function labelBlockedSamples(sample) {
-    return sample.leaf !== '(idle)' && monitor.blockedAt(sample.timestampMicros) ? { [BLOCKED_LABEL]: 'blocked' } : undefined;
+  const removeLabeler = timeProfilerHub.addLabeler({
+    beforeCut: () => monitor.check(),
+    label: (sample) => (sample.leaf !== '(idle)' && monitor.blockedAt(sample.timestampMicros) ? { [BLOCKED_LABEL]: 'blocked' } : undefined),
   });
   monitor.start();
   try {
     await sleep(seconds * 1000, undefined, { signal });
-    monitor.check();
+    // Closing cuts the profile, and every cut first lets the monitor record a block that just ended.
     return blockProfileOf(session.close(), monitor.blockCount);
   } finally {
     session.close();

@@ -19,7 +19,16 @@ export interface SampleMoment {
 }
 
 /** Adds labels to samples as chunks are cut (for example `event_loop=blocked`). */
-export type SampleLabeler = (sample: SampleMoment) => LabelSet | undefined;
+export interface SampleLabeler {
+  /**
+   * Runs just before every cut, whoever asks for it: a labeler that learns
+   * about samples from its own timer (the block monitor) catches up here, so
+   * a cut that happens to run before that timer still labels every sample.
+   */
+  beforeCut?(): void;
+  /** Labels for one sample, or undefined for none. */
+  label(sample: SampleMoment): LabelSet | undefined;
+}
 
 /** What a session collected between two cuts. */
 export interface TimeWindow {
@@ -80,7 +89,7 @@ class TimeProfilerHub {
       this.start(detailed ? 'detailed' : 'plain');
     } else if (detailed && this.mode === 'plain') {
       // The sessions already open keep what was sampled so far; the new one starts after the switch.
-      const chunk = time.stop(false, this.labels);
+      const chunk = this.cut(false);
       for (const session of this.sessions) session.chunks.push(chunk);
       this.start('detailed');
     }
@@ -109,11 +118,17 @@ class TimeProfilerHub {
     this.mode = mode;
   }
 
+  /** Stops the sampler (restarting it in the same mode when `restart`) and returns the labelled samples so far. */
+  private cut(restart: boolean): ProfileData {
+    for (const labeler of this.labelers) labeler.beforeCut?.();
+    return time.stop(restart, this.labels);
+  }
+
   private take(state: SessionState, leave: boolean): TimeWindow {
     if (!state.open) return { chunks: [], startMs: state.startMs, endMs: state.startMs };
     const remaining = [...this.sessions].filter((session) => !leave || session !== state);
     const next: SamplingMode | undefined = remaining.length === 0 ? undefined : remaining.some((session) => session.detailed) ? 'detailed' : 'plain';
-    const chunk = time.stop(next === this.mode, this.labels);
+    const chunk = this.cut(next === this.mode);
     if (next === undefined) this.mode = undefined;
     else if (next !== this.mode) this.start(next);
     for (const session of this.sessions) session.chunks.push(chunk);
@@ -133,7 +148,7 @@ class TimeProfilerHub {
     const sample: SampleMoment = { leaf: node.name ?? '', timestampMicros: Number(context.timestamp) };
     let labels: LabelSet = {};
     for (const labeler of this.labelers) {
-      const more = labeler(sample);
+      const more = labeler.label(sample);
       if (more) labels = { ...labels, ...more };
     }
     return labels;

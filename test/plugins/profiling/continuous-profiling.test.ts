@@ -9,6 +9,7 @@ import {
   sampleTypesOf,
   startIngestServer,
   startProfilingRouter,
+  totalFor,
   waitFor,
   type IngestPush,
   type IngestServer,
@@ -40,6 +41,14 @@ async function router(options: Parameters<typeof startProfilingRouter>[0]): Prom
   const app = await startProfilingRouter(options);
   open.unshift(app);
   return app;
+}
+
+// Called once, so V8 does not inline it into a caller and the profiles name it.
+function blockEventLoopWhilePushing(ms: number): number {
+  const end = Date.now() + ms;
+  let spins = 0;
+  while (Date.now() < end) spins++;
+  return spins;
 }
 
 const isCpu = (push: IngestPush) => sampleTypesOf(push.profile).join() === CPU_TYPES.join();
@@ -208,5 +217,34 @@ describe('continuous profiling (profiler.enabled)', () => {
     expect(server.pushes.every((push) => isCpu(push) || isHeap(push))).toBe(true);
     const answer = await app.router.query(DEMO_QUERY);
     expect(answer.status).toBe(200);
+  });
+
+  it('finds what blocked the event loop in a block capture taken between pushes, and the pushes keep coming without its label', async () => {
+    const server = await ingest();
+    // Pushes every 100 ms: cuts for continuous profiling land next to the block, before the capture's own heartbeat notices it.
+    const app = await router({ enabled: true, server_address: server.url, upload_interval: '100ms', pprof_addr: '127.0.0.1:0' });
+    await waitFor(() => server.pushes.some(isCpu), 5000, 'a first push');
+    expect(timeProfilerHub.samplingMode).toBe('plain');
+    const pushesBefore = server.pushes.filter(isCpu).length;
+    const capture = fetch(`${app.pprofUrl}/debug/pprof/block?seconds=2`);
+    await waitFor(() => timeProfilerHub.samplingMode === 'detailed', 2000, 'the block capture to switch the sampler');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    blockEventLoopWhilePushing(400);
+    const response = await capture;
+    expect(response.status).toBe(200);
+    expect(timeProfilerHub.samplingMode).toBe('plain');
+
+    const block = decodePprof(await response.arrayBuffer());
+    expect(sampleTypesOf(block)).toEqual(['samples/count', 'delay/nanoseconds']);
+    expect(totalFor(block, 1, 'blockEventLoopWhilePushing')).toBeGreaterThanOrEqual(250_000_000);
+    expect(readSamples(block).every((sample) => Object.keys(sample.labels).length === 0)).toBe(true);
+
+    // Continuous profiling went on through the capture and saw the same block, in its own sample types and unlabelled.
+    await waitFor(() => server.pushes.some((push) => isCpu(push) && totalFor(push.profile, 1, 'blockEventLoopWhilePushing') > 0), 3000, 'the push with the block');
+    expect(server.pushes.filter(isCpu).length - pushesBefore).toBeGreaterThanOrEqual(5);
+    expect(server.pushes.every((push) => isCpu(push) || isHeap(push))).toBe(true);
+    const pushed = server.pushes.filter(isCpu).flatMap((push) => readSamples(push.profile));
+    expect(pushed.every((sample) => Object.keys(sample.labels).length === 0)).toBe(true);
+    expect(pushed.reduce((sum, sample) => sum + (sample.frames.includes('blockEventLoopWhilePushing') ? (sample.values[1] ?? 0) : 0), 0)).toBeGreaterThanOrEqual(250_000_000);
   });
 });
