@@ -1,15 +1,21 @@
 /**
- * Proto messages -> GraphQL JSON for the fetch's selection set: aliases,
- * fragments, `__typename`, wrapper and `ListOf...` unwrapping, enum values,
- * `oneof` members for interfaces and unions. Fields with their own resolver
- * RPC are left null and queued as jobs, run in batches afterwards.
+ * Response bytes -> GraphQL JSON for the fetch's selection set, read straight
+ * from the protobuf wire format (no protobufjs message objects in between):
+ * aliases, fragments, `__typename`, wrapper and `ListOf...` unwrapping, enum
+ * values, `oneof` members for interfaces and unions, packed and unpacked
+ * repeated fields, fields the plan does not select skipped. Fields with
+ * their own resolver RPC are left null and queued as jobs, run in batches
+ * afterwards (their parent message is decoded with protobufjs, as the
+ * resolver's request is built from it).
  */
-import { isObjectType, type FieldNode, type GraphQLField, type GraphQLObjectType, type GraphQLOutputType, type SelectionSetNode } from 'graphql';
-import type { Type } from 'protobufjs';
+import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLOutputType, SelectionSetNode } from 'graphql';
+import type { Field, Type } from 'protobufjs';
 import { subSelections, type CollectContext } from './collect-fields.js';
-import { ObjectPlans, kindOf, type TypeKind } from './object-plans.js';
-import { ProtoShapeError, isEnumType, isMessageType, itemSlot, listItemsField, slotOf, type Slot } from './proto-slot.js';
+import { ObjectPlans, kindOf, type ValueStep } from './object-plans.js';
+import { ProtoShapeError, slotOf } from './proto-slot.js';
 import type { ResolverRpc, ServiceModel } from './service-model.js';
+import { absentValue, type Codec } from './value-codecs.js';
+import { LENGTH_DELIMITED, VARINT, WireFormatError, WireReader } from './wire-reader.js';
 
 /** A decoded proto message (protobufjs reflection), read by field name. */
 export type ProtoMessage = Readonly<Record<string, unknown>>;
@@ -49,116 +55,299 @@ export interface ResolverJob {
   readonly path: PathLink;
 }
 
-/** Builds GraphQL JSON from proto messages for one fetch; collects resolver jobs on the way. */
+/** Where a message lies in the response bytes. */
+export interface MessageRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Builds GraphQL JSON from the response bytes of one fetch's RPCs; collects resolver jobs on the way. */
 export class ResponseBuilder {
   /** Resolver fields met so far, not yet fetched. */
   readonly jobs: ResolverJob[] = [];
   private readonly plans: ObjectPlans;
   /** Paths are only read by resolver jobs: without resolvers, no value pays for one. */
   private readonly tracksPaths: boolean;
-  private readonly subSelections = new WeakMap<readonly FieldNode[], readonly SelectionSetNode[]>();
 
-  constructor(
-    private readonly model: ServiceModel,
-    private readonly collect: CollectContext,
-  ) {
+  constructor(model: ServiceModel, collect: CollectContext) {
     this.plans = new ObjectPlans(model, collect);
     this.tracksPaths = model.resolvers.size > 0;
   }
 
-  /** A field's value from its proto slot. Null stays null; the router applies non-null rules when it merges. */
-  completeValue(value: unknown, slot: Slot, type: GraphQLOutputType, nodes: readonly FieldNode[], path: PathLink | undefined): unknown {
-    let selections = this.subSelections.get(nodes);
-    if (!selections) this.subSelections.set(nodes, (selections = subSelections(nodes)));
-    return this.complete(value, slot, kindOf(type), selections, path);
+  /**
+   * The value of `field` of the `messageType` message in `range` of `bytes`
+   * (the whole of them by default), completed as `type` for `nodes`. Null
+   * stays null; the router applies non-null rules when it merges.
+   */
+  fieldValue(
+    bytes: Buffer,
+    messageType: Type,
+    field: Field,
+    type: GraphQLOutputType,
+    nodes: readonly FieldNode[],
+    path: PathLink | undefined,
+    range: MessageRange = { start: 0, end: bytes.length },
+  ): unknown {
+    const codec = this.plans.codecs.codecFor(slotOf(field), kindOf(type));
+    const selections = selectionsOf(nodes);
+    return decoding(messageType, () => {
+      const reader = new WireReader(bytes);
+      reader.pos = range.start;
+      let value = absentValue(codec);
+      while (reader.pos < range.end) {
+        const tag = reader.uint32();
+        if (tag >>> 3 === field.id) value = this.occurrence(reader, tag & 7, codec, value, selections, path);
+        else reader.skip(tag & 7);
+      }
+      if (reader.pos !== range.end) throw new WireFormatError('a field runs past the end of its message');
+      return value;
+    });
   }
 
-  /** The selected fields of an object of `type` read from its message. */
-  completeObject(message: ProtoMessage, messageType: Type, type: GraphQLObjectType, selections: readonly SelectionSetNode[], path: PathLink | undefined): Record<string, unknown> {
+  /** Where each occurrence of the repeated message field `field` (`result`) lies, in order. */
+  messages(bytes: Buffer, messageType: Type, field: Field): MessageRange[] {
+    return decoding(messageType, () => {
+      const reader = new WireReader(bytes);
+      const ranges: MessageRange[] = [];
+      while (reader.pos < bytes.length) {
+        const tag = reader.uint32();
+        if (tag >>> 3 !== field.id) {
+          reader.skip(tag & 7);
+          continue;
+        }
+        if ((tag & 7) !== LENGTH_DELIMITED) throw new WireFormatError(`field ${field.name} is not sent as a message`);
+        const end = reader.delimited();
+        ranges.push({ start: reader.pos, end });
+        reader.pos = end;
+      }
+      return ranges;
+    });
+  }
+
+  /** The selected fields of an object of `type` read from the `messageType` message in `range` of `bytes`. */
+  objectAt(bytes: Buffer, range: MessageRange, messageType: Type, type: GraphQLObjectType, selections: readonly SelectionSetNode[], path: PathLink | undefined): Record<string, unknown> {
+    return decoding(messageType, () => {
+      const reader = new WireReader(bytes);
+      reader.pos = range.start;
+      return this.object(reader, range.end, messageType, type, selections, path);
+    });
+  }
+
+  private object(reader: WireReader, end: number, messageType: Type, type: GraphQLObjectType, selections: readonly SelectionSetNode[], path: PathLink | undefined): Record<string, unknown> {
+    const plan = this.plans.planFor(type, messageType, selections);
+    const start = reader.pos;
     const object: Record<string, unknown> = {};
-    for (const step of this.plans.stepsFor(type, messageType, selections)) {
+    for (const step of plan.steps) {
       switch (step.kind) {
         case 'value':
-          object[step.key] = this.complete(message[step.protoName], step.slot, step.type, step.selections, this.tracksPaths ? at(path, step.key) : undefined);
+          object[step.key] = absentValue(step.codec);
           break;
         case 'typename':
           object[step.key] = step.typeName;
           break;
-        case 'null':
+        default:
           object[step.key] = null;
-          break;
-        case 'resolver':
-          object[step.key] = null;
-          this.jobs.push({ resolver: step.resolver, field: step.field, nodes: step.nodes, parent: message, target: object, key: step.key, path: at(path, step.key) });
-          break;
+      }
+    }
+    while (reader.pos < end) {
+      const tag = reader.uint32();
+      const steps = plan.byNumber.get(tag >>> 3);
+      if (steps === undefined) {
+        reader.skip(tag & 7);
+        continue;
+      }
+      const at = reader.pos;
+      for (let i = 0; i < steps.length; i++) {
+        // A field selected under several keys is read once for each.
+        if (i > 0) reader.pos = at;
+        this.fill(reader, tag & 7, steps[i]!, object, path);
+      }
+    }
+    if (reader.pos !== end) throw new WireFormatError('a field runs past the end of its message');
+    if (plan.hasResolvers) {
+      const parent = messageType.decode(reader.buf.subarray(start, end)) as unknown as ProtoMessage;
+      for (const step of plan.steps) {
+        if (step.kind === 'resolver') this.jobs.push({ resolver: step.resolver, field: step.field, nodes: step.nodes, parent, target: object, key: step.key, path: at(path, step.key) });
       }
     }
     return object;
   }
 
-  private complete(value: unknown, slot: Slot, kind: TypeKind, selections: readonly SelectionSetNode[], path: PathLink | undefined): unknown {
-    switch (kind.kind) {
-      case 'list':
-        return this.completeList(value, slot, kind.item, selections, path);
-      case 'enum':
-        if (value === null || value === undefined) return null;
-        if (!isEnumType(slot.type)) throw new ProtoShapeError(`expected a proto enum for ${kind.name}, found ${slot.scalar}`);
-        return this.model.graphqlEnumValue(slot.type, kind.name, Number(value)) ?? null;
-      case 'object':
-      case 'abstract':
-        if (value === null || value === undefined) return null;
-        if (!isMessageType(slot.type)) throw new ProtoShapeError(`expected a message for ${kind.name}, found ${slot.scalar}`);
-        if (kind.kind === 'object') return this.completeObject(value as ProtoMessage, slot.type, kind.type, selections, path);
-        return this.completeAbstract(value as ProtoMessage, slot.type, selections, path);
-      case 'scalar':
-        if (slot.wrapped !== undefined) return value === null || value === undefined ? null : scalarFromProto((value as ProtoMessage).value);
-        if (slot.type !== undefined) throw new ProtoShapeError(`expected a scalar for ${kind.name}, found ${slot.scalar}`);
-        return scalarFromProto(value);
-    }
+  private fill(reader: WireReader, wireType: number, step: ValueStep, object: Record<string, unknown>, path: PathLink | undefined): void {
+    object[step.key] = this.occurrence(reader, wireType, step.codec, object[step.key], step.selections, this.tracksPaths ? at(path, step.key) : undefined);
   }
 
-  private completeList(value: unknown, slot: Slot, item: TypeKind, selections: readonly SelectionSetNode[], path: PathLink | undefined): unknown {
-    let items: readonly unknown[];
-    let inner: Slot;
-    if (slot.repeated) {
-      items = Array.isArray(value) ? value : [];
-      inner = itemSlot(slot);
-    } else {
-      const field = listItemsField(slot.type);
-      if (!field) throw new ProtoShapeError(`expected a repeated field or a ListOf wrapper, found ${slot.scalar}`);
-      const list = value === null || value === undefined ? undefined : (value as ProtoMessage).list;
-      if (list === null || list === undefined) return null;
-      const raw = (list as ProtoMessage).items;
-      items = Array.isArray(raw) ? raw : [];
-      inner = itemSlot(slotOf(field));
-    }
-    // Decoded strings and booleans are their JSON values already, and the decoded array is this fetch's own.
-    if (item.kind === 'scalar' && inner.type === undefined && (inner.scalar === 'string' || inner.scalar === 'bool') && !Object.isFrozen(items)) return items;
+  /** Reads one occurrence of a field; returns the field's value so far (repeated fields add to `current`). */
+  private occurrence(reader: WireReader, wireType: number, codec: Codec, current: unknown, selections: readonly SelectionSetNode[], path: PathLink | undefined): unknown {
+    if (codec.kind !== 'repeated') return this.single(reader, wireType, codec, selections, path);
+    this.items(reader, wireType, codec.item, current as unknown[], selections, path);
+    return current;
+  }
+
+  /** Adds the items of one occurrence of a repeated field: one item, or a packed run of numbers. */
+  private items(reader: WireReader, wireType: number, item: Codec, items: unknown[], selections: readonly SelectionSetNode[], path: PathLink | undefined): void {
     const track = this.tracksPaths;
-    return items.map((entry, index) => this.complete(entry, inner, item, selections, track ? at(path, index) : undefined));
+    if (wireType === LENGTH_DELIMITED && ((item.kind === 'scalar' && item.wireType !== LENGTH_DELIMITED) || item.kind === 'enum')) {
+      const end = reader.delimited();
+      const unpackedWireType = item.kind === 'scalar' ? item.wireType : VARINT;
+      while (reader.pos < end) items.push(this.single(reader, unpackedWireType, item, selections, undefined));
+      if (reader.pos !== end) throw new WireFormatError('a packed field runs past its length');
+      return;
+    }
+    items.push(this.single(reader, wireType, item, selections, track ? at(path, items.length) : undefined));
   }
 
-  /** An interface or union: the message's `oneof` says which object type it is. */
-  private completeAbstract(message: ProtoMessage, messageType: Type, selections: readonly SelectionSetNode[], path: PathLink | undefined): unknown {
-    const oneof = messageType.oneofsArray[0];
-    if (!oneof) throw new ProtoShapeError(`expected a oneof in ${messageType.name} for an interface or union`);
-    for (const member of oneof.fieldsArray) {
-      const value = message[member.name];
-      if (value === null || value === undefined || !isMessageType(member.resolvedType ?? undefined)) continue;
-      const type = this.collect.schema.getType(member.resolvedType!.name);
-      if (!isObjectType(type)) throw new ProtoShapeError(`oneof member ${member.name} of ${messageType.name} is no object type of the schema`);
-      return this.completeObject(value as ProtoMessage, member.resolvedType as Type, type, selections, path);
+  /** One value of a non-repeated codec. */
+  private single(reader: WireReader, wireType: number, codec: Codec, selections: readonly SelectionSetNode[], path: PathLink | undefined): unknown {
+    switch (codec.kind) {
+      case 'scalar':
+        return scalar(reader, wireType, codec);
+      case 'enum':
+        expectWireType(wireType, VARINT);
+        return codec.values.get(reader.int32()) ?? null;
+      case 'wrapped': {
+        expectWireType(wireType, LENGTH_DELIMITED);
+        const end = reader.delimited();
+        let value = codec.value.absent;
+        while (reader.pos < end) {
+          const tag = reader.uint32();
+          if (tag >>> 3 === codec.valueNumber) value = scalar(reader, tag & 7, codec.value);
+          else reader.skip(tag & 7);
+        }
+        if (reader.pos !== end) throw new WireFormatError('a field runs past the end of its message');
+        return value;
+      }
+      case 'object': {
+        expectWireType(wireType, LENGTH_DELIMITED);
+        const end = reader.delimited();
+        return this.object(reader, end, codec.messageType, codec.objectType, selections, path);
+      }
+      case 'abstract':
+        return this.abstract(reader, wireType, codec, selections, path);
+      case 'listOf':
+        return this.listOf(reader, wireType, codec, selections, path);
+      case 'repeated': {
+        // A list item that is itself a list is a ListOf message; a bare repeated codec here is a generator bug.
+        throw new ProtoShapeError('a repeated field cannot be a list item');
+      }
+      case 'invalid':
+        throw codec.error;
     }
-    return null;
+  }
+
+  /** An interface or union: the message's `oneof` member says which object type it is (the last one sent wins). */
+  private abstract(reader: WireReader, wireType: number, codec: Codec & { kind: 'abstract' }, selections: readonly SelectionSetNode[], path: PathLink | undefined): unknown {
+    expectWireType(wireType, LENGTH_DELIMITED);
+    const end = reader.delimited();
+    let chosen: { member: NonNullable<ReturnType<typeof codec.members.get>>; start: number; end: number } | undefined;
+    while (reader.pos < end) {
+      const tag = reader.uint32();
+      const member = codec.members.get(tag >>> 3);
+      if (member === undefined || (tag & 7) !== LENGTH_DELIMITED) {
+        reader.skip(tag & 7);
+        continue;
+      }
+      const memberEnd = reader.delimited();
+      chosen = { member, start: reader.pos, end: memberEnd };
+      reader.pos = memberEnd;
+    }
+    if (reader.pos !== end) throw new WireFormatError('a field runs past the end of its message');
+    if (!chosen) return null;
+    const { member } = chosen;
+    if (!member.objectType) throw member.error!;
+    reader.pos = chosen.start;
+    const object = this.object(reader, chosen.end, member.messageType, member.objectType, selections, path);
+    reader.pos = end;
+    return object;
+  }
+
+  /** A `ListOf...` wrapper: null when its `list` is absent, else the list's items. */
+  private listOf(reader: WireReader, wireType: number, codec: Codec & { kind: 'listOf' }, selections: readonly SelectionSetNode[], path: PathLink | undefined): unknown {
+    expectWireType(wireType, LENGTH_DELIMITED);
+    const end = reader.delimited();
+    let items: unknown[] | null = null;
+    while (reader.pos < end) {
+      const tag = reader.uint32();
+      if (tag >>> 3 !== codec.listNumber) {
+        reader.skip(tag & 7);
+        continue;
+      }
+      expectWireType(tag & 7, LENGTH_DELIMITED);
+      const listEnd = reader.delimited();
+      const list: unknown[] = [];
+      while (reader.pos < listEnd) {
+        const itemTag = reader.uint32();
+        if (itemTag >>> 3 === codec.itemsNumber) this.items(reader, itemTag & 7, codec.item, list, selections, path);
+        else reader.skip(itemTag & 7);
+      }
+      if (reader.pos !== listEnd) throw new WireFormatError('a field runs past the end of its message');
+      items = list;
+    }
+    if (reader.pos !== end) throw new WireFormatError('a field runs past the end of its message');
+    return items;
   }
 }
 
-function scalarFromProto(value: unknown): unknown {
-  if (typeof value === 'string') return value;
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
-  // 64-bit integers decode as Long objects when the long package is present.
-  if (typeof value === 'object' && 'toNumber' in value && typeof value.toNumber === 'function') return (value.toNumber as () => number)();
-  return value;
+const selectionsByNodes = new WeakMap<readonly FieldNode[], readonly SelectionSetNode[]>();
+
+/** The selection sets under a field's nodes (fetch texts are parsed once, so the same nodes come back). */
+function selectionsOf(nodes: readonly FieldNode[]): readonly SelectionSetNode[] {
+  let selections = selectionsByNodes.get(nodes);
+  if (!selections) selectionsByNodes.set(nodes, (selections = subSelections(nodes)));
+  return selections;
+}
+
+/** Runs a read of a `messageType` message; bytes that do not decode become a `ProtoShapeError` naming it. */
+function decoding<T>(messageType: Type, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof WireFormatError || error instanceof RangeError) throw new ProtoShapeError(`cannot decode ${messageType.name}: ${error.message}`);
+    throw error;
+  }
+}
+
+function expectWireType(wireType: number, expected: number): void {
+  if (wireType !== expected) throw new WireFormatError(`wire type ${wireType} where ${expected} was expected`);
+}
+
+/** One scalar value as GraphQL JSON: numbers that are not finite become null, bytes base64. */
+function scalar(reader: WireReader, wireType: number, codec: Codec & { kind: 'scalar' }): unknown {
+  expectWireType(wireType, codec.wireType);
+  switch (codec.type) {
+    case 'string':
+      return reader.string();
+    case 'bytes':
+      return reader.base64();
+    case 'bool':
+      return reader.bool();
+    case 'int32':
+      return reader.int32();
+    case 'uint32':
+      return reader.uint32();
+    case 'sint32':
+      return reader.sint32();
+    case 'int64':
+      return reader.varint64(true);
+    case 'uint64':
+      return reader.varint64(false);
+    case 'sint64':
+      return reader.sint64();
+    case 'fixed32':
+      return reader.fixed32();
+    case 'sfixed32':
+      return reader.sfixed32();
+    case 'fixed64':
+      return reader.fixed64(false);
+    case 'sfixed64':
+      return reader.fixed64(true);
+    case 'float':
+      return finite(reader.float());
+    case 'double':
+      return finite(reader.double());
+  }
+}
+
+function finite(value: number): number | null {
+  return Number.isFinite(value) ? value : null;
 }

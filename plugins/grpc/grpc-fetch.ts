@@ -20,7 +20,7 @@ import type { Type } from 'protobufjs';
 import { RouterError, type GraphQLErrorJSON, type SubgraphRequest, type SubgraphResponse } from '../../src/index.js';
 import { collectFields, type CollectContext } from './collect-fields.js';
 import type { FetchDocument } from './fetch-document.js';
-import { ResponseBuilder, at, pathOf, type ProtoMessage, type ResolverJob } from './from-proto.js';
+import { ResponseBuilder, at, pathOf, type MessageRange, type ResolverJob } from './from-proto.js';
 import type { GrpcChannels } from './grpc-channels.js';
 import { fetchError, type ErrorContext } from './grpc-errors.js';
 import { ProtoShapeError, isMessageType, slotOf } from './proto-slot.js';
@@ -91,8 +91,7 @@ class GrpcFetch {
       const rpc = this.options.model.rootFields.get(`${rootType.name}.${name}`);
       if (!field || !rpc) throw new Error(`mapping.json has no RPC for ${rootType.name}.${name} (regenerate the service and recompose)`);
       const response = await this.call(rpc, this.argumentsToProto(rootType.name, field, node, rpc.request));
-      const resultField = rpc.response.fields[rpc.resultField]!;
-      return this.builder.completeValue(response[rpc.resultField], slotOf(resultField), field.type, nodes, at(undefined, key));
+      return this.builder.fieldValue(response, rpc.response, rpc.response.fields[rpc.resultField]!, field.type, nodes, at(undefined, key));
     } catch (error) {
       this.errors.push(fetchError(error, [key], this.errorContext));
       return null;
@@ -168,9 +167,9 @@ class GrpcFetch {
     if (needsLookup) {
       try {
         const response = await this.call(lookup, { keys });
-        const list = resultList(response, representations.length, lookup.name);
-        list.forEach((message, j) => {
-          results[indexes[j]!] = message === null ? null : this.builder.completeObject(message, entityType as Type, type, [selection], at(at(undefined, key), indexes[j]!));
+        const list = this.resultRanges(response, lookup, representations.length);
+        list.forEach((range, j) => {
+          results[indexes[j]!] = this.builder.objectAt(response, range, entityType as Type, type, [selection], at(at(undefined, key), indexes[j]!));
         });
       } catch (error) {
         this.errors.push(fetchError(error, [key, indexes[0]!], this.errorContext));
@@ -179,7 +178,7 @@ class GrpcFetch {
       }
     } else {
       // Only @requires fields (and __typename) are selected: nothing to look up.
-      for (const index of indexes) results[index] = this.builder.completeObject({}, entityType as Type, type, [selection], at(at(undefined, key), index));
+      for (const index of indexes) results[index] = this.builder.objectAt(EMPTY, { start: 0, end: 0 }, entityType as Type, type, [selection], at(at(undefined, key), index));
     }
     for (const fill of await Promise.all(requireCalls)) fill?.(results);
   }
@@ -203,14 +202,15 @@ class GrpcFetch {
         key: keys[j],
         fields: messageToProto(this.options.model, type.name, type.getFields(), representation, rpc.fieldsType),
       }));
-      const list = resultList(await this.call(rpc, { context }), representations.length, rpc.name);
+      const response = await this.call(rpc, { context });
+      const list = this.resultRanges(response, rpc, representations.length);
       const resultType = rpc.response.fields.result!.resolvedType as Type;
-      const slot = slotOf(resultType.fields[rpc.resultField]!);
+      const resultField = resultType.fields[rpc.resultField]!;
       return (results) => {
-        list.forEach((message, j) => {
+        list.forEach((range, j) => {
           const entity = results[indexes[j]!];
           if (!isRecord(entity)) return;
-          entity[responseKey] = message === null ? null : this.builder.completeValue(message[rpc.resultField], slot, field.type, nodes, at(at(at(undefined, key), indexes[j]!), responseKey));
+          entity[responseKey] = this.builder.fieldValue(response, resultType, resultField, field.type, nodes, at(at(at(undefined, key), indexes[j]!), responseKey), range);
         });
       };
     } catch (error) {
@@ -248,12 +248,13 @@ class GrpcFetch {
         }),
       };
       if (resolver.argsType) request.field_args = this.argumentsToProto(resolver.typeName, field, nodes[0]!, resolver.argsType);
-      const list = resultList(await this.call(resolver, request), jobs.length, resolver.name);
+      const response = await this.call(resolver, request);
+      const list = this.resultRanges(response, resolver, jobs.length);
       const resultType = resolver.response.fields.result!.resolvedType as Type;
-      const slot = slotOf(resultType.fields[resolver.resultField]!);
-      list.forEach((message, j) => {
+      const resultField = resultType.fields[resolver.resultField]!;
+      list.forEach((range, j) => {
         const job = jobs[j]!;
-        job.target[job.key] = message === null ? null : this.builder.completeValue(message[resolver.resultField], slot, field.type, nodes, job.path);
+        job.target[job.key] = this.builder.fieldValue(response, resultType, resultField, field.type, nodes, job.path, range);
       });
     } catch (error) {
       this.errors.push(fetchError(error, pathOf(jobs[0]!.path), this.errorContext));
@@ -274,15 +275,21 @@ class GrpcFetch {
     return object;
   }
 
-  private async call(rpc: Rpc, object: Record<string, unknown>): Promise<ProtoMessage> {
+  /** Sends one RPC; resolves with the response message's bytes (read by the response builder). */
+  private call(rpc: Rpc, object: Record<string, unknown>): Promise<Buffer> {
     const bytes = rpc.request.encode(rpc.request.fromObject(object)).finish();
     const { channels, target, request, signal } = this.options;
-    const answer = await channels.call(target, rpc.path, bytes, { deadline: this.deadline, headers: request.headers, signal });
-    try {
-      return rpc.response.decode(answer) as unknown as ProtoMessage;
-    } catch (error) {
-      throw new ProtoShapeError(`cannot decode ${rpc.response.name}: ${error instanceof Error ? error.message : String(error)}`);
+    return channels.call(target, rpc.path, bytes, { deadline: this.deadline, headers: request.headers, signal });
+  }
+
+  /** Where the items of a `repeated result` lie; there must be one per key, in order. */
+  private resultRanges(response: Buffer, rpc: Rpc, expected: number): MessageRange[] {
+    const field = rpc.response.fields.result;
+    const ranges = field ? this.builder.messages(response, rpc.response, field) : [];
+    if (ranges.length !== expected) {
+      throw new ProtoShapeError(`${rpc.name} returned ${ranges.length} results for ${expected} requested; it must return one per key, in order`);
     }
+    return ranges;
   }
 
   private representationsOf(node: FieldNode): unknown[] | undefined {
@@ -293,14 +300,8 @@ class GrpcFetch {
   }
 }
 
-/** A `repeated result` list of the expected length; `null` for items that are absent. */
-function resultList(response: ProtoMessage, expected: number, rpc: string): (ProtoMessage | null)[] {
-  const list = response.result;
-  if (!Array.isArray(list) || list.length !== expected) {
-    throw new ProtoShapeError(`${rpc} returned ${Array.isArray(list) ? list.length : 0} results for ${expected} requested; it must return one per key, in order`);
-  }
-  return list.map((item: unknown) => (isRecord(item) ? item : null));
-}
+/** The message of an entity lookup that selects no looked-up field: every field absent. */
+const EMPTY = Buffer.alloc(0);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,10 +1,11 @@
 /**
  * What completing an object does, worked out once per selection set, object
  * type and message type: for each response key, whether it is `__typename`,
- * a field resolver, a message field (its proto name, slot and GraphQL type)
- * or always null. List items share one plan, and so do later fetches of the
- * same operation text when no `@skip` / `@include` made the selection depend
- * on variables (fetch texts are parsed once, so their nodes are the same).
+ * a field resolver, a message field (its field number and how to read it)
+ * or always null, and which keys each field number fills. List items share
+ * one plan, and so do later fetches of the same operation text when no
+ * `@skip` / `@include` made the selection depend on variables (fetch texts
+ * are parsed once, so their nodes are the same).
  */
 import {
   isAbstractType,
@@ -20,8 +21,9 @@ import {
 } from 'graphql';
 import type { Type } from 'protobufjs';
 import { collectFields, subSelections, type CollectContext, type VariableUse } from './collect-fields.js';
-import { slotOf, type Slot } from './proto-slot.js';
+import { slotOf } from './proto-slot.js';
 import type { ResolverRpc, ServiceModel } from './service-model.js';
+import { Codecs, type Codec } from './value-codecs.js';
 
 /** What completing a value of a GraphQL output type does, non-null stripped (schema types live as long as the graph). */
 export type TypeKind =
@@ -56,57 +58,87 @@ export type FieldStep =
       readonly field: GraphQLField<unknown, unknown>;
       readonly nodes: readonly FieldNode[];
     }
-  | {
-      readonly kind: 'value';
-      readonly key: string;
-      /** The message field carrying the value. */
-      readonly protoName: string;
-      readonly slot: Slot;
-      readonly type: TypeKind;
-      readonly nodes: readonly FieldNode[];
-      /** The selection sets under the field's nodes. */
-      readonly selections: readonly SelectionSetNode[];
-    };
+  | ValueStep;
 
-type PlansByType = Map<GraphQLObjectType, Map<Type, readonly FieldStep[]>>;
+/** A response key read from a message field. */
+export interface ValueStep {
+  readonly kind: 'value';
+  readonly key: string;
+  /** Number of the message field carrying the value. */
+  readonly number: number;
+  readonly codec: Codec;
+  /** The selection sets under the field's nodes. */
+  readonly selections: readonly SelectionSetNode[];
+}
 
-/** Plans that hold for any variables, by model and selection set. */
-const sharedPlans = new WeakMap<ServiceModel, WeakMap<SelectionSetNode, PlansByType>>();
+/** The plan of one object. */
+export interface ObjectPlan {
+  /** Every response key, in selection order. */
+  readonly steps: readonly FieldStep[];
+  /** The value steps a field number fills (several when a field is selected under several keys). */
+  readonly byNumber: ReadonlyMap<number, readonly ValueStep[]>;
+  /** Whether a step is a field resolver (which reads the message's fields itself). */
+  readonly hasResolvers: boolean;
+}
+
+type PlansByType = Map<GraphQLObjectType, Map<Type, ObjectPlan>>;
+
+interface SharedPlans {
+  readonly codecs: Codecs;
+  readonly bySelection: WeakMap<SelectionSetNode, PlansByType>;
+}
+
+/** Codecs, and plans that hold for any variables, by model. */
+const sharedPlans = new WeakMap<ServiceModel, SharedPlans>();
+
+/** The codecs of a compiled service. */
+export function codecsOf(model: ServiceModel): Codecs {
+  return shared(model).codecs;
+}
+
+function shared(model: ServiceModel): SharedPlans {
+  let found = sharedPlans.get(model);
+  if (!found) sharedPlans.set(model, (found = { codecs: new Codecs(model, model.schema), bySelection: new WeakMap() }));
+  return found;
+}
 
 /** Object plans for one fetch: shared ones when they hold for any variables, the fetch's own otherwise. */
 export class ObjectPlans {
   private readonly shared: WeakMap<SelectionSetNode, PlansByType>;
   private readonly own = new Map<SelectionSetNode, PlansByType>();
+  /** How fields are read. */
+  readonly codecs: Codecs;
 
   constructor(
     private readonly model: ServiceModel,
     private readonly collect: CollectContext,
   ) {
-    let shared = sharedPlans.get(model);
-    if (!shared) sharedPlans.set(model, (shared = new WeakMap()));
-    this.shared = shared;
+    const plans = shared(model);
+    this.shared = plans.bySelection;
+    this.codecs = plans.codecs;
   }
 
-  /** The steps completing an object of `type` read from a `messageType` message, for `selections`. */
-  stepsFor(type: GraphQLObjectType, messageType: Type, selections: readonly SelectionSetNode[]): readonly FieldStep[] {
+  /** The plan completing an object of `type` read from a `messageType` message, for `selections`. */
+  planFor(type: GraphQLObjectType, messageType: Type, selections: readonly SelectionSetNode[]): ObjectPlan {
     if (selections.length !== 1) return this.plan(type, messageType, selections, { variables: false });
     const selection = selections[0]!;
     const found = this.shared.get(selection)?.get(type)?.get(messageType) ?? this.own.get(selection)?.get(type)?.get(messageType);
     if (found) return found;
     const use: VariableUse = { variables: false };
-    const steps = this.plan(type, messageType, selections, use);
+    const plan = this.plan(type, messageType, selections, use);
     const store = use.variables ? this.own : this.shared;
     let byType = store.get(selection);
     if (!byType) store.set(selection, (byType = new Map()));
     let byMessage = byType.get(type);
     if (!byMessage) byType.set(type, (byMessage = new Map()));
-    byMessage.set(messageType, steps);
-    return steps;
+    byMessage.set(messageType, plan);
+    return plan;
   }
 
-  private plan(type: GraphQLObjectType, messageType: Type, selections: readonly SelectionSetNode[], use: VariableUse): FieldStep[] {
+  private plan(type: GraphQLObjectType, messageType: Type, selections: readonly SelectionSetNode[], use: VariableUse): ObjectPlan {
     const definitions = type.getFields();
     const steps: FieldStep[] = [];
+    const byNumber = new Map<number, ValueStep[]>();
     for (const [key, nodes] of collectFields(this.collect, type, selections, use)) {
       const name = nodes[0]!.name.value;
       const field = definitions[name];
@@ -128,8 +160,12 @@ export class ObjectPlans {
         steps.push({ kind: 'null', key });
         continue;
       }
-      steps.push({ kind: 'value', key, protoName: protoField.name, slot: slotOf(protoField), type: kindOf(field.type), nodes, selections: subSelections(nodes) });
+      const step: ValueStep = { kind: 'value', key, number: protoField.id, codec: this.codecs.codecFor(slotOf(protoField), kindOf(field.type)), selections: subSelections(nodes) };
+      steps.push(step);
+      const same = byNumber.get(step.number);
+      if (same) same.push(step);
+      else byNumber.set(step.number, [step]);
     }
-    return steps;
+    return { steps, byNumber, hasResolvers: steps.some((step) => step.kind === 'resolver') };
   }
 }
