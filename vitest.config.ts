@@ -18,6 +18,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'plugins/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
+    setupFiles: ['test/support/setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -3,8 +3,9 @@ import type { JsonObject, SubgraphRequest, SubgraphResponse } from '../fetch/sub
 import type { FetchNode, PlanNode, QueryPlan } from '../plan/query-plan.js';
 import { scheduleParallel, type MergedFetch } from './multi-fetch.js';
 import { restoreAliases } from './restore-aliases.js';
-import { buildEntityBatch, type EntityBatch } from './representations.js';
-import { ResponseTree, type EntityNode } from './response-tree.js';
+import { collectEntityBatch } from './compiled-collect.js';
+import type { EntityBatch } from './representations.js';
+import { ResponseTree } from './response-tree.js';
 import { SharedAnswers, type AnswerTrace } from './shared-answers.js';
 
 /** A subgraph call as the executor describes it; the kernel adds headers and runs the fetch stage. */
@@ -178,10 +179,8 @@ class PlanWalker {
       const shared = preparedFetches.get(node, trace);
       if (shared) return shared;
     }
-    const entities = this.tree.collect(node.mergePath, this.options.satisfies);
-    if (entities.length === 0) return undefined;
-    const batch = buildEntityBatch(this.tree, entities, node.representations ?? [], this.options);
-    if (batch.representations.length === 0) return undefined;
+    const batch = collectEntityBatch(this.tree, node, this.options);
+    if (!batch) return undefined;
     const prepared: PreparedEntityFetch = { node, batch };
     if (trace && trace.length > 0) preparedFetches.set(node, trace, prepared);
     return prepared;
@@ -197,7 +196,7 @@ class PlanWalker {
       variables.representations = batch.representations;
       if (node.variableUsages.length === 0) prepared.variables = variables;
     }
-    const response = await this.fetch(node.subgraph, batch.targets[0]![0]!.path, {
+    const response = await this.fetch(node.subgraph, batch, {
       subgraph: node.subgraph,
       kind: 'entity',
       operationType: 'query',
@@ -230,7 +229,7 @@ class PlanWalker {
       variables[`r${i}`] = part?.batch.representations ?? [];
       if (part) representations.push(...part.batch.representations);
     });
-    const response = await this.fetch(merged.subgraph, present[0]!.batch.targets[0]![0]!.path, {
+    const response = await this.fetch(merged.subgraph, present[0]!.batch, {
       subgraph: merged.subgraph,
       kind: 'entity',
       operationType: 'query',
@@ -261,14 +260,14 @@ class PlanWalker {
     field: string,
   ): void {
     for (const error of errors ?? []) {
-      this.errors.push(subgraphError(error, node.subgraph, entityErrorPath(error.path, field, batch.targets)));
+      this.errors.push(subgraphError(error, node.subgraph, entityErrorPath(error.path, field, batch)));
     }
     if (results === undefined || results === null) return;
     if (!Array.isArray(results) || results.length !== batch.representations.length) {
       const reason = Array.isArray(results)
         ? `it returned ${results.length} entities for ${batch.representations.length} representations`
         : '"_entities" is not a list';
-      this.errors.push(invalidResponse(node.subgraph, reason, batch.targets[0]![0]!.path));
+      this.errors.push(invalidResponse(node.subgraph, reason, batch.pathOf(0)));
       return;
     }
     const { tree, options } = this;
@@ -276,17 +275,17 @@ class PlanWalker {
       for (let i = 0; i < results.length; i++) {
         const result: unknown = node.aliases ? restoreAliases(results[i], node.aliases, options.satisfies) : results[i];
         if (result === null || typeof result !== 'object' || Array.isArray(result)) continue;
-        for (const target of batch.targets[i]!) tree.attach(target.primary, result as JsonObject);
+        for (const target of batch.targets[i]!) tree.attach(target, result as JsonObject);
       }
     });
   }
 
-  /** Runs a fetch; a thrown error becomes a GraphQL error and an absent answer. */
-  private async fetch(subgraph: string, path: ReadonlyArray<string | number>, call: FetchCall): Promise<SubgraphResponse | undefined> {
+  /** Runs an entity fetch; a thrown error becomes a GraphQL error (at the batch's first position) and an absent answer. */
+  private async fetch(subgraph: string, batch: EntityBatch, call: FetchCall): Promise<SubgraphResponse | undefined> {
     try {
       return await this.options.runFetch(call);
     } catch (error) {
-      this.errors.push(fetchFailure(error, subgraph, path));
+      this.errors.push(fetchFailure(error, subgraph, batch.pathOf(0)));
       return undefined;
     }
   }
@@ -296,14 +295,10 @@ function rootKeys(node: FetchNode): readonly string[] {
   return node.rootFields ?? [];
 }
 
-function entityErrorPath(
-  path: ReadonlyArray<string | number> | undefined,
-  field: string,
-  targets: readonly EntityNode[][],
-): ReadonlyArray<string | number> | undefined {
+function entityErrorPath(path: ReadonlyArray<string | number> | undefined, field: string, batch: EntityBatch): ReadonlyArray<string | number> | undefined {
   if (!path || path[0] !== field || typeof path[1] !== 'number') return undefined;
-  const target = targets[path[1]]?.[0];
-  return target ? [...target.path, ...path.slice(2)] : undefined;
+  const index = path[1];
+  return Number.isInteger(index) && index >= 0 && index < batch.representations.length ? [...batch.pathOf(index), ...path.slice(2)] : undefined;
 }
 
 function subgraphError(error: GraphQLErrorJSON, subgraph: string, path: ReadonlyArray<string | number> | undefined): GraphQLErrorJSON {

@@ -5,8 +5,27 @@ import { childValues, firstValue, runtimeTypenameOf, type EntityNode, type JsonO
 export interface EntityBatch {
   /** What `_entities(representations:)` receives. */
   readonly representations: JsonObject[];
-  /** For each representation, the positions its result merges into. */
-  readonly targets: EntityNode[][];
+  /** For each representation, the objects (positions) its result merges into. */
+  readonly targets: JsonObject[][];
+  /** Response path of the first position representation `index` answers for (where its errors go). */
+  pathOf(index: number): ReadonlyArray<string | number>;
+}
+
+/** A batch built by the general code: it keeps each representation's first position for its path. */
+class GeneralBatch implements EntityBatch {
+  readonly representations: JsonObject[] = [];
+  readonly targets: JsonObject[][] = [];
+  readonly firsts: EntityNode[] = [];
+
+  add(representation: JsonObject, node: EntityNode): number {
+    this.representations.push(representation);
+    this.targets.push([node.primary]);
+    return this.firsts.push(node) - 1;
+  }
+
+  pathOf(index: number): ReadonlyArray<string | number> {
+    return this.firsts[index]!.path;
+  }
 }
 
 /** Type questions representation building needs answered. */
@@ -23,8 +42,8 @@ const MISSING = Symbol('missing');
  * out; equal representations are sent once.
  */
 export function buildEntityBatch(tree: ResponseTree, nodes: readonly EntityNode[], specs: readonly RepresentationSpec[], facts: TypeFacts): EntityBatch {
-  const representations: JsonObject[] = [];
-  const targets: EntityNode[][] = [];
+  const batch = new GeneralBatch();
+  const { representations, targets } = batch;
   const seen = new Map<string, number>();
   const only = specs.length === 1 ? specs[0] : undefined;
   // One scalar key field (the usual `id`): entities are told apart by the value itself.
@@ -47,12 +66,8 @@ export function buildEntityBatch(tree: ResponseTree, nodes: readonly EntityNode[
       if (value === undefined) continue;
       if (value === null || typeof value !== 'object') {
         const known = byValue.get(value);
-        if (known !== undefined) targets[known]!.push(node);
-        else {
-          byValue.set(value, representations.length);
-          representations.push({ __typename: typename, [onlyField.name]: value });
-          targets.push([node]);
-        }
+        if (known !== undefined) targets[known]!.push(node.primary);
+        else byValue.set(value, batch.add({ __typename: typename, [onlyField.name]: value }, node));
         continue;
       }
     }
@@ -66,22 +81,17 @@ export function buildEntityBatch(tree: ResponseTree, nodes: readonly EntityNode[
     if (key === null) continue;
     const known = key === undefined ? undefined : seen.get(key);
     if (known !== undefined) {
-      targets[known]!.push(node);
+      targets[known]!.push(node.primary);
       continue;
     }
     const representation: Record<string, unknown> = { __typename: typename };
     if (!fill(tree, facts, representation, node.view, runtimeType, spec.fields)) continue;
     const finalKey = key ?? dedupeKey(representation);
     const index = seen.get(finalKey);
-    if (index === undefined) {
-      seen.set(finalKey, representations.length);
-      representations.push(representation);
-      targets.push([node]);
-    } else {
-      targets[index]!.push(node);
-    }
+    if (index === undefined) seen.set(finalKey, batch.add(representation, node));
+    else targets[index]!.push(node.primary);
   }
-  return { representations, targets };
+  return batch;
 }
 
 /**

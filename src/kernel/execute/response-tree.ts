@@ -74,6 +74,12 @@ export class ResponseTree {
     return view;
   }
 
+  /** Every object's later parts, by object (what compiled code reads directly). */
+  extrasMap(): ReadonlyMap<JsonObject, readonly JsonObject[]> {
+    this.settle();
+    return this.extras;
+  }
+
   extrasOf(object: JsonObject): readonly JsonObject[] {
     this.settle();
     return this.extras.get(object) ?? NONE;

@@ -1,50 +1,13 @@
-import {
-  getNamedType,
-  GraphQLBoolean,
-  GraphQLError,
-  GraphQLID,
-  GraphQLInt,
-  GraphQLString,
-  isAbstractType,
-  isEnumType,
-  isInterfaceType,
-  isLeafType,
-  isListType,
-  isNonNullType,
-  isObjectType,
-  type GraphQLInterfaceType,
-  type GraphQLLeafType,
-  type GraphQLNamedType,
-  type GraphQLObjectType,
-  type GraphQLOutputType,
-  type GraphQLSchema,
-} from 'graphql';
+import { GraphQLBoolean, GraphQLError, GraphQLID, GraphQLInt, GraphQLString, isEnumType, type GraphQLLeafType, type GraphQLSchema } from 'graphql';
 import type { GraphQLErrorJSON } from '../errors.js';
 import { childValues, firstValue, typenameOf, type JsonObject, type ResponseTree } from '../execute/response-tree.js';
 import type { NSelection } from '../plan/normalize.js';
-
-/** A field to write at one response position for one runtime type. */
-interface ShapeField {
-  readonly responseKey: string;
-  readonly name: string;
-  /** Wrappers outside-in: `N` non-null, `L` list (`[T!]!` is N L N). */
-  readonly wrappers: readonly ('N' | 'L')[];
-  readonly namedType: GraphQLNamedType | undefined;
-  /** Merged sub-selections of every occurrence of the field. */
-  readonly selections: NSelection[] | undefined;
-  readonly parentType: string;
-  /** Introspection root fields: answered by graphql-js already, copied as they are. */
-  readonly verbatim: boolean;
-  /** Set for scalar and enum fields: serialized on the way out. */
-  readonly leafType: GraphQLLeafType | undefined;
-  /** Interface or union: the runtime type comes from `__typename`. */
-  readonly abstract: boolean;
-}
+import { assertSameResult, compiledChecks } from '../compiled-code.js';
+import { CompiledShapes } from './compiled-shape.js';
+import { ShapeFields, type ShapeField } from './shape-fields.js';
 
 const MAX_INT = 2147483647;
 const MIN_INT = -2147483648;
-
-const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
 
 const BUBBLE = Symbol('null-bubble');
 type Shaped = unknown | typeof BUBBLE;
@@ -53,14 +16,39 @@ type Shaped = unknown | typeof BUBBLE;
  * Builds the client's response from everything fetched: fields in the
  * client's order under its aliases, internal fields dropped, leaf values
  * checked against the schema, and nulls propagated per the GraphQL spec.
- * One instance per plan; field lists are memoized per selection and type.
+ * One instance per graph. An operation seen twice gets a compiled shaper
+ * (compiled-shape.ts) for the common case; whatever it declines, this
+ * general one shapes.
  */
-export class ResponseShaper {
-  private readonly fieldCache = new WeakMap<readonly NSelection[], Map<string, ShapeField[]>>();
+export class ResponseShaper extends ShapeFields {
+  private readonly compiled: CompiledShapes;
 
-  constructor(private readonly schema: GraphQLSchema) {}
+  constructor(schema: GraphQLSchema) {
+    super(schema);
+    this.compiled = new CompiledShapes(this);
+  }
 
   shape(
+    tree: ResponseTree,
+    rootType: string,
+    selections: readonly NSelection[],
+    extraRoots: readonly JsonObject[],
+    errors: GraphQLErrorJSON[],
+  ): Record<string, unknown> | null {
+    if (extraRoots.length === 0) {
+      const shaped = this.compiled.shape(tree, rootType, selections);
+      if (shaped !== undefined) {
+        if (compiledChecks.enabled) {
+          const generalErrors: GraphQLErrorJSON[] = [];
+          assertSameResult('response shaper', { data: shaped, errors: [] }, { data: this.shapeGeneral(tree, rootType, selections, extraRoots, generalErrors), errors: generalErrors });
+        }
+        return shaped;
+      }
+    }
+    return this.shapeGeneral(tree, rootType, selections, extraRoots, errors);
+  }
+
+  private shapeGeneral(
     tree: ResponseTree,
     rootType: string,
     selections: readonly NSelection[],
@@ -72,66 +60,6 @@ export class ResponseShaper {
     const result = run.object(view, undefined, rootType, selections, []);
     return result === BUBBLE ? null : (result as Record<string, unknown>);
   }
-
-  fields(selections: readonly NSelection[], runtimeType: string): ShapeField[] {
-    let byType = this.fieldCache.get(selections);
-    if (!byType) {
-      byType = new Map();
-      this.fieldCache.set(selections, byType);
-    }
-    let fields = byType.get(runtimeType);
-    if (!fields) {
-      fields = [];
-      this.collect(selections, runtimeType, fields);
-      byType.set(runtimeType, fields);
-    }
-    return fields;
-  }
-
-  objectType(name: string): GraphQLObjectType | undefined {
-    const type = this.schema.getType(name);
-    return isObjectType(type) ? type : undefined;
-  }
-
-  /** An object or interface type (interface objects report their interface as `__typename`). */
-  private fieldsOwner(name: string): GraphQLObjectType | GraphQLInterfaceType | undefined {
-    const type = this.schema.getType(name);
-    return isObjectType(type) || isInterfaceType(type) ? type : undefined;
-  }
-
-  satisfies(objectType: string, condition: string): boolean {
-    if (objectType === condition) return true;
-    const abstract = this.schema.getType(condition);
-    const object = this.schema.getType(objectType);
-    return isAbstractType(abstract) && isObjectType(object) && this.schema.isSubType(abstract, object);
-  }
-
-  private collect(selections: readonly NSelection[], runtimeType: string, into: ShapeField[]): void {
-    const type = this.fieldsOwner(runtimeType);
-    for (const selection of selections) {
-      if (selection.kind === 'Fragment') {
-        if (this.satisfies(runtimeType, selection.typeCondition)) this.collect(selection.selections, runtimeType, into);
-        continue;
-      }
-      const existing = into.find((f) => f.responseKey === selection.responseKey);
-      if (existing) {
-        if (existing.selections && selection.selections) existing.selections.push(...selection.selections);
-        continue;
-      }
-      const definition = selection.name === '__typename' ? undefined : type?.getFields()[selection.name];
-      into.push({
-        responseKey: selection.responseKey,
-        name: selection.name,
-        wrappers: definition ? wrappersOf(definition.type) : [],
-        namedType: definition ? getNamedType(definition.type) : undefined,
-        selections: selection.selections ? [...selection.selections] : undefined,
-        parentType: runtimeType,
-        verbatim: INTROSPECTION_FIELDS.has(selection.name),
-        leafType: definition && isLeafType(getNamedType(definition.type)) ? (getNamedType(definition.type) as GraphQLLeafType) : undefined,
-        abstract: !!definition && isAbstractType(getNamedType(definition.type)),
-      });
-    }
-  }
 }
 
 /** `out.__proto__ = v` would replace the object's prototype; a client may still alias a field `__proto__`. */
@@ -139,23 +67,9 @@ function defineOwn(out: Record<string, unknown>, key: string, value: unknown): v
   Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-function wrappersOf(type: GraphQLOutputType): Array<'N' | 'L'> {
-  const wrappers: Array<'N' | 'L'> = [];
-  let current: GraphQLOutputType = type;
-  for (;;) {
-    if (isNonNullType(current)) {
-      wrappers.push('N');
-      current = current.ofType;
-    } else if (isListType(current)) {
-      wrappers.push('L');
-      current = current.ofType;
-    } else return wrappers;
-  }
-}
-
 class ShapeRun {
   constructor(
-    private readonly shaper: ResponseShaper,
+    private readonly shaper: ShapeFields,
     private readonly tree: ResponseTree,
     private readonly errors: GraphQLErrorJSON[],
   ) {}

@@ -1,11 +1,13 @@
 /**
  * Entity representations sent to a subgraph: each distinct entity once, in
  * the order first seen, and every position it was found at merged back.
+ * Batches are built as the executor builds them (compiled where it can;
+ * the test setup checks the compiled batch against the general one).
  */
 import { describe, expect, it } from 'vitest';
-import { buildEntityBatch } from '../../../src/kernel/execute/representations.js';
+import { collectEntityBatch } from '../../../src/kernel/execute/compiled-collect.js';
 import { ResponseTree } from '../../../src/kernel/execute/response-tree.js';
-import type { RepresentationSpec } from '../../../src/kernel/plan/query-plan.js';
+import type { FetchNode, RepresentationSpec } from '../../../src/kernel/plan/query-plan.js';
 
 const OBJECT_TYPES = new Set(['User', 'Bot']);
 const facts = {
@@ -16,8 +18,23 @@ const facts = {
 function batchOf(items: unknown[], specs: RepresentationSpec[]) {
   const tree = new ResponseTree();
   tree.addRoot({ items } as never);
-  const nodes = tree.collect(['items', '@'], facts.satisfies);
-  return buildEntityBatch(tree, nodes, specs, facts);
+  const node: FetchNode = {
+    kind: 'Fetch',
+    id: 1,
+    subgraph: 'accounts',
+    fetchKind: 'entity',
+    operationType: 'query',
+    operation: '',
+    operationName: undefined,
+    selectionSet: '',
+    variableUsages: [],
+    mergePath: ['items', '@'],
+    representations: specs,
+  };
+  const batch = collectEntityBatch(tree, node, facts)!;
+  /** Each representation's positions, as indices into `items`. */
+  const positions = batch.targets.map((targets) => targets.map((target) => items.indexOf(target)));
+  return { ...batch, positions, firstPaths: batch.representations.map((_, i) => batch.pathOf(i)) };
 }
 
 const byId = (typeCondition: string, kind: 'runtime' | 'fixed' = 'runtime'): RepresentationSpec => ({
@@ -40,7 +57,11 @@ describe('representations of an entity fetch', () => {
       { __typename: 'User', id: 'u1' },
       { __typename: 'User', id: 'u2' },
     ]);
-    expect(batch.targets.map((positions) => positions.map((p) => p.path))).toEqual([[['items', 0], ['items', 2]], [['items', 1]]]);
+    expect(batch.positions).toEqual([[0, 2], [1]]);
+    expect(batch.firstPaths).toEqual([
+      ['items', 0],
+      ['items', 1],
+    ]);
   });
 
   it('keeps entities of different types apart when they share an id under an interface', () => {
@@ -70,7 +91,7 @@ describe('representations of an entity fetch', () => {
       { __typename: 'User', id: 1 },
       { __typename: 'User', id: '1' },
     ]);
-    expect(batch.targets.map((positions) => positions.length)).toEqual([2, 1]);
+    expect(batch.positions).toEqual([[0, 2], [1]]);
   });
 
   it('leaves out objects whose key is missing (their fetch failed) and dedupes object-valued keys by content', () => {
@@ -79,10 +100,33 @@ describe('representations of an entity fetch', () => {
       [byId('User')],
     );
     expect(batch.representations).toEqual([{ __typename: 'User', id: { org: 'a', n: 1 } }]);
-    expect(batch.targets[0]!.map((p) => p.path)).toEqual([
-      ['items', 1],
-      ['items', 2],
+    expect(batch.positions).toEqual([[1, 2]]);
+    expect(batch.firstPaths).toEqual([['items', 1]]);
+  });
+
+  it('dedupes on every key and @requires field: null, numbers and their digits as strings stay apart', () => {
+    const spec: RepresentationSpec = {
+      typeCondition: 'User',
+      typename: { kind: 'runtime' },
+      fields: ['id', 'plan', 'score'].map((name) => ({ name, responseKey: name, children: undefined })),
+    };
+    const batch = batchOf(
+      [
+        { __typename: 'User', id: 'u1', plan: 'pro', score: 1 },
+        { __typename: 'User', id: 'u1', plan: 'pro', score: '1' },
+        { __typename: 'User', id: 'u1', plan: null, score: 1 },
+        { __typename: 'User', id: 'u1', plan: 'pro', score: 1 },
+        { __typename: 'User', id: 'u1', score: 1 },
+        { __typename: 'User', id: 'u1', plan: null, score: 1 },
+      ],
+      [spec],
+    );
+    expect(batch.representations).toEqual([
+      { __typename: 'User', id: 'u1', plan: 'pro', score: 1 },
+      { __typename: 'User', id: 'u1', plan: 'pro', score: '1' },
+      { __typename: 'User', id: 'u1', plan: null, score: 1 },
     ]);
+    expect(batch.positions).toEqual([[0, 3], [1], [2, 5]]);
   });
 
   it('writes a fixed typename for a subgraph that knows the type as an interface object', () => {

@@ -1,0 +1,8 @@
+/**
+ * Runs before every test file (vitest.config.ts `setupFiles`). Compiled code
+ * (response shapers, entity collectors) is checked against the general code
+ * on everything the suite runs in-process: a difference fails the test.
+ */
+import { compiledChecks } from '../../src/kernel/compiled-code.js';
+
+compiledChecks.enabled = true;
