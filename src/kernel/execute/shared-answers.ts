@@ -5,9 +5,12 @@
  * entity representations, and their shaped data, are then identical too, so
  * the first request's work serves the others.
  *
- * Entries hang off the last answer of their trace in a WeakMap: they live
- * exactly as long as someone still holds that answer, so nothing outlives
- * the requests that share it.
+ * Entries hang off the last answer of their trace, under a symbol key: they
+ * live exactly as long as someone still holds that answer, so nothing
+ * outlives the requests that share it. (A WeakMap keyed by answer would do
+ * the same, but every request adds entries, and weak tables cost the
+ * garbage collector far more than a plain property on an object that dies
+ * young anyway.)
  */
 import type { SubgraphResponse } from '../fetch/subgraph-types.js';
 
@@ -18,10 +21,17 @@ import type { SubgraphResponse } from '../fetch/subgraph-types.js';
  */
 export type AnswerTrace = readonly SubgraphResponse[];
 
-interface Entry<T> {
+interface Entry {
+  /** The plan or fetch node the value was computed for. */
+  readonly owner: object;
   readonly trace: AnswerTrace;
-  readonly value: T;
+  readonly value: unknown;
 }
+
+/** Where an answer keeps the work derived from it (symbol keys are invisible to JSON and to plugins' own keys). */
+const DERIVED = Symbol('switchyard.derivedWork');
+
+type Carrier = SubgraphResponse & { [DERIVED]?: Entry[] };
 
 function sameTrace(a: AnswerTrace, b: AnswerTrace): boolean {
   if (a.length !== b.length) return false;
@@ -31,23 +41,25 @@ function sameTrace(a: AnswerTrace, b: AnswerTrace): boolean {
 
 /** Values per (owner, trace): owner is the plan or the fetch node the value was computed for. */
 export class SharedAnswers<Owner extends object, T> {
-  private readonly byLastAnswer = new WeakMap<SubgraphResponse, WeakMap<Owner, Entry<T>>>();
-
   get(owner: Owner, trace: AnswerTrace): T | undefined {
-    const last = trace[trace.length - 1];
-    if (!last) return undefined;
-    const entry = this.byLastAnswer.get(last)?.get(owner);
-    return entry && sameTrace(entry.trace, trace) ? entry.value : undefined;
+    const last = trace[trace.length - 1] as Carrier | undefined;
+    const entries = last?.[DERIVED];
+    if (!entries) return undefined;
+    for (const entry of entries) if (entry.owner === owner && sameTrace(entry.trace, trace)) return entry.value as T;
+    return undefined;
   }
 
   set(owner: Owner, trace: AnswerTrace, value: T): void {
-    const last = trace[trace.length - 1];
-    if (!last) return;
-    let owners = this.byLastAnswer.get(last);
-    if (!owners) {
-      owners = new WeakMap();
-      this.byLastAnswer.set(last, owners);
-    }
-    owners.set(owner, { trace: trace.slice(), value });
+    const last = trace[trace.length - 1] as Carrier | undefined;
+    // A plugin may hand out frozen answers: their work is simply not shared.
+    if (!last || !Object.isExtensible(last)) return;
+    const entry: Entry = { owner, trace: trace.slice(), value };
+    const entries = last[DERIVED];
+    if (entries) {
+      // One entry per owner, the latest: a long-lived answer (a cache hit) must not collect one per request.
+      const index = entries.findIndex((known) => known.owner === owner);
+      if (index >= 0) entries[index] = entry;
+      else entries.push(entry);
+    } else Object.defineProperty(last, DERIVED, { value: [entry], writable: true, enumerable: false, configurable: true });
   }
 }

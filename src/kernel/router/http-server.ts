@@ -5,6 +5,7 @@ import { createYoga, type Plugin as YogaPlugin, type YogaServerInstance } from '
 import type { CoreConfig } from '../config/core-schema.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { memoOn } from '../object-memo.js';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
 import { useRequestBodyLimit } from './body-limit.js';
 import { answerPost, postLaneCandidate, type PostLaneOptions } from './graphql-post-lane.js';
@@ -227,20 +228,15 @@ function documentIdOf(params: object): string | undefined {
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
-/** The JSON of data-only bodies, by their data object: requests that share shaped data share its bytes too. */
-const dataOnlyJson = new WeakMap<object, Buffer>();
+/** Where a data-only body's data object keeps its JSON: requests that share shaped data share its bytes too. */
+const JSON_BYTES = Symbol('switchyard.jsonBytes');
 
 function serializeBody(body: OperationResponse['body']): string | Buffer {
   const data = body.data;
   if (data === null || typeof data !== 'object' || body.errors !== undefined || body.extensions !== undefined || Object.keys(body).length !== 1) {
     return JSON.stringify(body);
   }
-  let bytes = dataOnlyJson.get(data);
-  if (bytes === undefined) {
-    bytes = Buffer.from(JSON.stringify(body));
-    dataOnlyJson.set(data, bytes);
-  }
-  return bytes;
+  return memoOn(data, JSON_BYTES, () => Buffer.from(JSON.stringify(body)));
 }
 
 /**
