@@ -9,8 +9,9 @@ import { cpus, loadavg } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { composeBenchSupergraph } from './graph/supergraph.js';
 import { buildPrograms, REPO_ROOT } from './harness/build.js';
-import { measureContender, type RunEnvironment, type RunResult } from './harness/measure.js';
-import { setUpPinning } from './harness/processes.js';
+import { measureContender, measurePhase, startContender, type RunEnvironment, type RunResult, type StartedContender } from './harness/measure.js';
+import { processTree } from './harness/proc-stats.js';
+import { repin, setUpPinning } from './harness/processes.js';
 import { renderReport, writeResults, type RunFacts } from './harness/report.js';
 import type { Contender, Scenario, TargetCheck } from './harness/scenario.js';
 import type { ServerName } from './harness/build.js';
@@ -57,6 +58,75 @@ function progress(result: RunResult, label: string, round: number, rounds: numbe
     `CPU ${result.cpuMsPerRequest?.toFixed(2)} ms/req  RSS ${result.rssPeakMB?.toFixed(0)} MB  ` +
     `subgraph req/req ${result.fetchesAlone} alone, ${result.subgraphRequestsPerRequest?.toFixed(2)} loaded`
   );
+}
+
+/** One fresh run per contender per round: start, load, stop. */
+async function runFreshRounds(env: RunEnvironment, scenario: Scenario, contenders: readonly Contender[], rounds: number): Promise<RunResult[]> {
+  const results: RunResult[] = [];
+  for (let round = 0; round < rounds; round++) {
+    for (const contender of rotated(contenders, round)) {
+      const reason = contender.unavailable?.();
+      const result: RunResult = reason
+        ? { contender: contender.id, round, problem: `unavailable: ${reason}` }
+        : await measureContender(env, contender, contender.request ?? scenario.request, round);
+      results.push(result);
+      console.log(progress(result, contender.id, round, rounds));
+    }
+  }
+  return results;
+}
+
+/** `Scenario.warmPhases`: every contender started once and settled, then one load phase per contender per round. */
+async function runWarmPhases(
+  env: RunEnvironment,
+  scenario: Scenario,
+  contenders: readonly Contender[],
+  rounds: number,
+  settleSeconds: number,
+): Promise<RunResult[]> {
+  const results: RunResult[] = [];
+  const running = new Map<string, StartedContender>();
+  const request = (contender: Contender) => contender.request ?? scenario.request;
+  // The loaded contender gets the contender core; the waiting ones sit with the load side.
+  const focus = (id: string) => {
+    if (!env.pinning.enabled) return;
+    for (const [other, { started }] of running) repin(processTree(started.pid), other === id ? env.pinning.contenderCores : env.pinning.loadCores);
+  };
+  try {
+    for (const contender of contenders) {
+      const reason = contender.unavailable?.();
+      const started = reason ? { problem: `unavailable: ${reason}` } : await startContender(env, contender, 0);
+      if ('problem' in started) {
+        for (let round = 0; round < rounds; round++) results.push({ contender: contender.id, round, problem: started.problem });
+        console.log(`${contender.id}: ${started.problem.split('\n')[0]}`);
+        continue;
+      }
+      running.set(contender.id, started);
+    }
+    for (const [id, started] of running) {
+      focus(id);
+      const settled = await measurePhase(started, request(started.contender), 0, { warmup: settleSeconds, duration: 1 });
+      console.log(`settle ${id}: ${settled.problem ? `FAILED: ${settled.problem.split('\n')[0]}` : `${settleSeconds}s of load, ${settled.rps?.toFixed(0)} req/s at the end`}`);
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const contender of rotated(contenders, round)) {
+        const started = running.get(contender.id);
+        if (!started) continue;
+        focus(contender.id);
+        const result = await measurePhase(started, request(contender), round);
+        results.push(result);
+        console.log(progress(result, contender.id, round, rounds));
+      }
+    }
+  } finally {
+    for (const { started } of running.values()) await started.stop();
+  }
+  return results;
+}
+
+/** The contenders in this round's order: rotating spreads a slow stretch of the machine over all of them. */
+function rotated<T>(items: readonly T[], round: number): T[] {
+  return items.map((_, i) => items[(i + round) % items.length]!);
 }
 
 /** Runs the router benchmark and prints its table; returns the path of the JSON result file. */
@@ -119,19 +189,8 @@ export async function runRouterBench(options: BenchOptions): Promise<string> {
       startTimeoutSeconds: options.startTimeoutSeconds,
       checkOnly: options.checkOnly,
     };
-    const results: RunResult[] = [];
-    for (let round = 0; round < rounds; round++) {
-      // Rotating the order spreads a slow stretch of the machine over all contenders.
-      const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!);
-      for (const contender of order) {
-        const reason = contender.unavailable?.();
-        const result: RunResult = reason
-          ? { contender: contender.id, round, problem: `unavailable: ${reason}` }
-          : await measureContender(env, contender, contender.request ?? scenario.request, round);
-        results.push(result);
-        console.log(progress(result, contender.id, round, rounds));
-      }
-    }
+    const warm = scenario.warmPhases && !options.checkOnly ? scenario.warmPhases : undefined;
+    const results = warm ? await runWarmPhases(env, scenario, contenders, rounds, warm.settleSeconds) : await runFreshRounds(env, scenario, contenders, rounds);
     const summaries = summarize(contenders, results);
     const targets: TargetCheck[] = [...(scenario.targets?.(summaries) ?? [])];
     if (scenario.afterRounds) {
@@ -154,7 +213,9 @@ export async function runRouterBench(options: BenchOptions): Promise<string> {
       node: process.version,
       cpu: `${cpus()[0]?.model.trim() ?? 'unknown CPU'} x${cpus().length}`,
       commit: gitCommit(),
-      pinning: pinning.enabled ? 'contenders pinned to core 0 (unless the scenario says otherwise), load on core 1' : `not pinned (${pinning.reason})`,
+      pinning:
+        (pinning.enabled ? 'contenders pinned to core 0 (unless the scenario says otherwise), load on core 1' : `not pinned (${pinning.reason})`) +
+        (warm ? `; warm phases: each contender started once and loaded ${warm.settleSeconds}s unmeasured first, the waiting one on the load core` : ''),
       connections: options.connections,
       durationSeconds: options.durationSeconds,
       warmupSeconds: options.warmupSeconds,

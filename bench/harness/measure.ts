@@ -113,13 +113,23 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Runs `contender` once; never throws for a contender's failure (it becomes `problem`). */
-export async function measureContender(env: RunEnvironment, contender: Contender, request: BenchRequest, round: number): Promise<RunResult> {
+/** A contender started and answering, kept for one or several load phases. */
+export interface StartedContender {
+  readonly contender: Contender;
+  readonly started: Started;
+  readonly baseUrl: string;
+  /** Start until the first answer, ms. */
+  readonly startupMs: number;
+  /** The run environment with this contender's expected answer. */
+  readonly env: RunEnvironment;
+}
+
+/** Starts `contender` and waits until it answers; a failure to start is returned as `problem`, never thrown. */
+export async function startContender(env: RunEnvironment, contender: Contender, round: number): Promise<StartedContender | { readonly problem: string }> {
   const dir = join(env.workDir, 'contenders', contender.id);
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const failed = (problem: string): RunResult => ({ contender: contender.id, round, problem });
   let launch: Launch;
   try {
     launch = await contender.launch({
@@ -133,7 +143,7 @@ export async function measureContender(env: RunEnvironment, contender: Contender
       freePort,
     });
   } catch (error) {
-    return failed(`could not prepare its start: ${(error as Error).message}`);
+    return { problem: `could not prepare its start: ${(error as Error).message}` };
   }
   const began = performance.now();
   const started = startProcess({
@@ -145,19 +155,44 @@ export async function measureContender(env: RunEnvironment, contender: Contender
     logFile: join(dir, `round-${round}.log`),
   });
   try {
-    try {
-      await waitUntilAnswering(started, baseUrl, contender.probe ?? PROBE, env.startTimeoutSeconds);
-    } catch (error) {
-      return failed(`did not start: ${(error as Error).message}`);
-    }
-    const startupMs = performance.now() - began;
-    const expected = contender.expect ? contender.expect(env.expected) : env.expected;
-    const expectedText = contender.expect ? JSON.stringify(expected) : env.expectedText;
-    return await measureStarted({ ...env, expected, expectedText }, contender, request, round, started, launch.url ?? baseUrl, startupMs);
+    await waitUntilAnswering(started, baseUrl, contender.probe ?? PROBE, env.startTimeoutSeconds);
   } catch (error) {
-    return failed(`${(error as Error).message}\n${started.tail()}`);
-  } finally {
     await started.stop();
+    return { problem: `did not start: ${(error as Error).message}` };
+  }
+  const startupMs = performance.now() - began;
+  const expected = contender.expect ? contender.expect(env.expected) : env.expected;
+  const expectedText = contender.expect ? JSON.stringify(expected) : env.expectedText;
+  return { contender, started, baseUrl: launch.url ?? baseUrl, startupMs, env: { ...env, expected, expectedText } };
+}
+
+/**
+ * One load phase of a started contender (check, fetches alone, warm-up,
+ * measured window, check again); never throws for the contender's failure.
+ * `seconds` overrides the warm-up and measured seconds (an unmeasured settling load).
+ */
+export async function measurePhase(
+  running: StartedContender,
+  request: BenchRequest,
+  round: number,
+  seconds?: { readonly warmup: number; readonly duration: number },
+): Promise<RunResult> {
+  const env = seconds ? { ...running.env, warmupSeconds: seconds.warmup, durationSeconds: seconds.duration } : running.env;
+  try {
+    return await measureStarted(env, running.contender, request, round, running.started, running.baseUrl, running.startupMs);
+  } catch (error) {
+    return { contender: running.contender.id, round, problem: `${(error as Error).message}\n${running.started.tail()}` };
+  }
+}
+
+/** Runs `contender` once: start, one load phase, stop. Never throws for a contender's failure (it becomes `problem`). */
+export async function measureContender(env: RunEnvironment, contender: Contender, request: BenchRequest, round: number): Promise<RunResult> {
+  const running = await startContender(env, contender, round);
+  if ('problem' in running) return { contender: contender.id, round, problem: running.problem };
+  try {
+    return await measurePhase(running, request, round);
+  } finally {
+    await running.started.stop();
   }
 }
 

@@ -36,6 +36,15 @@ export function setUpPinning(wanted: boolean): Pinning {
   return { enabled: true, contenderCores: '0', loadCores: '1', allCores: `0-${availableParallelism() - 1}` };
 }
 
+/** Moves running processes (every thread) to `cores`, a `taskset -c` core list. */
+export function repin(pids: readonly number[], cores: string): void {
+  for (const pid of pids) {
+    const moved = spawnSync('taskset', ['-a', '-cp', cores, String(pid)]);
+    // A process that just exited has nothing left to move.
+    if (moved.status !== 0 && !moved.stderr.toString().includes('No such process')) throw new Error(`taskset -a -cp ${cores} ${pid} failed: ${moved.stderr.toString().trim()}`);
+  }
+}
+
 /** A started child process. */
 export interface Started {
   readonly pid: number;

@@ -160,6 +160,18 @@ export interface Scenario {
   readonly services?: readonly ScenarioService[];
   /** Rounds when neither `--rounds` nor `--quick`/`--check` says; default 3. */
   readonly defaultRounds?: number;
+  /**
+   * Warm phases instead of fresh runs: every contender is started once and
+   * stays up; each gets one unmeasured load of `settleSeconds` (past the JIT
+   * warm-up of a freshly started process), then every round is one load
+   * phase per contender (warm-up + duration, as in a fresh run). During a
+   * phase the loaded contender has the contender core and the others wait on
+   * the load core, so an idle contender's timers cannot slow the loaded one.
+   * For comparing two configurations whose difference is a few percent: the
+   * phases of a round are seconds apart, not a process start apart, so a
+   * machine whose speed wanders shifts both alike. Default: fresh runs.
+   */
+  readonly warmPhases?: { readonly settleSeconds: number };
   /** Header of the ratio column; default `req/s / baseline`. */
   readonly ratioLabel?: string;
   /** The exact expected response body for `request`, given the supergraph SDL. */
