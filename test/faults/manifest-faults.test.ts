@@ -1,4 +1,4 @@
-import { open, readFile } from 'node:fs/promises';
+import { open, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { usePersistedOperations } from '../../plugins/persisted-operations/index.js';
@@ -55,10 +55,14 @@ describe('a manifest replaced by a truncated file while the router polls it', ()
     await sleep(200);
 
     // A writer that is not atomic: half the file, a pause across several polls, then the rest.
-    const file = await open(join(live.path, 'default', 'manifest.json'), 'w');
+    // The half file is renamed into place, so no poll can catch the empty file that opening
+    // with truncation would show for an instant (a second, different invalid state).
+    const manifest = join(live.path, 'default', 'manifest.json');
+    const half = `${manifest}.half`;
+    await writeFile(half, next.subarray(0, Math.floor(next.length / 2)));
+    await rename(half, manifest);
+    const file = await open(manifest, 'a');
     try {
-      await file.write(next.subarray(0, Math.floor(next.length / 2)));
-      await file.sync();
       await eventually(() => lines.some((line) => line.msg === INVALID), 'the invalid manifest to be logged', 5000);
       await sleep(300);
       const notYet = await router.query({ extensions: byHash(sha256Hex(prices)) });

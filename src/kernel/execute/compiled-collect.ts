@@ -15,7 +15,14 @@ import { buildEntityBatch, type EntityBatch, type TypeFacts } from './representa
 import type { JsonObject, ResponseTree } from './response-tree.js';
 
 type Extras = ReadonlyMap<JsonObject, readonly JsonObject[]>;
-type Collector = (object: JsonObject, more: readonly JsonObject[] | undefined, extras: Extras, batch: CompiledBatch) => boolean;
+type CollectFn = (object: JsonObject, more: readonly JsonObject[] | undefined, extras: Extras, batch: CompiledBatch) => boolean;
+
+/** A fetch node's compiled collector, with what its batches need to know of the merge path. */
+interface Collector {
+  readonly collect: CollectFn;
+  /** How many list levels (`@`) the merge path crosses. */
+  readonly lists: number;
+}
 
 /** A batch the compiled code fills; a representation's path is spelled from the list indices of its first position. */
 class CompiledBatch implements EntityBatch {
@@ -56,7 +63,8 @@ interface CollectHelpers {
 
 const collectors = new CompiledCache<FetchNode, TypeFacts, Collector>((node, facts) => {
   const source = generateCollectSource(node.mergePath, node.representations ?? []);
-  return source === undefined ? undefined : compileGenerated<CollectHelpers, Collector>(source, helpersFor(facts));
+  if (source === undefined) return undefined;
+  return { collect: compileGenerated<CollectHelpers, CollectFn>(source, helpersFor(facts)), lists: node.mergePath.filter((segment) => segment === '@').length };
 });
 
 /**
@@ -76,8 +84,8 @@ function compiledBatch(tree: ResponseTree, node: FetchNode, facts: TypeFacts): E
   if (!collector) return undefined;
   const view = tree.viewOf(tree.roots);
   if (view.length === 0) return undefined;
-  const batch = new CompiledBatch(node.mergePath, node.mergePath.filter((segment) => segment === '@').length);
-  return collector(view[0]!, view.length > 1 ? view.slice(1) : undefined, tree.extrasMap(), batch) ? batch : undefined;
+  const batch = new CompiledBatch(node.mergePath, collector.lists);
+  return collector.collect(view[0]!, view.length > 1 ? view.slice(1) : undefined, tree.extrasMap(), batch) ? batch : undefined;
 }
 
 function generalBatch(tree: ResponseTree, node: FetchNode, facts: TypeFacts): EntityBatch | undefined {
