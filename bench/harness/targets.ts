@@ -31,6 +31,12 @@ export function ratioTarget(summaries: Summaries, a: string, b: string, metric: 
   return { name, value: ratio.median, spread: [ratio.min, ratio.max], met, shown: `${ratio.median.toFixed(3)}x (${medians})` };
 }
 
+/** `a`'s median of `metric` over `b`'s, shown for context and not judged; `what` names the metric. */
+export function referenceRatio(summaries: Summaries, a: string, b: string, metric: Metric, what: string): TargetCheck {
+  const { value, spread, shown } = ratioTarget(summaries, a, b, metric, { atLeast: 0 });
+  return { name: `reference: ${a} / ${b}, ${what}`, value, spread, shown };
+}
+
 /** The median of `metric` of contender `id` equals `expected` (e.g. 0 subgraph requests). */
 export function medianEquals(summaries: Summaries, id: string, metric: Metric, expected: number, what: string): TargetCheck {
   const name = `${what} of ${id} = ${expected}`;

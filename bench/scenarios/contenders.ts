@@ -168,3 +168,31 @@ export function ceiling(options: { baseline?: string } = {}): Contender {
     }),
   };
 }
+
+const TRANSPORT_FLOORS = {
+  http: 'one HTTP call (undici) + JSON parse',
+  grpc: 'one gRPC call (@grpc/grpc-js) + protobufjs decode',
+  h2: 'one gRPC call on bare node:http2 + protobufjs decode',
+} as const;
+
+/**
+ * The transport floor of bench/servers/transport-floor.ts: one call to the
+ * projects subgraph per request, over HTTP (`http`, the `projects` URL) or
+ * gRPC (`grpc` with @grpc/grpc-js, `h2` on bare node:http2; the
+ * `projects-grpc` target), and nothing else.
+ */
+export function transportFloor(options: { transport: keyof typeof TRANSPORT_FLOORS; baseline?: string }): Contender {
+  const subgraph = options.transport === 'http' ? 'projects' : 'projects-grpc';
+  return {
+    id: `transport-floor-${options.transport}`,
+    label: `Floor: ${TRANSPORT_FLOORS[options.transport]}`,
+    role: 'floor',
+    sharing: 'off',
+    baseline: options.baseline,
+    launch(context: LaunchContext): Launch {
+      const url = context.subgraphUrls[subgraph];
+      if (!url) throw new Error(`the subgraph server did not report "${subgraph}"`);
+      return { command: process.execPath, args: [context.programs.servers['transport-floor'], '--port', String(context.port), `--${options.transport}`, url] };
+    },
+  };
+}

@@ -10,18 +10,49 @@
  *
  * In-flight fetch sharing is off for both, so every client request makes
  * exactly one subgraph call and the transports are compared call for call.
+ *
+ * Three transport floors (servers/transport-floor.ts) are measured beside
+ * them, not judged: per request one bare HTTP call, one bare @grpc/grpc-js
+ * call (decoded), and the same gRPC call on bare node:http2. The difference
+ * between the first two is what the gRPC transport costs in this process,
+ * whatever router sits on top; the third shows how much of that is Node's
+ * HTTP/2 client. The references below set Switchyard's gRPC cost beside
+ * theirs and beside the budget the target leaves.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { composeSubgraphs, renderOutput } from '../../src/compose/index.js';
 import { generateService } from '../../src/grpc/generate.js';
 import { PROJECTS_QUERY, PROJECTS_SDL, projectsExpected } from '../graph/projects.js';
-import type { LaunchContext, Scenario } from '../harness/scenario.js';
-import { ratioTarget } from '../harness/targets.js';
-import { switchyard } from './contenders.js';
+import type { LaunchContext, Scenario, TargetCheck } from '../harness/scenario.js';
+import { ratioTarget, referenceRatio, type Summaries } from '../harness/targets.js';
+import { switchyard, transportFloor } from './contenders.js';
 
 const HTTP = 'switchyard-http-subgraph';
 const GRPC = 'switchyard-grpc-subgraph';
+const FLOOR_HTTP = 'transport-floor-http';
+const FLOOR_GRPC = 'transport-floor-grpc';
+const FLOOR_H2 = 'transport-floor-h2';
+
+/**
+ * What gRPC costs over HTTP, in CPU ms per request: Switchyard's extra (its
+ * gRPC contender minus its HTTP one) beside the bare calls' extras (each
+ * gRPC floor minus the HTTP floor), and the budget the 1.3x target leaves
+ * (under this saturating load p50 follows CPU per request, so 1.3x the
+ * latency allows 0.3x the HTTP contender's CPU on top). Not judged.
+ */
+function extraCost(summaries: Summaries): TargetCheck {
+  const name = 'reference: CPU ms per request that gRPC adds over HTTP (Switchyard; bare @grpc/grpc-js call; bare node:http2 call) and what 1.3x leaves';
+  const cpu = (id: string) => summaries.get(id)?.metrics.cpuMsPerRequest?.median;
+  const [http, grpc, floorHttp, floorGrpc, floorH2] = [cpu(HTTP), cpu(GRPC), cpu(FLOOR_HTTP), cpu(FLOOR_GRPC), cpu(FLOOR_H2)];
+  if (http === undefined || grpc === undefined || floorHttp === undefined || floorGrpc === undefined || floorH2 === undefined) return { name, shown: 'not measured' };
+  const ms = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)} ms`;
+  return {
+    name,
+    value: grpc - http,
+    shown: `Switchyard ${ms(grpc - http)}; bare @grpc/grpc-js ${ms(floorGrpc - floorHttp)}; bare node:http2 ${ms(floorH2 - floorHttp)}; the 1.3x target leaves ${ms(0.3 * http)}`,
+  };
+}
 
 function urlOf(urls: Readonly<Record<string, string>>, name: string): string {
   const url = urls[name];
@@ -57,8 +88,17 @@ export const grpcScenario: Scenario = {
   contenders: [
     switchyard({ id: HTTP, label: 'Switchyard, HTTP GraphQL subgraph', sharing: 'off', baseline: HTTP }),
     switchyard({ id: GRPC, label: 'Switchyard, gRPC subgraph', sharing: 'off', baseline: HTTP, graphFile: grpcExecutionConfig }),
+    transportFloor({ transport: 'http', baseline: HTTP }),
+    transportFloor({ transport: 'grpc', baseline: HTTP }),
+    transportFloor({ transport: 'h2', baseline: HTTP }),
   ],
   expected: () => Promise.resolve(projectsExpected()),
   // The issue's target is the p50; p99 and req/s are in the table beside it.
-  targets: (summaries) => [ratioTarget(summaries, GRPC, HTTP, 'latencyP50Ms', { atMost: 1.3 })],
+  targets: (summaries) => [
+    ratioTarget(summaries, GRPC, HTTP, 'latencyP50Ms', { atMost: 1.3 }),
+    referenceRatio(summaries, FLOOR_GRPC, FLOOR_HTTP, 'latencyP50Ms', 'p50 latency of the bare calls'),
+    referenceRatio(summaries, FLOOR_GRPC, FLOOR_HTTP, 'cpuMsPerRequest', 'CPU ms per request of the bare calls'),
+    referenceRatio(summaries, FLOOR_H2, FLOOR_HTTP, 'cpuMsPerRequest', 'CPU ms per request of the bare calls'),
+    extraCost(summaries),
+  ],
 };

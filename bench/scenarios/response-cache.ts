@@ -19,8 +19,7 @@ import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { runToEnd } from '../harness/processes.js';
 import type { AfterRoundsContext, Scenario, TargetCheck } from '../harness/scenario.js';
-import { medianEquals, ratioTarget, type Summaries } from '../harness/targets.js';
-import type { Metric } from '../harness/summary.js';
+import { medianEquals, ratioTarget, referenceRatio } from '../harness/targets.js';
 import type { CacheMemoryResult } from '../servers/cache-memory.js';
 import { ceiling, switchyard } from './contenders.js';
 import { benchExpected, GRAPHQL_POST } from './federated.js';
@@ -32,12 +31,6 @@ const CEILING = 'ceiling';
 const ENTITIES = 10_000;
 const MIB = 1024 * 1024;
 const HEAP_LIMIT_MIB = 50;
-
-/** A ratio shown for context, not judged against a target. */
-function reference(summaries: Summaries, a: string, b: string, metric: Metric, what: string): TargetCheck {
-  const { value, spread, shown } = ratioTarget(summaries, a, b, metric, { atLeast: 0 });
-  return { name: `reference: ${a} / ${b}, ${what}`, value, spread, shown };
-}
 
 async function cacheMemoryTarget(context: AfterRoundsContext): Promise<TargetCheck> {
   const name = `heap of ${ENTITIES.toLocaleString('en')} cached entities (memory provider) < ${HEAP_LIMIT_MIB} MiB`;
@@ -90,8 +83,8 @@ export const responseCacheScenario: Scenario = {
     ratioTarget(summaries, ON, OFF, 'rps', { atLeast: 3 }),
     medianEquals(summaries, ON, 'fetchesAlone', 0, 'subgraph requests of one request alone'),
     medianEquals(summaries, ON, 'subgraphRequestsPerRequest', 0, 'subgraph requests per request under load'),
-    reference(summaries, ON, OFF_NOSHARING, 'rps', 'req/s'),
-    reference(summaries, ON, CEILING, 'cpuMsPerRequest', 'CPU ms per request'),
+    referenceRatio(summaries, ON, OFF_NOSHARING, 'rps', 'req/s'),
+    referenceRatio(summaries, ON, CEILING, 'cpuMsPerRequest', 'CPU ms per request'),
   ],
   afterRounds: async (context) => [await cacheMemoryTarget(context)],
 };
