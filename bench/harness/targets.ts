@@ -1,6 +1,6 @@
 /** Targets that compare two contenders' medians, for scenarios to list. */
 import type { TargetCheck } from './scenario.js';
-import { ratioOf, type ContenderSummary, type Metric } from './summary.js';
+import { ratioOf, spreadOf, type ContenderSummary, type Metric } from './summary.js';
 
 /** Summaries by contender id. */
 export type Summaries = ReadonlyMap<string, ContenderSummary>;
@@ -35,6 +35,47 @@ export function ratioTarget(summaries: Summaries, a: string, b: string, metric: 
 export function referenceRatio(summaries: Summaries, a: string, b: string, metric: Metric, what: string): TargetCheck {
   const { value, spread, shown } = ratioTarget(summaries, a, b, metric, { atLeast: 0 });
   return { name: `reference: ${a} / ${b}, ${what}`, value, spread, shown };
+}
+
+/** Resamples drawn for a bootstrap interval. */
+const BOOTSTRAP_RESAMPLES = 4000;
+
+/** A small seeded generator (mulberry32), so a report's interval is the same on every rendering of the same runs. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The median of the per-round ratios `a` / `b` (each round's two runs are
+ * seconds apart, so a machine whose speed wanders shifts both alike) with a
+ * 95% bootstrap interval of that median: how far the median could move on
+ * another run of as many rounds. Shown for context, not judged.
+ */
+export function pairedRatioReference(summaries: Summaries, a: string, b: string, metric: Metric, what: string): TargetCheck {
+  const name = `reference: ${a} / ${b}, ${what}, median of per-round ratios with a 95% bootstrap interval`;
+  const runsB = summaries.get(b)?.runs ?? [];
+  const ratios = (summaries.get(a)?.runs ?? []).flatMap((run) => {
+    const other = runsB.find((candidate) => candidate.round === run.round);
+    const x = run[metric];
+    const y = other?.[metric];
+    return typeof x === 'number' && typeof y === 'number' && y !== 0 ? [x / y] : [];
+  });
+  const spread = spreadOf(ratios);
+  if (!spread || ratios.length < 3) return { name, shown: 'not measured (fewer than 3 rounds)' };
+  const random = seededRandom(ratios.length);
+  const medians: number[] = [];
+  for (let i = 0; i < BOOTSTRAP_RESAMPLES; i++) medians.push(spreadOf(ratios.map(() => ratios[Math.floor(random() * ratios.length)]!))!.median);
+  medians.sort((x, y) => x - y);
+  const low = medians[Math.floor(BOOTSTRAP_RESAMPLES * 0.025)]!;
+  const high = medians[Math.floor(BOOTSTRAP_RESAMPLES * 0.975)]!;
+  return { name, value: spread.median, spread: [spread.min, spread.max], shown: `${spread.median.toFixed(3)}x (95% interval ${low.toFixed(3)}-${high.toFixed(3)}, ${ratios.length} rounds)` };
 }
 
 /** The median of `metric` of contender `id` equals `expected` (e.g. 0 subgraph requests). */

@@ -21,7 +21,7 @@
  * way.
  */
 import type { AfterRoundsContext, Contender, Scenario, TargetCheck } from '../harness/scenario.js';
-import { ratioTarget } from '../harness/targets.js';
+import { pairedRatioReference, ratioTarget } from '../harness/targets.js';
 import { switchyard } from './contenders.js';
 import { benchExpected, GRAPHQL_POST } from './federated.js';
 
@@ -78,6 +78,6 @@ export const profilingScenario: Scenario = {
   ratioLabel: 'req/s / profiling off',
   contenders: [switchyard({ id: OFF, label: 'Switchyard, profiling off', baseline: OFF }), profiled()],
   expected: benchExpected,
-  targets: (summaries) => [ratioTarget(summaries, ON, OFF, 'rps', { atLeast: 0.95 })],
+  targets: (summaries) => [ratioTarget(summaries, ON, OFF, 'rps', { atLeast: 0.95 }), pairedRatioReference(summaries, ON, OFF, 'rps', 'req/s')],
   afterRounds: async (context) => [await pushesTarget(context)],
 };
