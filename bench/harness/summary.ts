@@ -92,18 +92,25 @@ export function summarize(contenders: readonly Contender[], results: readonly Ru
   return summaries;
 }
 
+/** `a`'s metric over `b`'s in each round where both runs succeeded and measured it. */
+export function perRoundRatios(a: ContenderSummary, b: ContenderSummary, metric: Metric): number[] {
+  const ratios: number[] = [];
+  for (const run of a.runs) {
+    if (run.problem) continue;
+    const other = b.runs.find((r) => r.round === run.round && !r.problem);
+    const x = run[metric];
+    const y = other?.[metric];
+    if (typeof x === 'number' && typeof y === 'number' && y !== 0) ratios.push(x / y);
+  }
+  return ratios;
+}
+
 /** `a`'s metric over `b`'s: the ratio of medians, with the min-max of same-round ratios. */
 export function ratioOf(a: ContenderSummary, b: ContenderSummary, metric: Metric = 'rps'): Spread | undefined {
   const am = a.metrics[metric];
   const bm = b.metrics[metric];
   if (!am || !bm || bm.median === 0) return undefined;
-  const perRound: number[] = [];
-  for (const run of a.runs) {
-    const other = b.runs.find((r) => r.round === run.round);
-    const x = run[metric];
-    const y = other?.[metric];
-    if (typeof x === 'number' && typeof y === 'number' && y !== 0) perRound.push(x / y);
-  }
+  const perRound = perRoundRatios(a, b, metric);
   const spread = spreadOf(perRound);
   return { median: am.median / bm.median, min: spread?.min ?? am.median / bm.median, max: spread?.max ?? am.median / bm.median, n: perRound.length };
 }

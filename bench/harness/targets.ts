@@ -1,6 +1,6 @@
 /** Targets that compare two contenders' medians, for scenarios to list. */
 import type { TargetCheck } from './scenario.js';
-import { ratioOf, spreadOf, type ContenderSummary, type Metric } from './summary.js';
+import { perRoundRatios, ratioOf, spreadOf, type ContenderSummary, type Metric } from './summary.js';
 
 /** Summaries by contender id. */
 export type Summaries = ReadonlyMap<string, ContenderSummary>;
@@ -60,22 +60,19 @@ function seededRandom(seed: number): () => number {
  */
 export function pairedRatioReference(summaries: Summaries, a: string, b: string, metric: Metric, what: string): TargetCheck {
   const name = `reference: ${a} / ${b}, ${what}, median of per-round ratios with a 95% bootstrap interval`;
-  const runsB = summaries.get(b)?.runs ?? [];
-  const ratios = (summaries.get(a)?.runs ?? []).flatMap((run) => {
-    const other = runsB.find((candidate) => candidate.round === run.round);
-    const x = run[metric];
-    const y = other?.[metric];
-    return typeof x === 'number' && typeof y === 'number' && y !== 0 ? [x / y] : [];
-  });
-  const spread = spreadOf(ratios);
-  if (!spread || ratios.length < 3) return { name, shown: 'not measured (fewer than 3 rounds)' };
+  const sa = summaries.get(a);
+  const sb = summaries.get(b);
+  const ratios = sa && sb ? perRoundRatios(sa, sb, metric) : [];
+  const perRound = spreadOf(ratios);
+  if (!perRound || ratios.length < 3) return { name, shown: 'not measured (fewer than 3 rounds)' };
   const random = seededRandom(ratios.length);
   const medians: number[] = [];
   for (let i = 0; i < BOOTSTRAP_RESAMPLES; i++) medians.push(spreadOf(ratios.map(() => ratios[Math.floor(random() * ratios.length)]!))!.median);
   medians.sort((x, y) => x - y);
-  const low = medians[Math.floor(BOOTSTRAP_RESAMPLES * 0.025)]!;
-  const high = medians[Math.floor(BOOTSTRAP_RESAMPLES * 0.975)]!;
-  return { name, value: spread.median, spread: [spread.min, spread.max], shown: `${spread.median.toFixed(3)}x (95% interval ${low.toFixed(3)}-${high.toFixed(3)}, ${ratios.length} rounds)` };
+  // The 2.5th and 97.5th percentiles: as many resampled medians below the interval as above it.
+  const low = medians[Math.ceil(BOOTSTRAP_RESAMPLES * 0.025) - 1]!;
+  const high = medians[BOOTSTRAP_RESAMPLES - Math.ceil(BOOTSTRAP_RESAMPLES * 0.025)]!;
+  return { name, value: perRound.median, spread: [perRound.min, perRound.max], shown: `${perRound.median.toFixed(3)}x (95% interval ${low.toFixed(3)}-${high.toFixed(3)}, ${ratios.length} rounds)` };
 }
 
 /** The median of `metric` of contender `id` equals `expected` (e.g. 0 subgraph requests). */

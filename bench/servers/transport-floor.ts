@@ -1,6 +1,6 @@
 /**
  * The transport floor of the gRPC scenario: a bare node:http server that
- * answers every POST with the projects of `PROJECTS_QUERY`, fetched with one
+ * answers every request with the projects of `PROJECTS_QUERY`, fetched with one
  * subgraph call and nothing else (no parsing, validation or planning of the
  * client's request). It shows what the transport itself costs, so the
  * router's gRPC-vs-HTTP latency ratio can be read against the least any
@@ -21,11 +21,13 @@
  * Usage: node transport-floor.js --port <n> (--http <url> | --grpc <target> | --h2 <target>)
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { ClientHttp2Session } from 'node:http2';
 import { parseArgs } from 'node:util';
 import type { Enum, Type } from 'protobufjs';
 import { Pool } from 'undici';
 import { generateService } from '../../src/grpc/generate.js';
 import { findService, loadProto } from '../../src/grpc/proto-root.js';
+import { FLOW_CONTROL_WINDOW_BYTES, GRPC_CHANNEL_OPTIONS } from '../../plugins/grpc/grpc-channels.js';
 import { PROJECT_COUNT, PROJECTS_QUERY, PROJECTS_SDL } from '../graph/projects.js';
 import { readBody } from './read-body.js';
 
@@ -76,7 +78,8 @@ async function projectsRpc(): Promise<ProjectsRpc> {
   const requestType = method.resolvedRequestType as Type;
   const responseType = method.resolvedResponseType as Type;
   const statusEnum = proto.root.lookupEnum(`${generated.packageName}.ProjectStatus`) as Enum;
-  const statuses = new Map(Object.entries(statusEnum.values).map(([name, number]) => [number, name.replace(/^PROJECT_STATUS_/, '')]));
+  // As the router reads enums: `_UNSPECIFIED` (0) is null.
+  const statuses = new Map(Object.entries(statusEnum.values).flatMap(([name, number]) => (number === 0 ? [] : [[number, name.replace(/^PROJECT_STATUS_/, '')]])));
   return {
     path: `/${generated.packageName}.${generated.serviceName}/QueryProjects`,
     request: Buffer.from(requestType.encode(requestType.fromObject({ first: PROJECT_COUNT })).finish()),
@@ -99,12 +102,8 @@ async function projectsRpc(): Promise<ProjectsRpc> {
 async function grpcFetcher(target: string): Promise<FetchProjects> {
   const grpc = await import('@grpc/grpc-js');
   const { path, request, toResponse } = await projectsRpc();
-  // The router's channel options (plugins/grpc/grpc-channels.ts), so the floor pays what it pays per call.
-  const client = new grpc.Client(target, grpc.credentials.createInsecure(), {
-    'grpc.enable_retries': 0,
-    'grpc.enable_channelz': 0,
-    'grpc-node.flow_control_window': 16 * 1024 * 1024,
-  });
+  // The router's channel options, so the floor pays what the router pays per call.
+  const client = new grpc.Client(target, grpc.credentials.createInsecure(), GRPC_CHANNEL_OPTIONS);
   const channel = client.getChannel();
   const call = (): Promise<Buffer> =>
     new Promise((resolve, reject) => {
@@ -135,24 +134,52 @@ function grpcFrame(message: Buffer): Buffer {
   return frame;
 }
 
+/** The one message of a unary answer's body: exactly one uncompressed frame. */
+function unframe(body: Buffer): Buffer {
+  if (body.length < 5 || body[0] !== 0 || body.length !== 5 + body.readUInt32BE(1)) {
+    throw new Error(`QueryProjects: expected one uncompressed gRPC frame, got ${body.length} bytes`);
+  }
+  return body.subarray(5);
+}
+
 async function h2Fetcher(target: string): Promise<FetchProjects> {
   const { connect, constants } = await import('node:http2');
   const { path, request, toResponse } = await projectsRpc();
-  const session = connect(target.replace(/^dns:\/\/\//, 'http://'), { settings: { initialWindowSize: 16 * 1024 * 1024 } });
-  session.on('error', (error) => console.error(`transport-floor: HTTP/2 session: ${error.message}`));
+  const authority = target.replace(/^dns:\/\/\//, 'http://');
+  let session: ClientHttp2Session | undefined;
+  // One session, opened again after it is lost; the connection's window raised as @grpc/grpc-js raises it.
+  const sessionNow = (): ClientHttp2Session => {
+    if (session && !session.closed && !session.destroyed) return session;
+    const opened = connect(authority, { settings: { initialWindowSize: FLOW_CONTROL_WINDOW_BYTES } });
+    opened.on('connect', () => opened.setLocalWindowSize(FLOW_CONTROL_WINDOW_BYTES));
+    opened.on('error', (error) => console.error(`transport-floor: HTTP/2 session: ${error.message}`));
+    return (session = opened);
+  };
   const frame = grpcFrame(request);
   const headers = { [constants.HTTP2_HEADER_METHOD]: 'POST', [constants.HTTP2_HEADER_PATH]: path, 'content-type': 'application/grpc', te: 'trailers' };
   const call = (): Promise<Buffer> =>
     new Promise((resolve, reject) => {
-      const stream = session.request(headers);
+      const stream = sessionNow().request(headers);
       const chunks: Buffer[] = [];
+      // A service failing before any message answers with headers only ("trailers-only"): the status is there.
       let status: string | undefined;
-      stream.on('trailers', (trailers) => (status = String(trailers['grpc-status'])));
+      let details = '';
+      const readStatus = (fields: Record<string, unknown>) => {
+        if (fields['grpc-status'] !== undefined) status = String(fields['grpc-status']);
+        if (fields['grpc-message'] !== undefined) details = String(fields['grpc-message']);
+      };
+      stream.on('response', readStatus);
+      stream.on('trailers', readStatus);
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        const body = Buffer.concat(chunks);
-        if (status !== '0' || body.length < 5) reject(new Error(`QueryProjects: grpc-status ${status}`));
-        else resolve(body.subarray(5, 5 + body.readUInt32BE(1)));
+        if (status !== '0') reject(new Error(`QueryProjects: grpc-status ${status ?? 'missing'} ${details}`));
+        else {
+          try {
+            resolve(unframe(Buffer.concat(chunks)));
+          } catch (error) {
+            reject(error as Error);
+          }
+        }
       });
       stream.on('error', reject);
       stream.end(frame);

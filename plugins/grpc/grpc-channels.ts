@@ -17,7 +17,18 @@ const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
  * flight the service stalls until the router's event loop gets round to
  * sending WINDOW_UPDATE, which under load costs more than the calls themselves.
  */
-const FLOW_CONTROL_WINDOW_BYTES = 16 * 1024 * 1024;
+export const FLOW_CONTROL_WINDOW_BYTES = 16 * 1024 * 1024;
+
+/** Options of every channel the router opens (@grpc/grpc-js channel arguments). */
+export const GRPC_CHANNEL_OPTIONS = {
+  'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+  'grpc.keepalive_time_ms': 60_000,
+  'grpc.enable_retries': 0,
+  'grpc.enable_channelz': 0,
+  // grpc-js backs off up to 120 s between reconnects; a service back after a long outage should serve within seconds.
+  'grpc.max_reconnect_backoff_ms': 10_000,
+  'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
+} as const;
 
 /** Status names by gRPC status code. */
 export const GRPC_STATUS_NAMES: readonly string[] = [
@@ -113,15 +124,7 @@ export class GrpcChannels {
   }
 
   private open(grpc: GrpcModule, target: string): ChannelInterface {
-    const client = new grpc.Client(target, grpc.credentials.createInsecure(), {
-      'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
-      'grpc.keepalive_time_ms': 60_000,
-      'grpc.enable_retries': 0,
-      'grpc.enable_channelz': 0,
-      // grpc-js backs off up to 120 s between reconnects; a service back after a long outage should serve within seconds.
-      'grpc.max_reconnect_backoff_ms': 10_000,
-      'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
-    });
+    const client = new grpc.Client(target, grpc.credentials.createInsecure(), GRPC_CHANNEL_OPTIONS);
     const channel = client.getChannel();
     this.clients.set(target, client);
     this.channels.set(target, channel);
