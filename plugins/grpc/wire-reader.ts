@@ -21,6 +21,31 @@ export const FIXED32 = 5;
 
 const TWO_32 = 4294967296;
 
+/**
+ * Short ASCII strings are cut from one Latin-1 view of the whole message
+ * instead of decoded one by one: a message holds many short strings (ids,
+ * names, dates), each `toString` is a call into C++ costing more than the
+ * string, and Latin-1 keeps one character per byte, so byte offsets are
+ * string offsets and ASCII bytes read the same as UTF-8. Longer strings, and
+ * any with other bytes, are decoded as UTF-8.
+ */
+const SHORT_STRING_BYTES = 64;
+
+/** Messages up to this size get a Latin-1 view (a string as long as the message, kept while it is decoded). */
+const LATIN1_VIEW_MAX_BYTES = 256 * 1024;
+
+// The view of the message decoded last: readers of the same answer (one per entity result) share it.
+let viewed: Buffer | undefined;
+let view = '';
+
+function latin1View(buf: Buffer): string {
+  if (viewed !== buf) {
+    view = buf.toString('latin1');
+    viewed = buf;
+  }
+  return view;
+}
+
 /** A cursor over one message's bytes. */
 export class WireReader {
   /** Next byte to read. */
@@ -131,7 +156,18 @@ export class WireReader {
     const end = this.delimited();
     const start = this.pos;
     this.pos = end;
-    const text = this.buf.toString('utf8', start, end);
+    const buf = this.buf;
+    if (end - start <= SHORT_STRING_BYTES && buf.length <= LATIN1_VIEW_MAX_BYTES) {
+      let ascii = true;
+      for (let i = start; i < end; i++) {
+        if (buf[i]! > 0x7f) {
+          ascii = false;
+          break;
+        }
+      }
+      if (ascii) return latin1View(buf).slice(start, end);
+    }
+    const text = buf.toString('utf8', start, end);
     // The decoder replaces malformed sequences with U+FFFD: only then is a check needed.
     if (text.includes('\uFFFD') && !isUtf8(this.buf.subarray(start, end))) throw new WireFormatError(`a string field holds malformed UTF-8 at offset ${start}`);
     return text;

@@ -237,6 +237,32 @@ describe('the wire reader', () => {
     }
   });
 
+  it('reads strings of any length and script, after binary fields, from messages read in turn', () => {
+    const texts = ['', 'project-12', 'Zoë', 'x'.repeat(64), 'y'.repeat(65), `${'z'.repeat(63)}é`, 'long text '.repeat(40), '2025-01-13T00:00:00.000Z'];
+    // Each string follows a double whose bytes are not ASCII, so offsets into the message matter.
+    const encodeAll = (suffix: string) => {
+      const writer = protobuf.Writer.create();
+      for (const text of texts) writer.double(-1234.567).string(text + suffix);
+      return Buffer.from(writer.finish());
+    };
+    const readAll = (bytes: Buffer) => {
+      const reader = new WireReader(bytes);
+      const read: string[] = [];
+      while (reader.pos < bytes.length) {
+        reader.double();
+        read.push(reader.string());
+      }
+      return read;
+    };
+    const first = encodeAll('a');
+    const second = encodeAll('b');
+    expect(readAll(first)).toEqual(texts.map((text) => `${text}a`));
+    expect(readAll(second)).toEqual(texts.map((text) => `${text}b`));
+    expect(readAll(first)).toEqual(texts.map((text) => `${text}a`));
+    // A short string with a byte that is not UTF-8 is still refused.
+    expect(() => new WireReader(Buffer.from([0x03, 0x61, 0xff, 0x62])).string()).toThrow(WireFormatError);
+  });
+
   it('stops at the end of its bytes with a WireFormatError', () => {
     const reader = new WireReader(Buffer.from([0x80, 0x80]));
     expect(() => reader.uint32()).toThrow(WireFormatError);
