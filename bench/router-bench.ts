@@ -203,6 +203,7 @@ export async function runRouterBench(options: BenchOptions): Promise<string> {
           checkOnly: options.checkOnly,
           quick: options.quick,
           rounds,
+          phaseSeconds: options.warmupSeconds + options.durationSeconds,
           contenders: contenders.map((c) => c.id),
           contenderCores: pinning.enabled ? pinning.contenderCores : undefined,
         })),

@@ -124,6 +124,8 @@ export interface AfterRoundsContext {
   readonly quick: boolean;
   /** Rounds run. */
   readonly rounds: number;
+  /** Seconds of load in one run or phase: warm-up + measured. */
+  readonly phaseSeconds: number;
   /** Ids of the contenders that ran (after `--contenders`/`--sharing`). */
   readonly contenders: readonly string[];
   /** `taskset -c` core list of the contender core when pinning is on. */

@@ -31,10 +31,13 @@ const TWO_32 = 4294967296;
  */
 const SHORT_STRING_BYTES = 64;
 
-/** Messages up to this size get a Latin-1 view (a string as long as the message, kept while it is decoded). */
+/** Messages up to this size get a Latin-1 view (a string as long as the message). */
 const LATIN1_VIEW_MAX_BYTES = 256 * 1024;
 
-// The view of the message decoded last: readers of the same answer (one per entity result) share it.
+// The view of the message decoded last, shared by the readers of the same
+// answer (one per entity result); it and its message stay referenced until
+// another message's string is read, at most 256 KiB each. Answers are never
+// written to after they arrive, so the buffer's identity stands for its bytes.
 let viewed: Buffer | undefined;
 let view = '';
 
