@@ -1,60 +1,85 @@
 /**
- * The projects subgraph as a gRPC service (@grpc/grpc-js), built from the
- * proto the router's generator makes of `PROJECTS_SDL`. Like the HTTP
- * subgraphs, each distinct request message is answered once from the data
- * (protobufjs) and then with the cached bytes, so the service costs the
- * router under test as little as the HTTP subgraph does.
+ * The projects subgraph as a gRPC service, built from the proto the
+ * router's generator makes of `PROJECTS_SDL`, served on a bare node:http2
+ * server: the gRPC counterpart of the HTTP subgraphs' bare node:http
+ * servers. Like them, each distinct request message is answered once from
+ * the data (protobufjs) and then with the cached frame, so the service
+ * costs the router under test as little as the HTTP subgraph does.
+ *
+ * Why not @grpc/grpc-js's server: it spends about 1.6 times the HTTP
+ * subgraph's CPU per call, on the core it shares with the load generator,
+ * and the router then waits on it (docs/grpc.md, "Performance"). The
+ * router's client is still @grpc/grpc-js, and the end-to-end tests run it
+ * against a Connect (connect-node) service and a @grpc/grpc-js one.
  */
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Type } from 'protobufjs';
 import { generateService } from '../../src/grpc/generate.js';
 import { findService, loadProto } from '../../src/grpc/proto-root.js';
+import { FLOW_CONTROL_WINDOW_BYTES } from '../../plugins/grpc/grpc-channels.js';
 import { PROJECTS_SDL, projectsAsProto } from '../graph/projects.js';
+import { grpcFrame, unframe } from './grpc-frame.js';
 
 /** Distinct request messages kept; a router sending ever-new ones must not grow memory without limit. */
 const MAX_CACHED = 20_000;
 
+/** gRPC status codes the service answers with. */
+const STATUS = { OK: '0', INVALID_ARGUMENT: '3', UNIMPLEMENTED: '12' } as const;
+
+/** Ends a call with a status and no message ("trailers-only"). */
+function fail(stream: ServerHttp2Stream, status: string, message: string): void {
+  stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': status, 'grpc-message': encodeURIComponent(message) }, { endStream: true });
+}
+
 /** Starts the service on a free loopback port; resolves with its target, `dns:///127.0.0.1:<port>`. */
 export async function startProjectsGrpc(options: { onCall: () => void }): Promise<string> {
-  const grpc = await import('@grpc/grpc-js');
+  const { createServer } = await import('node:http2');
   const generated = await generateService({ sdl: PROJECTS_SDL });
   const proto = await loadProto(generated.proto, 'projects service.proto');
-  const service = findService(proto, generated.serviceName);
-  const method = service?.methods.QueryProjects;
-  if (!service || !method) throw new Error(`the generated ${generated.serviceName} has no QueryProjects`);
+  const method = findService(proto, generated.serviceName)?.methods.QueryProjects;
+  if (!method) throw new Error(`the generated ${generated.serviceName} has no QueryProjects`);
   const requestType = method.resolvedRequestType as Type;
   const responseType = method.resolvedResponseType as Type;
+  const path = `/${generated.packageName}.${generated.serviceName}/QueryProjects`;
   const cache = new Map<string, Buffer>();
-  const raw = (bytes: Buffer) => bytes;
-  const server = new grpc.Server();
-  server.addService(
-    {
-      QueryProjects: {
-        path: `/${generated.packageName}.${generated.serviceName}/QueryProjects`,
-        requestStream: false,
-        responseStream: false,
-        requestSerialize: raw,
-        requestDeserialize: raw,
-        responseSerialize: raw,
-        responseDeserialize: raw,
-      },
-    },
-    {
-      QueryProjects: (call: { request: Buffer }, callback: (error: null, value: Buffer) => void) => {
-        options.onCall();
-        const key = call.request.toString('base64');
-        let bytes = cache.get(key);
-        if (!bytes) {
-          const { first } = requestType.toObject(requestType.decode(call.request)) as { first?: number };
-          bytes = Buffer.from(responseType.encode(responseType.fromObject({ projects: projectsAsProto(first ?? 0) })).finish());
-          if (cache.size >= MAX_CACHED) cache.clear();
-          cache.set(key, bytes);
-        }
-        callback(null, bytes);
-      },
-    },
-  );
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-  );
+
+  const answer = (message: Buffer): Buffer => {
+    const key = message.toString('latin1');
+    let frame = cache.get(key);
+    if (!frame) {
+      const { first } = requestType.toObject(requestType.decode(message)) as { first?: number };
+      frame = grpcFrame(responseType.encode(responseType.fromObject({ projects: projectsAsProto(first ?? 0) })).finish());
+      if (cache.size >= MAX_CACHED) cache.clear();
+      cache.set(key, frame);
+    }
+    return frame;
+  };
+
+  // As the router's channel, a window that holds many answers in flight (Node's default is 64 KiB a connection).
+  const server = createServer({ settings: { initialWindowSize: FLOW_CONTROL_WINDOW_BYTES } });
+  server.on('session', (session) => session.setLocalWindowSize(FLOW_CONTROL_WINDOW_BYTES));
+  server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+    options.onCall();
+    if (headers[':path'] !== path) return fail(stream, STATUS.UNIMPLEMENTED, `unknown method ${String(headers[':path'])}`);
+    if (!String(headers['content-type'] ?? '').startsWith('application/grpc')) return fail(stream, STATUS.INVALID_ARGUMENT, 'content-type must be application/grpc');
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => {
+      let frame: Buffer;
+      try {
+        frame = answer(unframe(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), 'QueryProjects request'));
+      } catch (error) {
+        return fail(stream, STATUS.INVALID_ARGUMENT, (error as Error).message);
+      }
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': STATUS.OK }));
+      stream.end(frame);
+    });
+    stream.on('error', () => stream.destroy());
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
+  });
   return `dns:///127.0.0.1:${port}`;
 }

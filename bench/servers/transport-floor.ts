@@ -29,6 +29,7 @@ import { generateService } from '../../src/grpc/generate.js';
 import { findService, loadProto } from '../../src/grpc/proto-root.js';
 import { FLOW_CONTROL_WINDOW_BYTES, GRPC_CHANNEL_OPTIONS } from '../../plugins/grpc/grpc-channels.js';
 import { PROJECT_COUNT, PROJECTS_QUERY, PROJECTS_SDL } from '../graph/projects.js';
+import { grpcFrame, unframe } from './grpc-frame.js';
 import { readBody } from './read-body.js';
 
 const { values: args } = parseArgs({ options: { port: { type: 'string' }, http: { type: 'string' }, grpc: { type: 'string' }, h2: { type: 'string' } } });
@@ -126,22 +127,6 @@ async function grpcFetcher(target: string): Promise<FetchProjects> {
   return async () => toResponse(await call());
 }
 
-/** gRPC's length prefix: not compressed, then the message length (big-endian). */
-function grpcFrame(message: Buffer): Buffer {
-  const frame = Buffer.alloc(5 + message.length);
-  frame.writeUInt32BE(message.length, 1);
-  message.copy(frame, 5);
-  return frame;
-}
-
-/** The one message of a unary answer's body: exactly one uncompressed frame. */
-function unframe(body: Buffer): Buffer {
-  if (body.length < 5 || body[0] !== 0 || body.length !== 5 + body.readUInt32BE(1)) {
-    throw new Error(`QueryProjects: expected one uncompressed gRPC frame, got ${body.length} bytes`);
-  }
-  return body.subarray(5);
-}
-
 async function h2Fetcher(target: string): Promise<FetchProjects> {
   const { connect, constants } = await import('node:http2');
   const { path, request, toResponse } = await projectsRpc();
@@ -175,7 +160,7 @@ async function h2Fetcher(target: string): Promise<FetchProjects> {
         if (status !== '0') reject(new Error(`QueryProjects: grpc-status ${status ?? 'missing'} ${details}`));
         else {
           try {
-            resolve(unframe(Buffer.concat(chunks)));
+            resolve(unframe(Buffer.concat(chunks), 'QueryProjects'));
           } catch (error) {
             reject(error as Error);
           }
