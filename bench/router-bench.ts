@@ -76,12 +76,42 @@ async function runFreshRounds(env: RunEnvironment, scenario: Scenario, contender
   return results;
 }
 
-/** `Scenario.warmPhases`: every contender started once and settled, then one load phase per contender per round. */
+/**
+ * `Scenario.warmPhases`: every contender started and settled, then one load
+ * phase per contender per round; with `starts`, the rounds are split into
+ * that many spans and every contender is started afresh (and settled
+ * again) for each.
+ */
 async function runWarmPhases(
   env: RunEnvironment,
   scenario: Scenario,
   contenders: readonly Contender[],
   rounds: number,
+  warm: NonNullable<Scenario['warmPhases']>,
+): Promise<RunResult[]> {
+  const results: RunResult[] = [];
+  const starts = startsFor(warm, rounds);
+  for (let span = 0; span < starts; span++) {
+    // Spans as even as they go: the first rounds % starts spans get one round more.
+    const first = Math.floor((span * rounds) / starts);
+    const last = Math.floor(((span + 1) * rounds) / starts);
+    if (starts > 1) console.log(`rounds ${first + 1}-${last}: contenders started afresh`);
+    results.push(...(await warmGeneration(env, scenario, contenders, { first, last, rounds }, warm.settleSeconds)));
+  }
+  return results;
+}
+
+/** How many times each contender is started in a warm-phase run of `rounds` rounds. */
+function startsFor(warm: NonNullable<Scenario['warmPhases']>, rounds: number): number {
+  return Math.max(1, Math.min(rounds, warm.starts ?? 1));
+}
+
+/** Starts and settles every contender, runs rounds `first` to `last` (exclusive) in warm phases, stops them. */
+async function warmGeneration(
+  env: RunEnvironment,
+  scenario: Scenario,
+  contenders: readonly Contender[],
+  span: { readonly first: number; readonly last: number; readonly rounds: number },
   settleSeconds: number,
 ): Promise<RunResult[]> {
   const results: RunResult[] = [];
@@ -95,9 +125,9 @@ async function runWarmPhases(
   try {
     for (const contender of contenders) {
       const reason = contender.unavailable?.();
-      const started = reason ? { problem: `unavailable: ${reason}` } : await startContender(env, contender, 0);
+      const started = reason ? { problem: `unavailable: ${reason}` } : await startContender(env, contender, span.first);
       if ('problem' in started) {
-        for (let round = 0; round < rounds; round++) results.push({ contender: contender.id, round, problem: started.problem });
+        for (let round = span.first; round < span.last; round++) results.push({ contender: contender.id, round, problem: started.problem });
         console.log(`${contender.id}: ${started.problem.split('\n')[0]}`);
         continue;
       }
@@ -105,17 +135,17 @@ async function runWarmPhases(
     }
     for (const [id, started] of running) {
       focus(id);
-      const settled = await measurePhase(started, request(started.contender), 0, { warmup: settleSeconds, duration: 1 });
+      const settled = await measurePhase(started, request(started.contender), span.first, { warmup: settleSeconds, duration: 1 });
       console.log(`settle ${id}: ${settled.problem ? `FAILED: ${settled.problem.split('\n')[0]}` : `${settleSeconds}s of load, ${settled.rps?.toFixed(0)} req/s at the end`}`);
     }
-    for (let round = 0; round < rounds; round++) {
+    for (let round = span.first; round < span.last; round++) {
       for (const contender of rotated(contenders, round)) {
         const started = running.get(contender.id);
         if (!started) continue;
         focus(contender.id);
         const result = await measurePhase(started, request(contender), round);
         results.push(result);
-        console.log(progress(result, contender.id, round, rounds));
+        console.log(progress(result, contender.id, round, span.rounds));
       }
     }
   } finally {
@@ -190,7 +220,7 @@ export async function runRouterBench(options: BenchOptions): Promise<string> {
       checkOnly: options.checkOnly,
     };
     const warm = scenario.warmPhases && !options.checkOnly ? scenario.warmPhases : undefined;
-    const results = warm ? await runWarmPhases(env, scenario, contenders, rounds, warm.settleSeconds) : await runFreshRounds(env, scenario, contenders, rounds);
+    const results = warm ? await runWarmPhases(env, scenario, contenders, rounds, warm) : await runFreshRounds(env, scenario, contenders, rounds);
     const summaries = summarize(contenders, results);
     const targets: TargetCheck[] = [...(scenario.targets?.(summaries) ?? [])];
     if (scenario.afterRounds) {
@@ -216,7 +246,9 @@ export async function runRouterBench(options: BenchOptions): Promise<string> {
       commit: gitCommit(),
       pinning:
         (pinning.enabled ? 'contenders pinned to core 0 (unless the scenario says otherwise), load on core 1' : `not pinned (${pinning.reason})`) +
-        (warm ? `; warm phases: each contender started once and loaded ${warm.settleSeconds}s unmeasured first, the waiting one on the load core` : ''),
+        (warm
+          ? `; warm phases: each contender started ${startsFor(warm, rounds) > 1 ? `${startsFor(warm, rounds)} times (the rounds split between the starts)` : 'once'} and loaded ${warm.settleSeconds}s unmeasured after each start, the waiting one on the load core`
+          : ''),
       connections: options.connections,
       durationSeconds: options.durationSeconds,
       warmupSeconds: options.warmupSeconds,

@@ -172,8 +172,15 @@ export interface Scenario {
    * For comparing two configurations whose difference is a few percent: the
    * phases of a round are seconds apart, not a process start apart, so a
    * machine whose speed wanders shifts both alike. Default: fresh runs.
+   *
+   * `starts`: the rounds are split into this many spans (as even as they
+   * go, at most one per round), and every contender is started afresh and
+   * settled again for each. One process per contender for the whole run
+   * carries that process's luck (its code layout, its JIT's choices) into
+   * every round, a bias no number of rounds averages out; several starts
+   * sample it. Default: 1.
    */
-  readonly warmPhases?: { readonly settleSeconds: number };
+  readonly warmPhases?: { readonly settleSeconds: number; readonly starts?: number };
   /** Header of the ratio column; default `req/s / baseline`. */
   readonly ratioLabel?: string;
   /** The exact expected response body for `request`, given the supergraph SDL. */
