@@ -135,6 +135,22 @@ describe('reading RPC answers from the wire format', () => {
     expect(decode(`{ node(id: "zz") { id } }`, encode('node', { node: {} }))).toBeNull();
   });
 
+  it('reads each item of a list whose items alternate between object types with the fields of its own type', () => {
+    const article = { id: 'a1', title: 'Choosing a table', author: { id: 'u1', name: 'Ada' } };
+    const query = `{ search(term: "t") { __typename ... on Product { id name } ... on Article { id title author { name } } } }`;
+    const product = { __typename: 'Product', id: 'p1', name: 'Table' };
+    const read = { __typename: 'Article', id: 'a1', title: 'Choosing a table', author: { name: 'Ada' } };
+    expect(decode(query, encode('search', { search: [{ product: p1 }, { article }, { product: p1 }, { product: p1 }, { article }, { article }, { product: p1 }] }))).toEqual([
+      product,
+      read,
+      product,
+      product,
+      read,
+      read,
+      product,
+    ]);
+  });
+
   it('maps enum numbers to GraphQL values, and _UNSPECIFIED or an unknown number to null', () => {
     const kinds = [1, 2, 0, 99].map((kind) => decode(`{ product(id: "p1") { kind } }`, message([[1, 2, bytesField(message([[productField('kind'), 0, (w) => w.int32(kind)]]))]])));
     expect(kinds).toEqual([{ kind: 'PHYSICAL' }, { kind: 'DIGITAL' }, { kind: null }, { kind: null }]);
