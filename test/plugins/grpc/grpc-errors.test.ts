@@ -1,8 +1,47 @@
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalogService, inventorySubgraph } from './catalog-fixture.js';
 import { startGraph, type TestGraph } from './grpc-graph.js';
 
 let graph: TestGraph | undefined;
+
+/** A gRPC service on bare node:http2 that never answers; records each call and whether the client reset it. */
+async function startHangingService(): Promise<{ target: string; calls: Array<{ path: string; reset: boolean }>; close(): Promise<void> }> {
+  const calls: Array<{ path: string; reset: boolean }> = [];
+  const server = http2.createServer();
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+  });
+  server.on('stream', (stream, headers) => {
+    const call = { path: String(headers[':path']), reset: false };
+    calls.push(call);
+    stream.on('aborted', () => (call.reset = true));
+    stream.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    target: `dns:///127.0.0.1:${port}`,
+    calls,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const session of sessions) session.destroy();
+      }),
+  };
+}
+
+/** Resolves once `condition` holds; fails the test after 3 s. */
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 3_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the service');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 afterEach(async () => {
   await graph?.close();
@@ -68,6 +107,36 @@ describe('gRPC failures as GraphQL errors', () => {
         },
       ],
     });
+  });
+
+  it('cancels the RPC when the client gives up on its request (a fetch not shared with other requests)', async () => {
+    // @grpc/grpc-js's server does not tell a unary handler about cancellation; a bare HTTP/2 service sees the reset.
+    const hanging = await startHangingService();
+    try {
+      graph = await startGraph({
+        grpc: [catalogService()],
+        http: [inventorySubgraph],
+        // With in-flight sharing a query's fetch serves every request asking the same, so one client leaving does not end it.
+        config: { engine: { enable_single_flight: false } },
+        mapRecords: (records) => records.map((record) => (record.name === 'catalog' ? { ...record, url: hanging.target } : record)),
+      });
+      const { url } = await graph.router.listen('127.0.0.1:0');
+      const client = new AbortController();
+      const answer = fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ product(id: "p1") { name } }' }),
+        signal: client.signal,
+      });
+      await until(() => hanging.calls.length === 1);
+      expect(hanging.calls).toEqual([{ path: '/service.v1.ServiceService/QueryProduct', reset: false }]);
+      client.abort();
+      await answer.catch(() => undefined);
+      await until(() => hanging.calls[0]!.reset);
+      expect(hanging.calls).toEqual([{ path: '/service.v1.ServiceService/QueryProduct', reset: true }]);
+    } finally {
+      await hanging.close();
+    }
   });
 
   it('keeps serving the other subgraphs when the gRPC service is down, with the error at the fields it would fill', async () => {
