@@ -65,14 +65,18 @@ export function pairedRatioReference(summaries: Summaries, a: string, b: string,
   const ratios = sa && sb ? perRoundRatios(sa, sb, metric) : [];
   const perRound = spreadOf(ratios);
   if (!perRound || ratios.length < 3) return { name, shown: 'not measured (fewer than 3 rounds)' };
-  const random = seededRandom(ratios.length);
+  const { low, high } = medianInterval(ratios);
+  return { name, value: perRound.median, spread: [perRound.min, perRound.max], shown: `${perRound.median.toFixed(3)}x (95% interval ${low.toFixed(3)}-${high.toFixed(3)}, ${ratios.length} rounds)` };
+}
+
+/** A 95% bootstrap interval of the median of `values` (seeded by their count: the same values give the same interval). */
+export function medianInterval(values: readonly number[]): { readonly low: number; readonly high: number } {
+  const random = seededRandom(values.length);
   const medians: number[] = [];
-  for (let i = 0; i < BOOTSTRAP_RESAMPLES; i++) medians.push(spreadOf(ratios.map(() => ratios[Math.floor(random() * ratios.length)]!))!.median);
+  for (let i = 0; i < BOOTSTRAP_RESAMPLES; i++) medians.push(spreadOf(values.map(() => values[Math.floor(random() * values.length)]!))!.median);
   medians.sort((x, y) => x - y);
   // The 2.5th and 97.5th percentiles: as many resampled medians below the interval as above it.
-  const low = medians[Math.ceil(BOOTSTRAP_RESAMPLES * 0.025) - 1]!;
-  const high = medians[BOOTSTRAP_RESAMPLES - Math.ceil(BOOTSTRAP_RESAMPLES * 0.025)]!;
-  return { name, value: perRound.median, spread: [perRound.min, perRound.max], shown: `${perRound.median.toFixed(3)}x (95% interval ${low.toFixed(3)}-${high.toFixed(3)}, ${ratios.length} rounds)` };
+  return { low: medians[Math.ceil(BOOTSTRAP_RESAMPLES * 0.025) - 1]!, high: medians[BOOTSTRAP_RESAMPLES - Math.ceil(BOOTSTRAP_RESAMPLES * 0.025)]! };
 }
 
 /** The median of `metric` of contender `id` equals `expected` (e.g. 0 subgraph requests). */
