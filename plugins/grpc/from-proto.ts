@@ -151,7 +151,7 @@ export class ResponseBuilder {
     }
     while (reader.pos < end) {
       const tag = reader.uint32();
-      const steps = plan.byNumber.get(tag >>> 3);
+      const steps = plan.byNumber[tag >>> 3];
       if (steps === undefined) {
         reader.skip(tag & 7);
         continue;

@@ -7,11 +7,13 @@
  * a GraphQL error at every field a failed RPC would have filled.
  */
 import {
+  BREAK,
   GraphQLObjectType,
   Kind,
   getArgumentValues,
   isObjectType,
   valueFromASTUntyped,
+  visit,
   type FieldNode,
   type GraphQLField,
   type SelectionSetNode,
@@ -90,7 +92,7 @@ class GrpcFetch {
       const field = rootType.getFields()[name];
       const rpc = this.options.model.rootFields.get(`${rootType.name}.${name}`);
       if (!field || !rpc) throw new Error(`mapping.json has no RPC for ${rootType.name}.${name} (regenerate the service and recompose)`);
-      const response = await this.call(rpc, this.argumentsToProto(rootType.name, field, node, rpc.request));
+      const response = await this.send(rpc, this.rootRequest(rootType.name, field, node, rpc));
       return this.builder.fieldValue(response, rpc.response, rpc.response.fields[rpc.resultField]!, field.type, nodes, at(undefined, key));
     } catch (error) {
       this.errors.push(fetchError(error, [key], this.errorContext));
@@ -275,9 +277,26 @@ class GrpcFetch {
     return object;
   }
 
+  /**
+   * The encoded request of a root field's RPC. Arguments written as literals
+   * (no variables) encode the same for every request of the operation, so
+   * their bytes are kept with the parsed field (fetch texts are parsed once).
+   */
+  private rootRequest(typeName: string, field: GraphQLField<unknown, unknown>, node: FieldNode, rpc: Rpc): Uint8Array {
+    const model = this.options.model;
+    const known = literalRequests.get(node);
+    if (known?.model === model) return known.bytes;
+    const bytes = encodeRequest(rpc, this.argumentsToProto(typeName, field, node, rpc.request));
+    if (!usesVariables(node)) literalRequests.set(node, { model, bytes });
+    return bytes;
+  }
+
   /** Sends one RPC; resolves with the response message's bytes (read by the response builder). */
   private call(rpc: Rpc, object: Record<string, unknown>): Promise<Buffer> {
-    const bytes = rpc.request.encode(rpc.request.fromObject(object)).finish();
+    return this.send(rpc, encodeRequest(rpc, object));
+  }
+
+  private send(rpc: Rpc, bytes: Uint8Array): Promise<Buffer> {
     const { channels, target, request, signal } = this.options;
     return channels.call(target, rpc.path, bytes, { deadline: this.deadline, headers: request.headers, signal });
   }
@@ -298,6 +317,28 @@ class GrpcFetch {
     const value = argument.value.kind === Kind.VARIABLE ? this.collect.variables[argument.value.name.value] : valueFromASTUntyped(argument.value, this.collect.variables);
     return Array.isArray(value) ? value : undefined;
   }
+}
+
+function encodeRequest(rpc: Rpc, object: Record<string, unknown>): Uint8Array {
+  return rpc.request.encode(rpc.request.fromObject(object)).finish();
+}
+
+/** Encoded requests of root fields whose arguments are all literals, by field node (for the model they were encoded for). */
+const literalRequests = new WeakMap<FieldNode, { readonly model: ServiceModel; readonly bytes: Uint8Array }>();
+
+/** Whether a field's arguments refer to a variable anywhere (then every request may encode differently). */
+function usesVariables(node: FieldNode): boolean {
+  let found = false;
+  for (const argument of node.arguments ?? []) {
+    visit(argument.value, {
+      Variable() {
+        found = true;
+        return BREAK;
+      },
+    });
+    if (found) return true;
+  }
+  return false;
 }
 
 /** The message of an entity lookup that selects no looked-up field: every field absent. */

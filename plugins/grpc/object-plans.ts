@@ -75,8 +75,12 @@ export interface ValueStep {
 export interface ObjectPlan {
   /** Every response key, in selection order. */
   readonly steps: readonly FieldStep[];
-  /** The value steps a field number fills (several when a field is selected under several keys). */
-  readonly byNumber: ReadonlyMap<number, readonly ValueStep[]>;
+  /**
+   * The value steps a field number fills (several when a field is selected
+   * under several keys), indexed by field number: generated messages number
+   * their fields from 1 up, so an array lookup per field read beats a map's.
+   */
+  readonly byNumber: ReadonlyArray<readonly ValueStep[] | undefined>;
   /** Whether a step is a field resolver (which reads the message's fields itself). */
   readonly hasResolvers: boolean;
 }
@@ -118,8 +122,19 @@ export class ObjectPlans {
     this.codecs = plans.codecs;
   }
 
+  /** The last plan handed out, and what for: the items of a list ask for the same one in turn. */
+  private last: { selections: readonly SelectionSetNode[]; type: GraphQLObjectType; messageType: Type; plan: ObjectPlan } | undefined;
+
   /** The plan completing an object of `type` read from a `messageType` message, for `selections`. */
   planFor(type: GraphQLObjectType, messageType: Type, selections: readonly SelectionSetNode[]): ObjectPlan {
+    const last = this.last;
+    if (last !== undefined && last.selections === selections && last.type === type && last.messageType === messageType) return last.plan;
+    const plan = this.lookUp(type, messageType, selections);
+    this.last = { selections, type, messageType, plan };
+    return plan;
+  }
+
+  private lookUp(type: GraphQLObjectType, messageType: Type, selections: readonly SelectionSetNode[]): ObjectPlan {
     if (selections.length !== 1) return this.plan(type, messageType, selections, { variables: false });
     const selection = selections[0]!;
     const found = this.shared.get(selection)?.get(type)?.get(messageType) ?? this.own.get(selection)?.get(type)?.get(messageType);
@@ -138,7 +153,7 @@ export class ObjectPlans {
   private plan(type: GraphQLObjectType, messageType: Type, selections: readonly SelectionSetNode[], use: VariableUse): ObjectPlan {
     const definitions = type.getFields();
     const steps: FieldStep[] = [];
-    const byNumber = new Map<number, ValueStep[]>();
+    const byNumber: ValueStep[][] = [];
     for (const [key, nodes] of collectFields(this.collect, type, selections, use)) {
       const name = nodes[0]!.name.value;
       const field = definitions[name];
@@ -162,9 +177,9 @@ export class ObjectPlans {
       }
       const step: ValueStep = { kind: 'value', key, number: protoField.id, codec: this.codecs.codecFor(slotOf(protoField), kindOf(field.type)), selections: subSelections(nodes) };
       steps.push(step);
-      const same = byNumber.get(step.number);
+      const same = byNumber[step.number];
       if (same) same.push(step);
-      else byNumber.set(step.number, [step]);
+      else byNumber[step.number] = [step];
     }
     return { steps, byNumber, hasResolvers: steps.some((step) => step.kind === 'resolver') };
   }

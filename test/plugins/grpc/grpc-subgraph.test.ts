@@ -69,6 +69,16 @@ describe('a gRPC subgraph behind the router', () => {
     });
   });
 
+  it('sends each request of the same operation its own argument values: variables anew every time, literals the same', async () => {
+    graph.grpc.catalog!.calls.length = 0;
+    const operation = `query ($id: ID!) { byVariable: product(id: $id) { id } byLiteral: product(id: "p1") { id } }`;
+    for (const id of ['p2', 'p3', 'p2']) {
+      expect((await graph.query(operation, { id })).body).toEqual({ data: { byVariable: { id }, byLiteral: { id: 'p1' } } });
+    }
+    const ids = graph.grpc.catalog!.calls.map((call) => call.request.id);
+    expect(ids.sort()).toEqual(['p1', 'p1', 'p1', 'p2', 'p2', 'p3']);
+  });
+
   it('resolves interfaces and unions from the oneof member the service set, with fragments, aliases and __typename', async () => {
     const response = await graph.query(`
       fragment ArticleParts on Article { title author { name } }
