@@ -34,29 +34,27 @@ const a = options.a;
 const bs = options.b.split(',').filter(Boolean);
 const metric = options.metric!;
 
+/** Stops with a message (exit 1): for input the pool cannot read. */
+function fail(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
+
 /** The saved runs of a results file (bench/results/*.json, as `npm run bench` writes them). */
 function runsOf(file: string): SavedRun[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new Error(`${file}: not a readable results file (${(error as Error).message})`);
+    fail(`${file}: not a readable results file (${(error as Error).message})`);
   }
-  const runs = (parsed as { runs?: unknown }).runs;
-  if (!Array.isArray(runs)) throw new Error(`${file}: no "runs" array (is it a bench results .json?)`);
+  const runs = (parsed as { runs?: unknown } | null)?.runs;
+  if (!Array.isArray(runs)) fail(`${file}: no "runs" array (is it a bench results .json?)`);
   return runs as SavedRun[];
 }
 
-const ratios: number[] = [];
-let rounds = 0;
-for (const file of files) {
-  let runs: SavedRun[];
-  try {
-    runs = runsOf(file);
-  } catch (error) {
-    console.error((error as Error).message);
-    process.exit(1);
-  }
+/** Per-round ratios of `a` to the mean of `bs`, in one file's rounds. */
+function ratiosIn(runs: readonly SavedRun[]): number[] {
   const byRound = new Map<number, Map<string, number>>();
   for (const run of runs) {
     const value = run[metric];
@@ -65,21 +63,20 @@ for (const file of files) {
     round.set(run.contender, value);
     byRound.set(run.round, round);
   }
+  const ratios: number[] = [];
   for (const values of byRound.values()) {
     const x = values.get(a);
     const ys = bs.map((b) => values.get(b));
     if (x === undefined || ys.some((y) => y === undefined)) continue;
     const mean = (ys as number[]).reduce((sum, y) => sum + y, 0) / ys.length;
-    if (mean === 0) continue;
-    ratios.push(x / mean);
-    rounds += 1;
+    if (mean !== 0) ratios.push(x / mean);
   }
+  return ratios;
 }
+
+const ratios = files.flatMap((file) => ratiosIn(runsOf(file)));
 const spread = spreadOf(ratios);
-if (!spread || rounds < 3) {
-  console.error(`fewer than 3 rounds with ${a} and ${bs.join(', ')} in the files given`);
-  process.exit(1);
-}
+if (!spread || ratios.length < 3) fail(`fewer than 3 rounds with ${a} and ${bs.join(', ')} (${metric} measured) in the files given`);
 const { low, high } = medianInterval(ratios);
 const over = bs.length > 1 ? `the mean of ${bs.join(' and ')}` : bs[0];
-console.log(`${a} / ${over}, ${metric}: median of ${rounds} per-round ratios from ${files.length} file(s) ${spread.median.toFixed(3)}x, 95% interval ${low.toFixed(3)}-${high.toFixed(3)} (rounds ${spread.min.toFixed(2)}-${spread.max.toFixed(2)})`);
+console.log(`${a} / ${over}, ${metric}: median of ${ratios.length} per-round ratios from ${files.length} file(s) ${spread.median.toFixed(3)}x, 95% interval ${low.toFixed(3)}-${high.toFixed(3)} (rounds ${spread.min.toFixed(2)}-${spread.max.toFixed(2)})`);

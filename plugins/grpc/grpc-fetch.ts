@@ -284,10 +284,10 @@ class GrpcFetch {
    */
   private rootRequest(typeName: string, field: GraphQLField<unknown, unknown>, node: FieldNode, rpc: Rpc): Uint8Array {
     const model = this.options.model;
-    const known = literalRequests.get(node);
-    if (known?.model === model) return known.bytes;
+    const known = rootRequests.get(node);
+    if (known !== VARIES && known?.model === model) return known.bytes;
     const bytes = encodeRequest(rpc, this.argumentsToProto(typeName, field, node, rpc.request));
-    if (!usesVariables(node)) literalRequests.set(node, { model, bytes });
+    if (known !== VARIES) rootRequests.set(node, usesVariables(node) ? VARIES : { model, bytes });
     return bytes;
   }
 
@@ -323,8 +323,15 @@ function encodeRequest(rpc: Rpc, object: Record<string, unknown>): Uint8Array {
   return rpc.request.encode(rpc.request.fromObject(object)).finish();
 }
 
-/** Encoded requests of root fields whose arguments are all literals, by field node (for the model they were encoded for). */
-const literalRequests = new WeakMap<FieldNode, { readonly model: ServiceModel; readonly bytes: Uint8Array }>();
+/** A root field whose arguments use variables: its request is encoded for every fetch. */
+const VARIES = Symbol('varies');
+
+/**
+ * What is known of a root field's request, by field node: its bytes when its
+ * arguments are all literals (for the model they were encoded for), or
+ * `VARIES`; so each node's arguments are looked through once.
+ */
+const rootRequests = new WeakMap<FieldNode, { readonly model: ServiceModel; readonly bytes: Uint8Array } | typeof VARIES>();
 
 /** Whether a field's arguments refer to a variable anywhere (then every request may encode differently). */
 function usesVariables(node: FieldNode): boolean {
