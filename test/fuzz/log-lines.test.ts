@@ -96,9 +96,13 @@ describe('client values in logs', () => {
   });
 
   it('logs graphql-client-name header values escaped, whatever bytes they carry; a line break in one ends the request', async () => {
+    // Weighted so most runs are values a server accepts (and logs); the hostile constants come up about 30 times.
     const headerValue = fc.oneof(
-      fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }), fc.constant(0x09)).map((code) => String.fromCharCode(code)), maxLength: 40 }),
-      fc.constantFrom(`x\r\n${FORGED}`, `x\n${FORGED}`, `x\r${FORGED}`, 'x\u0000y', 'x\u001by', 'x\u007fy'),
+      {
+        weight: 4,
+        arbitrary: fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }), fc.constant(0x09)).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 40 }),
+      },
+      { weight: 1, arbitrary: fc.constantFrom(`x\r\n${FORGED}`, `x\n${FORGED}`, `x\r${FORGED}`, 'x\u0000y', 'x\u001by', 'x\u007fy') },
     );
     let logged = 0;
     await fc.assert(
