@@ -1,6 +1,6 @@
 /** `buf` from @bufbuild/buf, as tests run it. */
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createFileRegistry, fromBinary, type FileRegistry } from '@bufbuild/protobuf';
@@ -21,8 +21,13 @@ export async function bufLint(dir: string): Promise<{ code: number; output: stri
 
 /** The descriptors buf compiles from the protos under `dir` (imports included, no source info). */
 export async function bufBuild(dir: string): Promise<{ set: FileDescriptorSet; registry: FileRegistry }> {
+  // Beside `dir`, not in it, so the build does not read its own output; removed once read.
   const out = join(dir, '..', `${Date.now()}-${Math.random().toString(36).slice(2)}.binpb`);
-  await run(BUF, ['build', dir, '--exclude-source-info', '-o', out]);
-  const set = fromBinary(FileDescriptorSetSchema, await readFile(out));
-  return { set, registry: createFileRegistry(set) };
+  try {
+    await run(BUF, ['build', dir, '--exclude-source-info', '-o', out]);
+    const set = fromBinary(FileDescriptorSetSchema, await readFile(out));
+    return { set, registry: createFileRegistry(set) };
+  } finally {
+    await rm(out, { force: true });
+  }
 }
