@@ -11,7 +11,8 @@
 import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLOutputType, SelectionSetNode } from 'graphql';
 import type { Field, Type } from 'protobufjs';
 import { subSelections, type CollectContext } from './collect-fields.js';
-import { ObjectPlans, kindOf, type ValueStep } from './object-plans.js';
+import { compiledObject, decoderChecks, type CompiledObject, type GeneralReader } from './compiled-object.js';
+import { ObjectPlans, kindOf, type ObjectPlan, type ValueStep } from './object-plans.js';
 import { ProtoShapeError, slotOf } from './proto-slot.js';
 import type { ResolverRpc, ServiceModel } from './service-model.js';
 import { absentValue, type Codec } from './value-codecs.js';
@@ -62,7 +63,7 @@ export interface MessageRange {
 }
 
 /** Builds GraphQL JSON from the response bytes of one fetch's RPCs; collects resolver jobs on the way. */
-export class ResponseBuilder {
+export class ResponseBuilder implements GeneralReader<PathLink | undefined> {
   /** Resolver fields met so far, not yet fetched. */
   readonly jobs: ResolverJob[] = [];
   private readonly plans: ObjectPlans;
@@ -135,6 +136,40 @@ export class ResponseBuilder {
 
   private object(reader: WireReader, end: number, messageType: Type, type: GraphQLObjectType, selections: readonly SelectionSetNode[], path: PathLink | undefined): Record<string, unknown> {
     const plan = this.plans.planFor(type, messageType, selections);
+    const compiled = compiledObject(plan);
+    if (compiled === undefined) return this.generalObject(reader, end, messageType, plan, path);
+    return decoderChecks.enabled ? this.checkedObject(compiled, reader, end, messageType, plan, path) : compiled(reader, end, this, path);
+  }
+
+  /** Reads an object both ways and fails when they differ (decoderChecks only); answers the general result. */
+  private checkedObject(compiled: CompiledObject, reader: WireReader, end: number, messageType: Type, plan: ObjectPlan, path: PathLink | undefined): Record<string, unknown> {
+    const start = reader.pos;
+    const jobs = this.jobs.length;
+    let fast: Record<string, unknown> | undefined;
+    let fastError: unknown;
+    try {
+      fast = compiled(reader, end, this, path);
+    } catch (error) {
+      fastError = error;
+    }
+    const fastEnd = reader.pos;
+    // Resolver fields below the object are queued again by the general read, into the objects it answers.
+    this.jobs.length = jobs;
+    reader.pos = start;
+    let general: Record<string, unknown>;
+    try {
+      general = this.generalObject(reader, end, messageType, plan, path);
+    } catch (error) {
+      if (fastError === undefined) throw new Error(`the compiled reader of ${messageType.name} read what the general one refused: ${String(error)}`);
+      throw error;
+    }
+    if (fastError !== undefined) throw new Error(`the compiled reader of ${messageType.name} refused what the general one read: ${String(fastError)}`);
+    const [a, b] = [JSON.stringify(fast), JSON.stringify(general)];
+    if (a !== b || fastEnd !== reader.pos) throw new Error(`the compiled reader of ${messageType.name} differs from the general one:\ncompiled: ${a.slice(0, 2000)}\ngeneral:  ${b.slice(0, 2000)}`);
+    return general;
+  }
+
+  private generalObject(reader: WireReader, end: number, messageType: Type, plan: ObjectPlan, path: PathLink | undefined): Record<string, unknown> {
     const start = reader.pos;
     const object: Record<string, unknown> = {};
     for (const step of plan.steps) {
@@ -160,7 +195,7 @@ export class ResponseBuilder {
       for (let i = 0; i < steps.length; i++) {
         // A field selected under several keys is read once for each.
         if (i > 0) reader.pos = at;
-        this.fill(reader, tag & 7, steps[i]!, object, path);
+        this.fillStep(reader, tag & 7, steps[i]!, object, path);
       }
     }
     if (reader.pos !== end) throw new WireFormatError('a field runs past the end of its message');
@@ -173,7 +208,8 @@ export class ResponseBuilder {
     return object;
   }
 
-  private fill(reader: WireReader, wireType: number, step: ValueStep, object: Record<string, unknown>, path: PathLink | undefined): void {
+  /** Reads one occurrence of `step`'s field into `object` (also for compiled readers, for the fields they do not read inline). */
+  fillStep(reader: WireReader, wireType: number, step: ValueStep, object: Record<string, unknown>, path: PathLink | undefined): void {
     object[step.key] = this.occurrence(reader, wireType, step.codec, object[step.key], step.selections, this.tracksPaths ? at(path, step.key) : undefined);
   }
 
@@ -288,12 +324,18 @@ export class ResponseBuilder {
   }
 }
 
-const selectionsByNodes = new WeakMap<readonly FieldNode[], readonly SelectionSetNode[]>();
+const selectionsByNode = new WeakMap<FieldNode, readonly SelectionSetNode[]>();
 
-/** The selection sets under a field's nodes (fetch texts are parsed once, so the same nodes come back). */
+/**
+ * The selection sets under a field's nodes. Fetch texts are parsed once, so
+ * a field selected once comes back as the same node every fetch (in a new
+ * array each time); a field selected several times is rare and not kept.
+ */
 function selectionsOf(nodes: readonly FieldNode[]): readonly SelectionSetNode[] {
-  let selections = selectionsByNodes.get(nodes);
-  if (!selections) selectionsByNodes.set(nodes, (selections = subSelections(nodes)));
+  if (nodes.length !== 1) return subSelections(nodes);
+  const node = nodes[0]!;
+  let selections = selectionsByNode.get(node);
+  if (!selections) selectionsByNode.set(node, (selections = subSelections(nodes)));
   return selections;
 }
 

@@ -83,6 +83,8 @@ export interface ObjectPlan {
   readonly byNumber: ReadonlyArray<readonly ValueStep[] | undefined>;
   /** Whether a step is a field resolver (which reads the message's fields itself). */
   readonly hasResolvers: boolean;
+  /** Whether the plan holds for any variables and is kept for later fetches (then worth compiling, compiled-object.ts). */
+  readonly shared: boolean;
 }
 
 type PlansByType = Map<GraphQLObjectType, Map<Type, ObjectPlan>>;
@@ -135,13 +137,13 @@ export class ObjectPlans {
   }
 
   private lookUp(type: GraphQLObjectType, messageType: Type, selections: readonly SelectionSetNode[]): ObjectPlan {
-    if (selections.length !== 1) return this.plan(type, messageType, selections, { variables: false });
+    if (selections.length !== 1) return this.plan(type, messageType, selections, { variables: false }, false);
     const selection = selections[0]!;
     const found = this.shared.get(selection)?.get(type)?.get(messageType) ?? this.own.get(selection)?.get(type)?.get(messageType);
     if (found) return found;
     const use: VariableUse = { variables: false };
-    const plan = this.plan(type, messageType, selections, use);
-    const store = use.variables ? this.own : this.shared;
+    const plan = this.plan(type, messageType, selections, use, true);
+    const store = plan.shared ? this.shared : this.own;
     let byType = store.get(selection);
     if (!byType) store.set(selection, (byType = new Map()));
     let byMessage = byType.get(type);
@@ -150,7 +152,8 @@ export class ObjectPlans {
     return plan;
   }
 
-  private plan(type: GraphQLObjectType, messageType: Type, selections: readonly SelectionSetNode[], use: VariableUse): ObjectPlan {
+  /** The plan of `type` from `messageType`; `keep`: it is stored for later fetches unless it turns out to depend on variables. */
+  private plan(type: GraphQLObjectType, messageType: Type, selections: readonly SelectionSetNode[], use: VariableUse, keep: boolean): ObjectPlan {
     const definitions = type.getFields();
     const steps: FieldStep[] = [];
     const byNumber: ValueStep[][] = [];
@@ -181,6 +184,6 @@ export class ObjectPlans {
       if (same) same.push(step);
       else byNumber[step.number] = [step];
     }
-    return { steps, byNumber, hasResolvers: steps.some((step) => step.kind === 'resolver') };
+    return { steps, byNumber, hasResolvers: steps.some((step) => step.kind === 'resolver'), shared: keep && !use.variables };
   }
 }

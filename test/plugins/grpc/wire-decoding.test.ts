@@ -214,6 +214,20 @@ describe('reading RPC answers from the wire format', () => {
     }
   });
 
+  it('refuses a field sent with a wire type its proto type does not use, even where the bytes would read as a value', () => {
+    // Each payload, read as the field's own type, is a well-formed value followed by zero bytes (field 0, skipped).
+    const asFixed32 = (name: string): Buffer => message([[1, 2, bytesField(message([[productField(name), 5, (w) => w.fixed32(0x4101)]]))]]);
+    const cases: Array<[string, Buffer]> = [
+      ['a string sent as fixed32', asFixed32('name')],
+      ['an enum sent as fixed32', asFixed32('kind')],
+      ['a repeated string sent as fixed32', asFixed32('tags')],
+      ['a double sent as a string', message([[1, 2, bytesField(message([[productField('price'), 2, bytesField(Buffer.alloc(7))]]))]])],
+    ];
+    for (const [what, bytes] of cases) {
+      expect(() => decode(`{ product(id: "p1") { name kind tags price } }`, bytes), what).toThrow(/^cannot decode QueryProductResponse: wire type \d where \d was expected$/);
+    }
+  });
+
   it('keeps a replacement character the service really sent', () => {
     const bytes = message([[1, 2, bytesField(message([[productField('name'), 2, (w) => w.string('a\uFFFDb')]]))]]);
     expect(decode(`{ product(id: "p1") { name } }`, bytes)).toEqual({ name: 'a\uFFFDb' });
