@@ -6,10 +6,12 @@
  * catalog service's generated proto, which uses every construct the
  * generator maps.
  */
-import { Kind, parse, type FieldNode, type OperationDefinitionNode } from 'graphql';
+import { Kind, parse, type FieldNode, type GraphQLObjectType, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import protobuf, { type Type } from 'protobufjs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { compiledObject, decoderChecks } from '../../../plugins/grpc/compiled-object.js';
 import { ResponseBuilder } from '../../../plugins/grpc/from-proto.js';
+import { ObjectPlans } from '../../../plugins/grpc/object-plans.js';
 import { ProtoShapeError } from '../../../plugins/grpc/proto-slot.js';
 import { compileServiceModel, type ServiceModel } from '../../../plugins/grpc/service-model.js';
 import { WireFormatError, WireReader } from '../../../plugins/grpc/wire-reader.js';
@@ -298,5 +300,51 @@ describe('the wire reader', () => {
     expect(() => reader.uint32()).toThrow(WireFormatError);
     expect(() => new WireReader(Buffer.from([1, 2, 3])).double()).toThrow(WireFormatError);
     expect(() => new WireReader(Buffer.from([0x05, 0x61])).string()).toThrow(WireFormatError);
+  });
+});
+
+describe('compiled object readers', () => {
+  afterEach(() => {
+    decoderChecks.enabled = true;
+  });
+
+  /** The plan of a Product read for the selection under `product` in `query`, with `variables`. */
+  function productPlan(query: string, variables: Record<string, unknown> = {}) {
+    const operation = parse(query, { noLocation: true }).definitions[0] as OperationDefinitionNode;
+    const selection = (operation.selectionSet.selections[0] as FieldNode).selectionSet as SelectionSetNode;
+    const plans = new ObjectPlans(model, { schema: model.schema, fragments: {}, variables });
+    const product = model.schema.getType('Product') as GraphQLObjectType;
+    const messageType = responseOf('product').fields.product!.resolvedType as Type;
+    return plans.planFor(product, messageType, [selection]);
+  }
+
+  it('compiles a plan on its second use, and only plans kept across fetches with no field resolver of their own', () => {
+    // As in production: the suite otherwise compiles every plan at once.
+    decoderChecks.enabled = false;
+    const plan = productPlan('{ product(id: "p1") { id name kind tags } }');
+    expect(plan.shared).toBe(true);
+    expect(compiledObject(plan)).toBeUndefined();
+    const compiled = compiledObject(plan);
+    expect(compiled).toBeTypeOf('function');
+    expect(compiledObject(plan)).toBe(compiled);
+
+    const messageType = responseOf('product').fields.product!.resolvedType as Type;
+    const product = Buffer.from(messageType.encode(messageType.fromObject(p1)).finish());
+    const reader = new WireReader(product);
+    expect(compiled!(reader, product.length, new ResponseBuilder(model, { schema: model.schema, fragments: {}, variables: {} }), undefined)).toEqual({
+      id: 'p1',
+      name: 'Table',
+      kind: 'PHYSICAL',
+      tags: ['wood', 'dining'],
+    });
+
+    const withVariable = productPlan('query ($more: Boolean!) { product(id: "p1") { id name @include(if: $more) } }', { more: true });
+    expect(withVariable.shared).toBe(false);
+    const withResolver = productPlan('{ product(id: "p1") { id reviews(limit: 2) { body } } }');
+    expect(withResolver.hasResolvers).toBe(true);
+    for (const plan of [withVariable, withResolver]) {
+      compiledObject(plan);
+      expect(compiledObject(plan)).toBeUndefined();
+    }
   });
 });
