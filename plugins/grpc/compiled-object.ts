@@ -6,17 +6,18 @@
  * object as one literal with every key and writes each field by its name,
  * one `case` per field number, so each store has a cache of its own.
  *
- * Scalars, enums and repeated strings are read inline; every other codec
- * (nested messages, wrappers, lists, oneofs, packed numbers) goes back to the
- * general reader for that field (with the object's response path, which
- * field resolvers below it need). Plans are compiled on their second use,
- * and only plans kept across fetches (no variables in their selection) with
- * no field resolver of their own. The general reader stays the reference: with
+ * Strings, bools, int32, int64, floats, doubles, enums and repeated strings
+ * are read inline; every other field (nested messages, wrappers, lists,
+ * oneofs, other numbers, packed runs) goes back to the general reader for
+ * that field, with the object's response path, which field resolvers below
+ * it need. A plan is compiled when a second fetch uses it (the items of one
+ * list share a plan, and an operation run once is not worth compiling), and
+ * only plans kept across fetches (no variables in their selection) with no
+ * field resolver of their own. The general reader stays the reference: with
  * `decoderChecks.enabled` (the test suite) every plan compiles at once and
  * each object is read both ways and compared.
  */
 import type { ObjectPlan, ValueStep } from './object-plans.js';
-import type { Codec } from './value-codecs.js';
 import { absentValue } from './value-codecs.js';
 import { LENGTH_DELIMITED, VARINT, WireFormatError, type WireReader } from './wire-reader.js';
 
@@ -35,15 +36,20 @@ export const decoderChecks = { enabled: false };
 /** Plans with more steps than this are read by the general code (and bound what an operation makes us generate). */
 const MAX_STEPS = 500;
 
-const states = new WeakMap<ObjectPlan, CompiledObject | 'seen' | 'unsupported'>();
+/** Per plan: its compiled reader, `'unsupported'`, or the number of the first fetch that used it. */
+const states = new WeakMap<ObjectPlan, CompiledObject | 'unsupported' | number>();
 
-/** The compiled reader of `plan`, once it has one; undefined before its second use and for plans it does not cover. */
-export function compiledObject(plan: ObjectPlan): CompiledObject | undefined {
+/**
+ * The compiled reader of `plan` for a read in fetch number `fetch` (any
+ * number that tells one fetch from another); undefined until a second
+ * fetch uses the plan, and for plans it does not cover.
+ */
+export function compiledObject(plan: ObjectPlan, fetch: number): CompiledObject | undefined {
   const state = states.get(plan);
   if (typeof state === 'function') return state;
   if (state === 'unsupported' || !plan.shared) return undefined;
-  if (state === undefined && !decoderChecks.enabled) {
-    states.set(plan, 'seen');
+  if (!decoderChecks.enabled && (state === undefined || state === fetch)) {
+    if (state === undefined) states.set(plan, fetch);
     return undefined;
   }
   const compiled = compile(plan);
@@ -53,8 +59,8 @@ export function compiledObject(plan: ObjectPlan): CompiledObject | undefined {
 
 /** Helpers the generated code receives as `H`. */
 interface Helpers {
+  /** The value steps the code reads, in the order it refers to them (`S[i]`). */
   readonly steps: readonly ValueStep[];
-  readonly codecs: readonly Codec[];
   readonly wireTypeError: (found: number, expected: number) => never;
   readonly finite: (value: number) => number | null;
   readonly WireFormatError: typeof WireFormatError;
@@ -62,34 +68,36 @@ interface Helpers {
 
 function compile(plan: ObjectPlan): CompiledObject | undefined {
   if (plan.hasResolvers || plan.steps.length > MAX_STEPS) return undefined;
-  const helpers: Helpers = { steps: [], codecs: [], wireTypeError, finite, WireFormatError };
+  const helpers: Helpers = { steps: [], wireTypeError, finite, WireFormatError };
   const steps = helpers.steps as ValueStep[];
-  const codecs = helpers.codecs as Codec[];
   const initial: string[] = [];
+  /** The value steps by field number, in selection order (several when a field is selected under several keys). */
+  const byNumber = new Map<number, ValueStep[]>();
   for (const step of plan.steps) {
-    // `__proto__` in a literal sets the prototype; such an alias is left to the general code.
-    if (step.key === '__proto__') return undefined;
-    const key = JSON.stringify(step.key);
+    // `{"__proto__": v}` would set the prototype; a computed key defines an own property, as JSON.parse does.
+    const key = step.key === '__proto__' ? '["__proto__"]' : JSON.stringify(step.key);
     if (step.kind === 'typename') initial.push(`${key}: ${JSON.stringify(step.typeName)}`);
     else if (step.kind !== 'value') initial.push(`${key}: null`);
-    else if (step.codec.kind === 'repeated') initial.push(`${key}: []`);
     else if (step.codec.kind === 'invalid' && !step.codec.absentIsNull) return undefined;
-    else initial.push(`${key}: ${JSON.stringify(absentValue(step.codec))}`);
+    else {
+      initial.push(`${key}: ${step.codec.kind === 'repeated' ? '[]' : JSON.stringify(absentValue(step.codec))}`);
+      const same = byNumber.get(step.number);
+      if (same) same.push(step);
+      else byNumber.set(step.number, [step]);
+    }
   }
   const cases: string[] = [];
-  plan.byNumber.forEach((numbered, number) => {
-    if (!numbered) return;
+  for (const [number, numbered] of byNumber) {
     const reads = numbered.map((step) => {
       steps.push(step);
-      codecs.push(step.codec);
       return readStep(step, steps.length - 1);
     });
     // A field selected under several keys is read once for each, from the same bytes.
     const body = reads.length === 1 ? reads[0]! : `const at = r.pos; ${reads.join(' r.pos = at; ')}`;
     cases.push(`case ${number}: { ${body} break; }`);
-  });
+  }
   const source = `"use strict";
-const { steps: S, codecs: C, wireTypeError, finite, WireFormatError } = H;
+const { steps: S, wireTypeError, finite, WireFormatError } = H;
 return function readObject(r, end, G, path) {
   const o = { ${initial.join(', ')} };
   while (r.pos < end) {
@@ -106,7 +114,7 @@ return function readObject(r, end, G, path) {
   return (new Function('H', source) as (helpers: Helpers) => CompiledObject)(helpers);
 }
 
-/** The statements reading one occurrence of `step`'s field (steps[index]) into `o`. */
+/** The statements reading one occurrence of `step`'s field into `o`; the code finds the step itself as `S[index]`. */
 function readStep(step: ValueStep, index: number): string {
   const key = JSON.stringify(step.key);
   const codec = step.codec;
@@ -115,7 +123,7 @@ function readStep(step: ValueStep, index: number): string {
     const read = inlineScalar(codec.type);
     if (read) return `${expect(codec.wireType)} o[${key}] = ${read};`;
   } else if (codec.kind === 'enum') {
-    return `${expect(VARINT)} o[${key}] = C[${index}].values.get(r.int32()) ?? null;`;
+    return `${expect(VARINT)} o[${key}] = S[${index}].codec.values.get(r.int32()) ?? null;`;
   } else if (codec.kind === 'repeated' && codec.item.kind === 'scalar' && codec.item.type === 'string') {
     return `${expect(LENGTH_DELIMITED)} o[${key}].push(r.string());`;
   }

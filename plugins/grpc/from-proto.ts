@@ -8,6 +8,7 @@
  * afterwards (their parent message is decoded with protobufjs, as the
  * resolver's request is built from it).
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLOutputType, SelectionSetNode } from 'graphql';
 import type { Field, Type } from 'protobufjs';
 import { subSelections, type CollectContext } from './collect-fields.js';
@@ -69,6 +70,14 @@ export class ResponseBuilder implements GeneralReader<PathLink | undefined> {
   private readonly plans: ObjectPlans;
   /** Paths are only read by resolver jobs: without resolvers, no value pays for one. */
   private readonly tracksPaths: boolean;
+  /** Tells this fetch's reads from other fetches' (plans compile once a second fetch uses them). */
+  private readonly fetch = nextFetch++;
+  /**
+   * How objects are read while an object is checked (decoderChecks): its
+   * compiled read reads what lies below it compiled, its general read
+   * general, and the two whole subtrees are compared once at the top.
+   */
+  private checking: 'compiled' | 'general' | undefined;
 
   constructor(model: ServiceModel, collect: CollectContext) {
     this.plans = new ObjectPlans(model, collect);
@@ -136,9 +145,10 @@ export class ResponseBuilder implements GeneralReader<PathLink | undefined> {
 
   private object(reader: WireReader, end: number, messageType: Type, type: GraphQLObjectType, selections: readonly SelectionSetNode[], path: PathLink | undefined): Record<string, unknown> {
     const plan = this.plans.planFor(type, messageType, selections);
-    const compiled = compiledObject(plan);
+    const compiled = this.checking === 'general' ? undefined : compiledObject(plan, this.fetch);
     if (compiled === undefined) return this.generalObject(reader, end, messageType, plan, path);
-    return decoderChecks.enabled ? this.checkedObject(compiled, reader, end, messageType, plan, path) : compiled(reader, end, this, path);
+    if (!decoderChecks.enabled || this.checking === 'compiled') return compiled(reader, end, this, path);
+    return this.checkedObject(compiled, reader, end, messageType, plan, path);
   }
 
   /** Reads an object both ways and fails when they differ (decoderChecks only); answers the general result. */
@@ -147,25 +157,33 @@ export class ResponseBuilder implements GeneralReader<PathLink | undefined> {
     const jobs = this.jobs.length;
     let fast: Record<string, unknown> | undefined;
     let fastError: unknown;
+    this.checking = 'compiled';
     try {
       fast = compiled(reader, end, this, path);
     } catch (error) {
       fastError = error;
     }
     const fastEnd = reader.pos;
-    // Resolver fields below the object are queued again by the general read, into the objects it answers.
+    // Drop what the compiled read queued (its objects are thrown away); the general read queues the same jobs for its own.
     this.jobs.length = jobs;
     reader.pos = start;
     let general: Record<string, unknown>;
+    this.checking = 'general';
     try {
       general = this.generalObject(reader, end, messageType, plan, path);
     } catch (error) {
       if (fastError === undefined) throw new Error(`the compiled reader of ${messageType.name} read what the general one refused: ${String(error)}`);
+      if (String(fastError) !== String(error)) throw new Error(`the compiled reader of ${messageType.name} refused with "${String(fastError)}", the general one with "${String(error)}"`);
       throw error;
+    } finally {
+      this.checking = undefined;
     }
     if (fastError !== undefined) throw new Error(`the compiled reader of ${messageType.name} refused what the general one read: ${String(fastError)}`);
+    // isDeepStrictEqual also sees prototypes and -0; the JSON texts also compare key order.
     const [a, b] = [JSON.stringify(fast), JSON.stringify(general)];
-    if (a !== b || fastEnd !== reader.pos) throw new Error(`the compiled reader of ${messageType.name} differs from the general one:\ncompiled: ${a.slice(0, 2000)}\ngeneral:  ${b.slice(0, 2000)}`);
+    if (a !== b || !isDeepStrictEqual(fast, general) || fastEnd !== reader.pos) {
+      throw new Error(`the compiled reader of ${messageType.name} differs from the general one:\ncompiled: ${a.slice(0, 2000)}\ngeneral:  ${b.slice(0, 2000)}`);
+    }
     return general;
   }
 
@@ -173,16 +191,10 @@ export class ResponseBuilder implements GeneralReader<PathLink | undefined> {
     const start = reader.pos;
     const object: Record<string, unknown> = {};
     for (const step of plan.steps) {
-      switch (step.kind) {
-        case 'value':
-          object[step.key] = absentValue(step.codec);
-          break;
-        case 'typename':
-          object[step.key] = step.typeName;
-          break;
-        default:
-          object[step.key] = null;
-      }
+      const value = step.kind === 'value' ? absentValue(step.codec) : step.kind === 'typename' ? step.typeName : null;
+      // `object.__proto__ = v` would replace the prototype (a client may alias a field `__proto__`); an own property, as JSON.parse makes, is then written as any other.
+      if (step.key === '__proto__') Object.defineProperty(object, step.key, { value, enumerable: true, writable: true, configurable: true });
+      else object[step.key] = value;
     }
     while (reader.pos < end) {
       const tag = reader.uint32();
@@ -323,6 +335,8 @@ export class ResponseBuilder implements GeneralReader<PathLink | undefined> {
     return items;
   }
 }
+
+let nextFetch = 0;
 
 const selectionsByNode = new WeakMap<FieldNode, readonly SelectionSetNode[]>();
 

@@ -8,10 +8,10 @@
  */
 import { Kind, parse, type FieldNode, type GraphQLObjectType, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import protobuf, { type Type } from 'protobufjs';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { compiledObject, decoderChecks } from '../../../plugins/grpc/compiled-object.js';
 import { ResponseBuilder } from '../../../plugins/grpc/from-proto.js';
-import { ObjectPlans } from '../../../plugins/grpc/object-plans.js';
+import { ObjectPlans, type ValueStep } from '../../../plugins/grpc/object-plans.js';
 import { ProtoShapeError } from '../../../plugins/grpc/proto-slot.js';
 import { compileServiceModel, type ServiceModel } from '../../../plugins/grpc/service-model.js';
 import { WireFormatError, WireReader } from '../../../plugins/grpc/wire-reader.js';
@@ -304,8 +304,12 @@ describe('the wire reader', () => {
 });
 
 describe('compiled object readers', () => {
+  let checks = decoderChecks.enabled;
+  beforeEach(() => {
+    checks = decoderChecks.enabled;
+  });
   afterEach(() => {
-    decoderChecks.enabled = true;
+    decoderChecks.enabled = checks;
   });
 
   /** The plan of a Product read for the selection under `product` in `query`, with `variables`. */
@@ -318,15 +322,17 @@ describe('compiled object readers', () => {
     return plans.planFor(product, messageType, [selection]);
   }
 
-  it('compiles a plan on its second use, and only plans kept across fetches with no field resolver of their own', () => {
+  it('compiles a plan once a second fetch uses it, and only plans kept across fetches with no field resolver of their own', () => {
     // As in production: the suite otherwise compiles every plan at once.
     decoderChecks.enabled = false;
     const plan = productPlan('{ product(id: "p1") { id name kind tags } }');
     expect(plan.shared).toBe(true);
-    expect(compiledObject(plan)).toBeUndefined();
-    const compiled = compiledObject(plan);
+    // The items of a list in one fetch share the plan: that is one use.
+    expect(compiledObject(plan, 1)).toBeUndefined();
+    expect(compiledObject(plan, 1)).toBeUndefined();
+    const compiled = compiledObject(plan, 2);
     expect(compiled).toBeTypeOf('function');
-    expect(compiledObject(plan)).toBe(compiled);
+    expect(compiledObject(plan, 3)).toBe(compiled);
 
     const messageType = responseOf('product').fields.product!.resolvedType as Type;
     const product = Buffer.from(messageType.encode(messageType.fromObject(p1)).finish());
@@ -343,8 +349,26 @@ describe('compiled object readers', () => {
     const withResolver = productPlan('{ product(id: "p1") { id reviews(limit: 2) { body } } }');
     expect(withResolver.hasResolvers).toBe(true);
     for (const plan of [withVariable, withResolver]) {
-      compiledObject(plan);
-      expect(compiledObject(plan)).toBeUndefined();
+      compiledObject(plan, 1);
+      expect(compiledObject(plan, 2)).toBeUndefined();
     }
+  });
+
+  it('keeps a field aliased __proto__ as an own key, in its place, without touching the prototype', () => {
+    const value = decode(`{ product(id: "p1") { id __proto__: name tags } }`, encode('product', { product: p1 })) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.keys(value)).toEqual(['id', '__proto__', 'tags']);
+    expect(Object.getOwnPropertyDescriptor(value, '__proto__')?.value).toBe('Table');
+    expect(JSON.stringify(value)).toBe('{"id":"p1","__proto__":"Table","tags":["wood","dining"]}');
+  });
+
+  it('compiles a plan reading the largest field number at once', { timeout: 5000 }, () => {
+    const step: ValueStep = { kind: 'value', key: 'big', number: 536_870_911, codec: { kind: 'scalar', type: 'string', wireType: 2, absent: '' }, selections: [] };
+    const byNumber: Array<readonly ValueStep[] | undefined> = [];
+    byNumber[step.number] = [step];
+    // Compiling by walking every field number up to 2^29 took 16 s.
+    const compiled = compiledObject({ steps: [step], byNumber, hasResolvers: false, shared: true }, 1);
+    const bytes = message([[step.number, 2, (w) => w.string('far')]]);
+    expect(compiled!(new WireReader(bytes), bytes.length, new ResponseBuilder(model, { schema: model.schema, fragments: {}, variables: {} }), undefined)).toEqual({ big: 'far' });
   });
 });
