@@ -110,8 +110,14 @@ return function readObject(r, end, G, path) {
   if (r.pos !== end) throw new WireFormatError('a field runs past the end of its message');
   return o;
 };`;
-  // The source is this module's own text: keys and names enter it only as JSON string literals.
-  return (new Function('H', source) as (helpers: Helpers) => CompiledObject)(helpers);
+  try {
+    // The source is this module's own text: keys and names enter it only as JSON string literals.
+    return (new Function('H', source) as (helpers: Helpers) => CompiledObject)(helpers);
+  } catch (error) {
+    // Node started with --disallow-code-generation-from-strings: the general reader serves.
+    if (error instanceof EvalError) return undefined;
+    throw error;
+  }
 }
 
 /** The statements reading one occurrence of `step`'s field into `o`; the code finds the step itself as `S[index]`. */

@@ -6,6 +6,8 @@
  * catalog service's generated proto, which uses every construct the
  * generator maps.
  */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Kind, parse, type FieldNode, type GraphQLObjectType, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import protobuf, { type Type } from 'protobufjs';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -360,6 +362,18 @@ describe('compiled object readers', () => {
     expect(Object.keys(value)).toEqual(['id', '__proto__', 'tags']);
     expect(Object.getOwnPropertyDescriptor(value, '__proto__')?.value).toBe('Table');
     expect(JSON.stringify(value)).toBe('{"id":"p1","__proto__":"Table","tags":["wood","dining"]}');
+  });
+
+  it('leaves every plan to the general reader when Node may not compile code', () => {
+    const module = fileURLToPath(new URL('../../../plugins/grpc/compiled-object.ts', import.meta.url));
+    const script = `
+      const { compiledObject } = await import(${JSON.stringify(module)});
+      const step = { kind: 'value', key: 'a', number: 1, codec: { kind: 'scalar', type: 'string', wireType: 2, absent: '' }, selections: [] };
+      const plan = { steps: [step], byNumber: [undefined, [step]], hasResolvers: false, shared: true };
+      console.log(JSON.stringify([1, 2, 3].map((fetch) => typeof compiledObject(plan, fetch))));`;
+    const run = (flags: string[]) => execFileSync(process.execPath, [...flags, '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' }).trim();
+    expect(run([])).toBe('["undefined","function","function"]');
+    expect(run(['--disallow-code-generation-from-strings'])).toBe('["undefined","undefined","undefined"]');
   });
 
   it('compiles a plan reading the largest field number at once', { timeout: 5000 }, () => {
