@@ -18,8 +18,8 @@
  * each object is read both ways and compared.
  */
 import type { ObjectPlan, ValueStep } from './object-plans.js';
-import { absentValue } from './value-codecs.js';
-import { LENGTH_DELIMITED, VARINT, WireFormatError, type WireReader } from './wire-reader.js';
+import { absentValue, finite } from './value-codecs.js';
+import { LENGTH_DELIMITED, VARINT, WireFormatError, expectWireType, type WireReader } from './wire-reader.js';
 
 /** What compiled code calls back for fields it does not read inline. */
 export interface GeneralReader<Path> {
@@ -61,14 +61,14 @@ export function compiledObject(plan: ObjectPlan, fetch: number): CompiledObject 
 interface Helpers {
   /** The value steps the code reads, in the order it refers to them (`S[i]`). */
   readonly steps: readonly ValueStep[];
-  readonly wireTypeError: (found: number, expected: number) => never;
-  readonly finite: (value: number) => number | null;
+  readonly expectWireType: typeof expectWireType;
+  readonly finite: typeof finite;
   readonly WireFormatError: typeof WireFormatError;
 }
 
 function compile(plan: ObjectPlan): CompiledObject | undefined {
   if (plan.hasResolvers || plan.steps.length > MAX_STEPS) return undefined;
-  const helpers: Helpers = { steps: [], wireTypeError, finite, WireFormatError };
+  const helpers: Helpers = { steps: [], expectWireType, finite, WireFormatError };
   const steps = helpers.steps as ValueStep[];
   const initial: string[] = [];
   /** The value steps by field number, in selection order (several when a field is selected under several keys). */
@@ -97,7 +97,7 @@ function compile(plan: ObjectPlan): CompiledObject | undefined {
     cases.push(`case ${number}: { ${body} break; }`);
   }
   const source = `"use strict";
-const { steps: S, wireTypeError, finite, WireFormatError } = H;
+const { steps: S, expectWireType, finite, WireFormatError } = H;
 return function readObject(r, end, G, path) {
   const o = { ${initial.join(', ')} };
   while (r.pos < end) {
@@ -124,7 +124,7 @@ return function readObject(r, end, G, path) {
 function readStep(step: ValueStep, index: number): string {
   const key = JSON.stringify(step.key);
   const codec = step.codec;
-  const expect = (wireType: number) => `if ((tag & 7) !== ${wireType}) wireTypeError(tag & 7, ${wireType});`;
+  const expect = (wireType: number) => `expectWireType(tag & 7, ${wireType});`;
   if (codec.kind === 'scalar') {
     const read = inlineScalar(codec.type);
     if (read) return `${expect(codec.wireType)} o[${key}] = ${read};`;
@@ -154,12 +154,4 @@ function inlineScalar(type: string): string | undefined {
     default:
       return undefined;
   }
-}
-
-function wireTypeError(found: number, expected: number): never {
-  throw new WireFormatError(`wire type ${found} where ${expected} was expected`);
-}
-
-function finite(value: number): number | null {
-  return Number.isFinite(value) ? value : null;
 }

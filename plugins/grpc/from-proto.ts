@@ -16,8 +16,8 @@ import { compiledObject, decoderChecks, type CompiledObject, type GeneralReader 
 import { ObjectPlans, kindOf, type ObjectPlan, type ValueStep } from './object-plans.js';
 import { ProtoShapeError, slotOf } from './proto-slot.js';
 import type { ResolverRpc, ServiceModel } from './service-model.js';
-import { absentValue, type Codec } from './value-codecs.js';
-import { LENGTH_DELIMITED, VARINT, WireFormatError, WireReader } from './wire-reader.js';
+import { absentValue, finite, type Codec } from './value-codecs.js';
+import { LENGTH_DELIMITED, VARINT, WireFormatError, WireReader, expectWireType } from './wire-reader.js';
 
 /** A decoded proto message (protobufjs reflection), read by field name. */
 export type ProtoMessage = Readonly<Record<string, unknown>>;
@@ -363,10 +363,6 @@ function decoding<T>(messageType: Type, read: () => T): T {
   }
 }
 
-function expectWireType(wireType: number, expected: number): void {
-  if (wireType !== expected) throw new WireFormatError(`wire type ${wireType} where ${expected} was expected`);
-}
-
 /** One scalar value as GraphQL JSON: numbers that are not finite become null, bytes base64. */
 function scalar(reader: WireReader, wireType: number, codec: Codec & { kind: 'scalar' }): unknown {
   expectWireType(wireType, codec.wireType);
@@ -402,8 +398,4 @@ function scalar(reader: WireReader, wireType: number, codec: Codec & { kind: 'sc
     case 'double':
       return finite(reader.double());
   }
-}
-
-function finite(value: number): number | null {
-  return Number.isFinite(value) ? value : null;
 }

@@ -99,6 +99,11 @@ function invalid(message: string, slot: Slot, absentMayBeNull = true): Codec {
   return { kind: 'invalid', error: new ProtoShapeError(message), absentIsNull: absentMayBeNull && !slot.repeated && isMessageType(slot.type) };
 }
 
+/** A proto float or double as a GraphQL Float, which has no NaN or infinities: those become null. */
+export function finite(value: number): number | null {
+  return Number.isFinite(value) ? value : null;
+}
+
 /** The value of a field absent from its message (a fresh array for repeated fields); throws for an `invalid` codec that has none. */
 export function absentValue(codec: Codec): unknown {
   switch (codec.kind) {

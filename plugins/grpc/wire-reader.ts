@@ -11,6 +11,11 @@ export class WireFormatError extends Error {
   override readonly name = 'WireFormatError';
 }
 
+/** Throws unless a field came with the wire type its proto type is sent with. */
+export function expectWireType(wireType: number, expected: number): void {
+  if (wireType !== expected) throw new WireFormatError(`wire type ${wireType} where ${expected} was expected`);
+}
+
 /** Wire types. */
 export const VARINT = 0;
 export const FIXED64 = 1;
