@@ -5,6 +5,7 @@
 /** The `switchyard` command. */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { installBindBackport } from './async-resource-bind.js';
 import { exitForUsageError } from './cli-support.js';
 import { registerComposeCommand } from './commands/compose.js';
 import { registerGrpcServiceCommand } from './commands/grpc-service.js';
@@ -23,6 +24,9 @@ function packageVersion(): string {
   }
   return '0.0.0';
 }
+
+// Every gRPC call is an HTTP/2 request, and Node 20's requests pay for a slow AsyncResource#bind (async-resource-bind.ts).
+installBindBackport();
 
 const program = new Command()
   .name('switchyard')
