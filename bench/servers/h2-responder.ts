@@ -114,6 +114,41 @@ function statusTrailers(status: number, details: string): Buffer {
   return Buffer.concat([RESPONSE_HEADERS, literal('grpc-status', String(status)), literal('grpc-message', encodeURIComponent(details))]);
 }
 
+/** gRPC message frames by message: the service answers from a cache, so each is framed once. */
+const framedMessages = new WeakMap<Uint8Array, Buffer>();
+
+/** A message in gRPC's length-prefixed framing (not compressed). */
+function grpcMessage(message: Uint8Array): Buffer {
+  let data = framedMessages.get(message);
+  if (!data) {
+    data = Buffer.allocUnsafe(5 + message.length);
+    data[0] = 0;
+    data.writeUInt32BE(message.length, 1);
+    data.set(message, 5);
+    framedMessages.set(message, data);
+  }
+  return data;
+}
+
+/** HEADERS, one DATA frame and the trailers of a stream, in one buffer. */
+function wholeAnswer(data: Buffer, streamId: number): Buffer {
+  const answer = Buffer.allocUnsafe(27 + RESPONSE_HEADERS.length + data.length + OK_TRAILERS.length);
+  let at = 0;
+  for (const [type, flags, payload] of [
+    [FrameType.Headers, FLAG_END_HEADERS, RESPONSE_HEADERS],
+    [FrameType.Data, 0, data],
+    [FrameType.Headers, FLAG_END_HEADERS | FLAG_END_STREAM, OK_TRAILERS],
+  ] as const) {
+    answer.writeUIntBE(payload.length, at, 3);
+    answer[at + 3] = type;
+    answer[at + 4] = flags;
+    answer.writeUInt32BE(streamId, at + 5);
+    payload.copy(answer, at + 9);
+    at += 9 + payload.length;
+  }
+  return answer;
+}
+
 /** One call's request as it arrives, and its answer while it waits for window. */
 interface Stream {
   readonly chunks: Buffer[];
@@ -285,11 +320,14 @@ class Connection {
       this.socket.write(frame(FrameType.Headers, FLAG_END_HEADERS | FLAG_END_STREAM, streamId, statusTrailers(answer.status, answer.details)));
       return;
     }
-    const message = answer.message;
-    const data = Buffer.allocUnsafe(5 + message.length);
-    data[0] = 0;
-    data.writeUInt32BE(message.length, 1);
-    data.set(message, 5);
+    const data = grpcMessage(answer.message);
+    // The usual case: the whole answer fits the windows and one frame, and leaves in one write.
+    if (data.length <= this.peerMaxFrame && data.length <= stream.sendWindow && data.length <= this.connectionSendWindow) {
+      this.streams.delete(streamId);
+      this.connectionSendWindow -= data.length;
+      this.socket.write(wholeAnswer(data, streamId));
+      return;
+    }
     stream.pending = { data, trailers: OK_TRAILERS };
     this.socket.cork();
     this.socket.write(frame(FrameType.Headers, FLAG_END_HEADERS, streamId, RESPONSE_HEADERS));
