@@ -4,7 +4,9 @@
  * Unary calls carry the fetch's deadline, its propagated headers as metadata,
  * and are cancelled when the request is aborted.
  */
+import { gunzipSync, inflateSync } from 'node:zlib';
 import type { ChannelInterface, Client, InterceptingListener, Metadata, StatusObject } from '@grpc/grpc-js';
+import { DirectPath, frameMessage, timeoutHeader, type SubchannelCall, type SubchannelListener } from './direct-calls.js';
 
 type GrpcModule = typeof import('@grpc/grpc-js');
 
@@ -86,75 +88,125 @@ export interface UnaryCallOptions {
 // Headers that belong to HTTP/1 or to the gRPC protocol itself, never forwarded as metadata.
 const RESERVED_HEADERS = new Set(['connection', 'content-length', 'content-type', 'host', 'keep-alive', 'te', 'transfer-encoding', 'upgrade', 'user-agent', 'accept', 'accept-encoding']);
 
+/** A channel and the client that owns it. */
+interface OpenChannel {
+  readonly client: Client;
+  readonly channel: ChannelInterface;
+  /** Calls straight on its subchannel (direct-calls.ts); undefined when this @grpc/grpc-js lacks what it needs. */
+  readonly direct: DirectPath | undefined;
+}
+
+/** What `GrpcChannels` is made with. */
+export interface GrpcChannelsOptions {
+  /** Whether calls may skip the channel's per-call layers (direct-calls.ts); default true. */
+  readonly direct?: boolean;
+}
+
 /** gRPC channels by target, created on first use. */
 export class GrpcChannels {
   private grpc: GrpcModule | undefined;
-  private readonly clients = new Map<string, Client>();
-  private readonly channels = new Map<string, ChannelInterface>();
+  private readonly channels = new Map<string, OpenChannel>();
+  private readonly direct: boolean;
+
+  constructor({ direct = true }: GrpcChannelsOptions = {}) {
+    this.direct = direct;
+  }
 
   /** Sends one unary call; resolves with the response bytes, rejects with `RpcStatusError`. */
   async call(target: string, path: string, request: Uint8Array, options: UnaryCallOptions): Promise<Buffer> {
     const grpc = (this.grpc ??= await import('@grpc/grpc-js'));
-    const channel = this.channels.get(target) ?? this.open(grpc, target);
-    const metadata = toMetadata(grpc, options.headers);
-    // Straight on the channel: Client.makeUnaryRequest adds, per call, an Error
-    // (a captured stack), an event emitter and two interceptor layers, none of
-    // which a router without interceptors uses.
-    const call = channel.createCall(path, options.deadline, undefined, null, undefined);
+    const open = this.channels.get(target) ?? this.open(grpc, target);
     return new Promise<Buffer>((resolve, reject) => {
-      const pending = new PendingCall(grpc, call, path.slice(path.lastIndexOf('/') + 1), options.signal, resolve, reject);
-      call.start(metadata, pending);
-      call.sendMessageWithContext({}, Buffer.from(request.buffer, request.byteOffset, request.byteLength));
-      call.halfClose();
-      call.startRead();
+      const pending = new PendingCall(grpc, path.slice(path.lastIndexOf('/') + 1), options.signal, resolve, reject);
+      if (!(open.direct && startDirect(grpc, open, open.direct, pending, path, request, options))) {
+        startOnChannel(grpc, open.channel, pending, path, request, options);
+      }
       pending.watchAbort();
     });
   }
 
-  private open(grpc: GrpcModule, target: string): ChannelInterface {
+  /** Calls started straight on a subchannel and through the channel, for `target` (tests). */
+  pathCounts(target: string): { readonly direct: number; readonly channel: number } | undefined {
+    return this.channels.get(target)?.direct?.counts;
+  }
+
+  private open(grpc: GrpcModule, target: string): OpenChannel {
     const client = new grpc.Client(target, grpc.credentials.createInsecure(), GRPC_CHANNEL_OPTIONS);
     const channel = client.getChannel();
-    this.clients.set(target, client);
-    this.channels.set(target, channel);
-    return channel;
+    const open: OpenChannel = { client, channel, direct: this.direct ? DirectPath.of(channel) : undefined };
+    this.channels.set(target, open);
+    return open;
   }
 
   /** Closes every channel. */
   close(): void {
-    for (const client of this.clients.values()) client.close();
-    this.clients.clear();
+    for (const { client } of this.channels.values()) client.close();
     this.channels.clear();
   }
 }
 
+/** Starts a call straight on the channel's subchannel; false when the channel has to take it. */
+function startDirect(grpc: GrpcModule, open: OpenChannel, direct: DirectPath, pending: PendingCall, path: string, request: Uint8Array, options: UnaryCallOptions): boolean {
+  const metadata = toMetadata(grpc, options.headers);
+  metadata.set('grpc-timeout', timeoutHeader(options.deadline));
+  const call = direct.start(path, metadata, frameMessage(request), pending);
+  if (!call) return false;
+  // A stream the service refused before reading it goes once through the channel, which retries it.
+  pending.runDirect(call, options.deadline, () => startOnChannel(grpc, open.channel, pending, path, request, options));
+  return true;
+}
+
+/** Starts a call through the channel's own layers (what @grpc/grpc-js's clients do). */
+function startOnChannel(grpc: GrpcModule, channel: ChannelInterface, pending: PendingCall, path: string, request: Uint8Array, options: UnaryCallOptions): void {
+  const call = channel.createCall(path, options.deadline, undefined, null, undefined);
+  pending.runOnChannel(call);
+  call.start(toMetadata(grpc, options.headers), pending);
+  call.sendMessageWithContext({}, Buffer.from(request.buffer, request.byteOffset, request.byteLength));
+  call.halfClose();
+  call.startRead();
+}
+
+/** What a pending call needs of either kind of call. */
+type AnyCall = Pick<Call, 'cancelWithStatus'>;
+
 /**
- * The listener of one unary call. A finished node:http2 stream, and with it
- * @grpc/grpc-js's call objects and this listener, outlives young-generation
- * collections (in a scratch test, objects hung on finished streams were
- * promoted and waited for full collections: six times as many of those).
- * Whatever the listener still referenced then (the request's abort signal,
- * the promise's callbacks and through them the request) would be copied and
- * promoted with it, so it lets go of all of it the moment the call ends.
+ * The listener of one unary call, on a subchannel or through the channel.
+ * A finished node:http2 stream, and with it @grpc/grpc-js's call objects and
+ * this listener, outlives young-generation collections (in a scratch test,
+ * objects hung on finished streams were promoted and waited for full
+ * collections: six times as many of those). Whatever the listener still
+ * referenced then (the request's abort signal, the promise's callbacks and
+ * through them the request) would be copied and promoted with it, so it lets
+ * go of all of it the moment the call ends.
  */
-class PendingCall implements InterceptingListener {
+class PendingCall implements InterceptingListener, SubchannelListener {
   private settle: { resolve(response: Buffer): void; reject(error: Error): void; signal: AbortSignal } | undefined;
   private response: Buffer | undefined;
-  private readonly cancel: () => void;
-  /** A unary call answers with one message; a second ends it. */
-  private readonly refuseExtra: () => void;
+  private call: AnyCall | undefined;
+  /** Set while the call runs straight on a subchannel: its messages come framed, compressed ones as the service's `grpc-encoding` says. */
+  private direct: { timer: NodeJS.Timeout | undefined; retry: (() => void) | undefined; encoding?: string } | undefined;
+  private readonly cancel = () => this.call?.cancelWithStatus(this.grpc.status.CANCELLED, 'Cancelled on client');
 
   constructor(
     private readonly grpc: GrpcModule,
-    call: Call,
     /** The RPC, e.g. `QueryGetProject`. */
-    private readonly method: string,
+    readonly method: string,
     signal: AbortSignal,
     resolve: (response: Buffer) => void,
     reject: (error: Error) => void,
   ) {
     this.settle = { resolve, reject, signal };
-    this.cancel = () => call.cancelWithStatus(grpc.status.CANCELLED, 'Cancelled on client');
-    this.refuseExtra = () => call.cancelWithStatus(grpc.status.UNIMPLEMENTED, 'Too many responses received');
+  }
+
+  runDirect(call: SubchannelCall, deadline: number, retry: () => void): void {
+    this.call = call;
+    const timer = setTimeout(() => call.cancelWithStatus(this.grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'), Math.max(0, deadline - Date.now()));
+    this.direct = { timer, retry, encoding: undefined };
+  }
+
+  runOnChannel(call: Call): void {
+    this.call = call;
+    this.direct = undefined;
   }
 
   /** Cancels the call when the request is aborted (at once if it already is). */
@@ -165,18 +217,36 @@ class PendingCall implements InterceptingListener {
     else signal.addEventListener('abort', this.cancel, { once: true });
   }
 
-  onReceiveMetadata(): void {}
-
-  onReceiveMessage(message: Buffer): void {
-    if (this.response !== undefined) this.refuseExtra();
-    else this.response = message;
+  onReceiveMetadata(metadata: Metadata): void {
+    if (this.direct) this.direct.encoding = metadata.get('grpc-encoding')[0]?.toString();
   }
 
-  onReceiveStatus(status: StatusObject): void {
+  onReceiveMessage(message: Buffer): void {
+    if (this.response !== undefined) return void this.call?.cancelWithStatus(this.grpc.status.UNIMPLEMENTED, 'Too many responses received');
+    if (!this.direct) {
+      this.response = message;
+      return;
+    }
+    // Straight from the subchannel: the 5-byte frame header is still on, and no filter has decompressed it.
+    try {
+      this.response = unframe(message, this.direct.encoding);
+    } catch (error) {
+      this.call?.cancelWithStatus(this.grpc.status.INTERNAL, (error as Error).message);
+    }
+  }
+
+  onReceiveStatus(status: StatusObject & { readonly rstCode?: number }): void {
+    const direct = this.direct;
+    if (direct) {
+      clearTimeout(direct.timer);
+      this.direct = undefined;
+      if (direct.retry && status.rstCode === REFUSED_STREAM && this.response === undefined && this.settle) return direct.retry();
+    }
     const settle = this.settle;
     const response = this.response;
     this.settle = undefined;
     this.response = undefined;
+    this.call = undefined;
     if (!settle) return;
     settle.signal.removeEventListener('abort', this.cancel);
     const { grpc, method } = this;
@@ -185,6 +255,23 @@ class PendingCall implements InterceptingListener {
     else settle.resolve(response);
   }
 }
+
+/**
+ * A framed message's payload. The router offers no compression, but a
+ * service may compress anyway: as @grpc/grpc-js's compression filter does,
+ * gzip and deflate are read, with the receive size limit after inflating.
+ */
+function unframe(framed: Buffer, encoding: string | undefined): Buffer {
+  const payload = framed.subarray(5);
+  if (framed[0] === 0) return payload;
+  const options = { maxOutputLength: MAX_MESSAGE_BYTES };
+  if (encoding === 'gzip') return gunzipSync(payload, options);
+  if (encoding === 'deflate') return inflateSync(payload, options);
+  throw new Error(`Received a compressed message with grpc-encoding "${encoding ?? 'identity'}", which the router cannot read`);
+}
+
+/** NGHTTP2_REFUSED_STREAM: the service did not start on the stream, so sending it again is safe. */
+const REFUSED_STREAM = 7;
 
 function toMetadata(grpc: GrpcModule, headers: Readonly<Record<string, string>>): Metadata {
   const metadata = new grpc.Metadata();
