@@ -5,11 +5,11 @@
  * and the channel's own path whenever the direct one cannot be used.
  */
 import http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DirectPath, timeoutHeader } from '../../../plugins/grpc/direct-calls.js';
 import { GrpcChannels, RpcStatusError } from '../../../plugins/grpc/grpc-channels.js';
+import { startBareService, until } from './bare-service.js';
 
 const PATH = '/test.v1.TestService/Call';
 
@@ -22,16 +22,10 @@ interface ReceivedCall {
 
 type Answer = (stream: http2.ServerHttp2Stream, call: ReceivedCall, index: number) => void;
 
-/** A gRPC service on bare node:http2 whose answers the test decides; records every call. */
+/** A service whose answers the test decides; records every call. */
 async function startService(answer: Answer) {
   const calls: ReceivedCall[] = [];
-  const server = http2.createServer();
-  const sessions = new Set<http2.ServerHttp2Session>();
-  server.on('session', (session) => {
-    sessions.add(session);
-    session.on('close', () => sessions.delete(session));
-  });
-  server.on('stream', (stream, headers) => {
+  const service = await startBareService((stream, headers) => {
     const chunks: Buffer[] = [];
     const call: ReceivedCall = { headers, body: Buffer.alloc(0), reset: false };
     stream.on('aborted', () => (call.reset = true));
@@ -43,17 +37,7 @@ async function startService(answer: Answer) {
     });
     stream.on('error', () => {});
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    target: `dns:///127.0.0.1:${port}`,
-    calls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const session of sessions) session.destroy();
-      }),
-  };
+  return { ...service, calls };
 }
 
 function framed(message: Buffer, compressed = false): Buffer {
@@ -196,12 +180,3 @@ describe('grpc-timeout', () => {
     expect(timeoutHeader(200_000_000, 0)).toBe('200000S');
   });
 });
-
-/** Resolves once `condition` holds; fails the test after 3 s. */
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 3_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the service');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -1,46 +1,20 @@
-import http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startBareService, until } from './bare-service.js';
 import { catalogService, inventorySubgraph } from './catalog-fixture.js';
 import { startGraph, type TestGraph } from './grpc-graph.js';
 
 let graph: TestGraph | undefined;
 
-/** A gRPC service on bare node:http2 that never answers; records each call and whether the client reset it. */
+/** A gRPC service that never answers; records each call and whether the client reset it. */
 async function startHangingService(): Promise<{ target: string; calls: Array<{ path: string; reset: boolean }>; close(): Promise<void> }> {
   const calls: Array<{ path: string; reset: boolean }> = [];
-  const server = http2.createServer();
-  const sessions = new Set<http2.ServerHttp2Session>();
-  server.on('session', (session) => {
-    sessions.add(session);
-    session.on('close', () => sessions.delete(session));
-  });
-  server.on('stream', (stream, headers) => {
+  const service = await startBareService((stream, headers) => {
     const call = { path: String(headers[':path']), reset: false };
     calls.push(call);
     stream.on('aborted', () => (call.reset = true));
     stream.resume();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    target: `dns:///127.0.0.1:${port}`,
-    calls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const session of sessions) session.destroy();
-      }),
-  };
-}
-
-/** Resolves once `condition` holds; fails the test after 3 s. */
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 3_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the service');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  return { ...service, calls };
 }
 
 afterEach(async () => {
