@@ -17,11 +17,12 @@
  * limit), trailers and status mapping, keepalive and reconnection.
  *
  * What the layers did that this path does itself: the `grpc-timeout` header
- * and a timer for the deadline; framing the request (and refusing a
- * compressed answer, since no compression is offered: no
- * `grpc-accept-encoding` is sent); one transparent retry of a stream the
- * service refused before reading it (RST_STREAM REFUSED_STREAM), which it
- * leaves to the channel; keeping the channel out of its idle state.
+ * and a timer for the deadline; framing the request, and reading a gzip or
+ * deflate answer (none is offered: no `grpc-accept-encoding` is sent);
+ * keeping the channel out of its idle state. One thing it does that the
+ * channel does not with retries off: a stream the service refused before
+ * reading it (RST_STREAM REFUSED_STREAM) is sent once more, through the
+ * channel.
  *
  * These are @grpc/grpc-js internals (not in its typings): the channel's
  * `internalChannel`, its `doPick` and `defaultAuthority`, and the picked

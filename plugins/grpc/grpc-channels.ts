@@ -151,7 +151,8 @@ function startDirect(grpc: GrpcModule, open: OpenChannel, direct: DirectPath, pe
   metadata.set('grpc-timeout', timeoutHeader(options.deadline));
   const call = direct.start(path, metadata, frameMessage(request), pending);
   if (!call) return false;
-  // A stream the service refused before reading it goes once through the channel, which retries it.
+  // A stream the service refused (RST_STREAM REFUSED_STREAM) was not processed, so it is sent once more,
+  // mutations too, through the channel (which does not retry: retries are off).
   pending.runDirect(call, options.deadline, () => startOnChannel(grpc, open.channel, pending, path, request, options));
   return true;
 }
@@ -200,7 +201,9 @@ class PendingCall implements InterceptingListener, SubchannelListener {
 
   runDirect(call: SubchannelCall, deadline: number, retry: () => void): void {
     this.call = call;
-    const timer = setTimeout(() => call.cancelWithStatus(this.grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'), Math.max(0, deadline - Date.now()));
+    const left = Math.max(0, deadline - Date.now());
+    // As @grpc/grpc-js: no timer for a deadline beyond what setTimeout can hold (about 24.8 days).
+    const timer = left <= MAX_TIMER_MS ? setTimeout(() => call.cancelWithStatus(this.grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'), left) : undefined;
     this.direct = { timer, retry, encoding: undefined };
   }
 
@@ -231,7 +234,23 @@ class PendingCall implements InterceptingListener, SubchannelListener {
     try {
       this.response = unframe(message, this.direct.encoding);
     } catch (error) {
-      this.call?.cancelWithStatus(this.grpc.status.INTERNAL, (error as Error).message);
+      // As @grpc/grpc-js: an answer that inflates past the size limit is RESOURCE_EXHAUSTED.
+      const tooLarge = (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
+      this.call?.cancelWithStatus(
+        tooLarge ? this.grpc.status.RESOURCE_EXHAUSTED : this.grpc.status.INTERNAL,
+        tooLarge ? `Received message that decompresses to a size larger than ${MAX_MESSAGE_BYTES}` : (error as Error).message,
+      );
+    }
+  }
+
+  /** Sends the call again through the channel; ends it as UNAVAILABLE when the channel cannot take it (closed meanwhile). */
+  private retry(start: () => void): void {
+    const grpc = this.grpc;
+    if (this.settle?.signal.aborted) return this.onReceiveStatus({ code: grpc.status.CANCELLED, details: 'Cancelled on client', metadata: new grpc.Metadata() });
+    try {
+      start();
+    } catch (error) {
+      this.onReceiveStatus({ code: grpc.status.UNAVAILABLE, details: `Refused by the service, and not sent again: ${(error as Error).message}`, metadata: new grpc.Metadata() });
     }
   }
 
@@ -240,7 +259,7 @@ class PendingCall implements InterceptingListener, SubchannelListener {
     if (direct) {
       clearTimeout(direct.timer);
       this.direct = undefined;
-      if (direct.retry && status.rstCode === REFUSED_STREAM && this.response === undefined && this.settle) return direct.retry();
+      if (direct.retry && status.rstCode === REFUSED_STREAM && this.response === undefined && this.settle) return this.retry(direct.retry);
     }
     const settle = this.settle;
     const response = this.response;
@@ -269,6 +288,9 @@ function unframe(framed: Buffer, encoding: string | undefined): Buffer {
   if (encoding === 'deflate') return inflateSync(payload, options);
   throw new Error(`Received a compressed message with grpc-encoding "${encoding ?? 'identity'}", which the router cannot read`);
 }
+
+/** The longest delay setTimeout takes (2^31 - 1 ms); longer ones fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /** NGHTTP2_REFUSED_STREAM: the service did not start on the stream, so sending it again is safe. */
 const REFUSED_STREAM = 7;

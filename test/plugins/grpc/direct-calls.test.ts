@@ -156,6 +156,41 @@ describe('direct subchannel calls', () => {
     expect(channels.pathCounts(service.target)).toEqual({ channel: 1, direct: 1 });
   });
 
+  it('wait out a deadline longer than a timer can hold instead of ending at once', async () => {
+    service = await startService(echo);
+    channels = new GrpcChannels();
+    await call(service.target, 'warm-up');
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      expect((await call(service.target, 'thirty days', { deadlineMs: 30 * 24 * 3600 * 1000 })).toString()).toBe('thirty days');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((warning) => warning.name === 'TimeoutOverflowWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('end a refused call as UNAVAILABLE when the channel closed before it could be sent again', async () => {
+    service = await startService((stream, received, index) => {
+      if (index === 0) return echo(stream, received, index);
+      channels!.close();
+      stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+    });
+    channels = new GrpcChannels();
+    await call(service.target, 'warm-up');
+    await expect(call(service.target, 'refused, then closed')).rejects.toMatchObject({ status: 14 });
+  });
+
+  it('fail an answer that inflates past the size limit with RESOURCE_EXHAUSTED', async () => {
+    const bomb = gzipSync(Buffer.alloc(65 * 1024 * 1024));
+    service = await startService((stream, received, index) => (index === 0 ? echo(stream, received, index) : ok(stream, bomb, { 'grpc-encoding': 'gzip' }, true)));
+    channels = new GrpcChannels();
+    await call(service.target, 'warm-up');
+    await expect(call(service.target, 'too large')).rejects.toMatchObject({ status: 8, details: expect.stringContaining('larger than 67108864') });
+  });
+
   it('leave every call to the channel when switched off, with the same answers and errors', async () => {
     service = await startService((stream, received, index) => (index < 2 ? echo(stream, received, index) : undefined));
     channels = new GrpcChannels({ direct: false });
