@@ -19,7 +19,7 @@ let calls = 0;
 function answer(request: Buffer): UnaryAnswer {
   const text = request.toString('latin1');
   if (text.startsWith('size:')) return { message: Buffer.alloc(Number(text.slice(5)), 7) };
-  if (text.startsWith('status:')) return { status: Number(text.slice(7)), details: 'asked for it, 100% sure' };
+  if (text.startsWith('status:')) return { status: Number(text.slice(7)), details: 'asked for it: yes, 100% sure, café' };
   if (text === 'throw') throw new Error('cannot decode the request');
   return { message: request };
 }
@@ -70,6 +70,59 @@ function http2Call(session: ClientHttp2Session, body: Buffer): Promise<{ body: B
 }
 
 describe('the bench gRPC responder', () => {
+  it("gives @grpc/grpc-js a failed call's status and message intact", async () => {
+    const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    try {
+      const failure = await grpcCall(client, Buffer.from('status:5')).catch((error: grpc.ServiceError) => error);
+      expect(failure).toMatchObject({ code: 5, details: 'asked for it: yes, 100% sure, café' });
+    } finally {
+      client.close();
+    }
+  });
+
+  it('refuses a request larger than its limit at once, even one larger than the stream window, and keeps the connection', async () => {
+    const small = await startH2Responder({ answer, windowBytes: 65_535, maxRequestBytes: 1024 });
+    const session = connectHttp2(`http://127.0.0.1:${small.port}`);
+    try {
+      expect(await http2Call(session, grpcFrame(Buffer.alloc(200_000)))).toMatchObject({ status: '8', message: expect.stringContaining('larger than 1024 bytes') });
+      expect(await http2Call(session, grpcFrame(Buffer.from('next')))).toMatchObject({ status: '0', body: grpcFrame(Buffer.from('next')) });
+    } finally {
+      session.close();
+      small.server.close();
+    }
+  });
+
+  it('refuses settings it cannot serve', async () => {
+    await expect(startH2Responder({ answer, windowBytes: 1000 })).rejects.toThrow(/windowBytes must be an integer from 65535/);
+    await expect(startH2Responder({ answer, windowBytes: 65_535, maxRequestBytes: 65_535 })).rejects.toThrow(/maxRequestBytes must be/);
+  });
+
+  it('finishes the calls in flight when the client closes the connection gracefully (GOAWAY)', async () => {
+    // A 1 MiB answer through a 16 KiB window is still in flight when the client closes.
+    const session = connectHttp2(`http://127.0.0.1:${port}`, { settings: { initialWindowSize: 16_384 } });
+    const stream = session.request({ ':method': 'POST', ':path': METHOD, 'content-type': 'application/grpc', te: 'trailers' });
+    const chunks: Buffer[] = [];
+    let status: unknown;
+    stream.on('trailers', (trailers) => (status = trailers['grpc-status']));
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const ended = new Promise<void>((resolve, reject) => stream.on('end', resolve).on('error', reject));
+    stream.once('response', () => session.close());
+    stream.end(grpcFrame(Buffer.from('size:1048576')));
+    await ended;
+    expect(status).toBe('0');
+    expect(Buffer.concat(chunks).length).toBe(5 + 1_048_576);
+  });
+
+  it('serves a client that wants no HPACK dynamic table', async () => {
+    const session = connectHttp2(`http://127.0.0.1:${port}`, { settings: { headerTableSize: 0 } });
+    try {
+      expect(await http2Call(session, grpcFrame(Buffer.from('tiny table')))).toMatchObject({ status: '0', body: grpcFrame(Buffer.from('tiny table')) });
+      expect(await http2Call(session, grpcFrame(Buffer.from('status:7')))).toMatchObject({ status: '7' });
+    } finally {
+      session.close();
+    }
+  });
+
   it('answers @grpc/grpc-js unary calls, many at once, and counts each call', async () => {
     const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     try {
@@ -104,7 +157,7 @@ describe('the bench gRPC responder', () => {
     try {
       expect(await http2Call(session, Buffer.from([0, 0, 0, 0, 9, 1]))).toMatchObject({ status: '3', message: expect.stringContaining('one uncompressed gRPC message frame') });
       expect(await http2Call(session, grpcFrame(Buffer.from('throw')))).toMatchObject({ status: '3', message: 'cannot decode the request' });
-      expect(await http2Call(session, grpcFrame(Buffer.from('status:5')))).toMatchObject({ status: '5', message: 'asked for it, 100% sure', body: Buffer.alloc(0) });
+      expect(await http2Call(session, grpcFrame(Buffer.from('status:5')))).toMatchObject({ status: '5', message: 'asked for it: yes, 100% sure, café', body: Buffer.alloc(0) });
       expect(await http2Call(session, grpcFrame(Buffer.alloc(2000)))).toMatchObject({ status: '8', message: expect.stringContaining('larger than 1024 bytes') });
       // The connection still serves after each of them.
       expect(await http2Call(session, grpcFrame(Buffer.from('still here')))).toMatchObject({ status: '0', body: grpcFrame(Buffer.from('still here')) });
