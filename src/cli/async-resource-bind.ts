@@ -33,10 +33,11 @@ export function bindModifiesPrototypes(): boolean {
 
 let warned = false;
 
-function warnDeprecated(): void {
+/** DEP0172, once; as Node's deprecations, `from` is where the stack trace starts, and under --throw-deprecation every use throws. */
+function warnDeprecated(from: (...args: never[]) => unknown): void {
   if (warned || process.noDeprecation) return;
+  process.emitWarning(DEPRECATION, 'DeprecationWarning', 'DEP0172', from);
   warned = true;
-  process.emitWarning(DEPRECATION, 'DeprecationWarning', 'DEP0172');
 }
 
 type Bind = (this: AsyncResource, fn: (...args: unknown[]) => unknown, thisArg?: unknown) => (...args: unknown[]) => unknown;
@@ -53,6 +54,14 @@ export function installBindBackport(): boolean {
     if (typeof fn !== 'function') return original.call(this, fn, thisArg);
     const resource = this;
     let reported: unknown = this;
+    function getAsyncResource(): unknown {
+      warnDeprecated(getAsyncResource);
+      return reported;
+    }
+    function setAsyncResource(value: unknown): void {
+      warnDeprecated(setAsyncResource);
+      reported = value;
+    }
     const bound =
       thisArg === undefined
         ? function bound(this: unknown, ...args: unknown[]) {
@@ -61,18 +70,7 @@ export function installBindBackport(): boolean {
         : resource.runInAsyncScope.bind(resource, fn, thisArg);
     Object.defineProperties(bound, {
       length: { configurable: true, enumerable: false, value: fn.length, writable: false },
-      asyncResource: {
-        configurable: true,
-        enumerable: true,
-        get() {
-          warnDeprecated();
-          return reported;
-        },
-        set(value: unknown) {
-          warnDeprecated();
-          reported = value;
-        },
-      },
+      asyncResource: { configurable: true, enumerable: true, get: getAsyncResource, set: setAsyncResource },
     });
     return bound;
   };
