@@ -2,7 +2,11 @@
  * gRPC connections: one @grpc/grpc-js client (one HTTP/2 channel) per target,
  * shared by every fetch and every loaded graph, closed when the plugin stops.
  * Unary calls carry the fetch's deadline, its propagated headers as metadata,
- * and are cancelled when the request is aborted.
+ * and are cancelled when the request is aborted. Once a channel is connected
+ * they start straight on its subchannel (direct-calls.ts); until then, and
+ * whenever that path cannot take them, through `Channel#createCall` (not
+ * `Client.makeUnaryRequest`, which adds an Error with a captured stack, an
+ * event emitter and two interceptor layers per call).
  */
 import { gunzipSync, inflateSync } from 'node:zlib';
 import type { ChannelInterface, Client, InterceptingListener, Metadata, StatusObject } from '@grpc/grpc-js';
