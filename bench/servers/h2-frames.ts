@@ -110,22 +110,6 @@ export function percentEncode(text: string): string {
   return encoded;
 }
 
-/** gRPC message frames by message: the service answers from a cache, so each is framed once. */
-const framedMessages = new WeakMap<Uint8Array, Buffer>();
-
-/** A message in gRPC's length-prefixed framing (not compressed). */
-export function grpcMessage(message: Uint8Array): Buffer {
-  let data = framedMessages.get(message);
-  if (!data) {
-    data = Buffer.allocUnsafe(5 + message.length);
-    data[0] = 0;
-    data.writeUInt32BE(message.length, 1);
-    data.set(message, 5);
-    framedMessages.set(message, data);
-  }
-  return data;
-}
-
 /** HEADERS, one DATA frame and the trailers of a stream, in one buffer. */
 export function wholeAnswer(data: Buffer, streamId: number): Buffer {
   const answer = Buffer.allocUnsafe(27 + RESPONSE_HEADERS.length + data.length + OK_TRAILERS.length);

@@ -43,11 +43,11 @@ import {
   STATUS_RESOURCE_EXHAUSTED,
   TABLE_SIZE_ZERO,
   frame,
-  grpcMessage,
   statusOnly,
   uint32Frame,
   wholeAnswer,
 } from './h2-frames.js';
+import { cachedFrame, unframe } from './grpc-frame.js';
 
 /** What a call is answered with: a message, or a status other than OK. */
 export type UnaryAnswer = { readonly message: Uint8Array } | { readonly status: number; readonly details: string };
@@ -265,7 +265,7 @@ class Connection {
     this.options.onCall();
     const answer = this.answerFor(stream);
     if ('status' in answer) return this.answerStatus(streamId, answer.status, answer.details);
-    const data = grpcMessage(answer.message);
+    const data = cachedFrame(answer.message);
     // The usual case: the whole answer fits the windows and one frame, and leaves in one write.
     if (this.headerBlockSent && data.length <= this.peerMaxFrame && data.length <= stream.sendWindow && data.length <= this.connectionSendWindow) {
       this.streams.delete(streamId);
@@ -290,11 +290,8 @@ class Connection {
 
   private answerFor(stream: Stream): UnaryAnswer {
     const body = stream.chunks.length === 1 ? stream.chunks[0]! : Buffer.concat(stream.chunks);
-    if (body.length < 5 || body[0] !== 0 || body.length !== 5 + body.readUInt32BE(1)) {
-      return { status: STATUS_INVALID_ARGUMENT, details: `expected one uncompressed gRPC message frame, got ${body.length} bytes` };
-    }
     try {
-      return this.options.answer(body.subarray(5));
+      return this.options.answer(unframe(body, 'the request'));
     } catch (error) {
       return { status: STATUS_INVALID_ARGUMENT, details: (error as Error).message };
     }

@@ -26,7 +26,7 @@ import { generateService } from '../../src/grpc/generate.js';
 import { findService, loadProto } from '../../src/grpc/proto-root.js';
 import { FLOW_CONTROL_WINDOW_BYTES } from '../../plugins/grpc/grpc-channels.js';
 import { PROJECTS_SDL, projectsAsProto } from '../graph/projects.js';
-import { grpcFrame, unframe } from './grpc-frame.js';
+import { cachedFrame, unframe } from './grpc-frame.js';
 import { startH2Responder } from './h2-responder.js';
 
 /** Distinct request messages kept; a router sending ever-new ones must not grow memory without limit. */
@@ -77,12 +77,6 @@ export async function startProjectsGrpc(options: { onCall: () => void; server: P
 /** The node:http2 server (the reference): the same answers, framed per call. */
 async function startNodeHttp2(path: string, answer: (request: Buffer) => Uint8Array, onCall: () => void): Promise<string> {
   const { createServer } = await import('node:http2');
-  const frames = new WeakMap<Uint8Array, Buffer>();
-  const frameOf = (message: Uint8Array): Buffer => {
-    let frame = frames.get(message);
-    if (!frame) frames.set(message, (frame = grpcFrame(message)));
-    return frame;
-  };
 
   // As the router's channel, a window that holds many answers in flight (Node's default is 64 KiB a connection).
   const server = createServer({ settings: { initialWindowSize: FLOW_CONTROL_WINDOW_BYTES } });
@@ -96,7 +90,7 @@ async function startNodeHttp2(path: string, answer: (request: Buffer) => Uint8Ar
     stream.on('end', () => {
       let frame: Buffer;
       try {
-        frame = frameOf(answer(unframe(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), 'QueryProjects request')));
+        frame = cachedFrame(answer(unframe(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), 'QueryProjects request')));
       } catch (error) {
         return fail(stream, STATUS.INVALID_ARGUMENT, (error as Error).message);
       }

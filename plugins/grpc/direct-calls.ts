@@ -10,8 +10,8 @@
  * none of them: retries are off, calls are uncompressed, there are no call
  * credentials or interceptors, and the channel picks its one ready
  * subchannel. Under load those layers cost more than the HTTP/2 call itself:
- * on a bare client 180-260 us of CPU per call through them, 100-150 us
- * straight on the subchannel, 90-110 us for a bare node:http2 request
+ * on a bare client 205-410 us of CPU per call through them, 100-149 us
+ * straight on the subchannel, 87-110 us for a bare node:http2 request
  * (docs/grpc.md, "Performance"). The subchannel call is still @grpc/grpc-js's:
  * its HTTP/2 session, flow control, message decoder (with the receive size
  * limit), trailers and status mapping, keepalive and reconnection.
@@ -26,7 +26,7 @@
  *
  * These are @grpc/grpc-js internals (not in its typings): the channel's
  * `internalChannel`, its `doPick` and `defaultAuthority`, and the picked
- * subchannel's `getRealSubchannel().createCall`. `directPathOf` checks them
+ * subchannel's `getRealSubchannel().createCall`. `DirectPath.of` checks them
  * when a channel opens, and a call goes through `Channel#createCall` as
  * before whenever they are missing, the channel is not ready, the pick asks
  * for load reporting, or the subchannel refuses the call.

@@ -189,7 +189,7 @@ class PendingCall implements InterceptingListener, SubchannelListener {
   private response: Buffer | undefined;
   private call: AnyCall | undefined;
   /** Set while the call runs straight on a subchannel: its messages come framed, compressed ones as the service's `grpc-encoding` says. */
-  private direct: { timer: NodeJS.Timeout | undefined; retry: (() => void) | undefined; encoding?: string } | undefined;
+  private direct: { timer: NodeJS.Timeout | undefined; retry: () => void; encoding: string | undefined } | undefined;
   private readonly cancel = () => this.call?.cancelWithStatus(this.grpc.status.CANCELLED, 'Cancelled on client');
 
   constructor(
@@ -263,7 +263,7 @@ class PendingCall implements InterceptingListener, SubchannelListener {
     if (direct) {
       clearTimeout(direct.timer);
       this.direct = undefined;
-      if (direct.retry && status.rstCode === REFUSED_STREAM && this.response === undefined && this.settle) return this.retry(direct.retry);
+      if (status.rstCode === REFUSED_STREAM && this.response === undefined && this.settle) return this.retry(direct.retry);
     }
     const settle = this.settle;
     const response = this.response;
