@@ -170,6 +170,52 @@ export const coreConfigShape = {
       max_tokens: count(0),
       /** Most operations in one batched request; 0 = batching off. Default: `0`. */
       max_batch_size: count(0),
+      /** Most fields in one operation after fragment expansion; 0 = no limit. Default: `5000`. */
+      max_fields: count(5000),
+    })
+    .prefault({}),
+  /** Refusal of cross-site requests a browser sends without a preflight. Default: on. */
+  csrf_prevention: z
+    .strictObject({
+      /** Refuse simple cross-site POSTs (form, multipart, text/plain, no content type) without a required header. Default: `true`. */
+      enabled: flag(true),
+      /** Headers of which one lets such a request through. Default: `[graphql-preflight, apollo-require-preflight, x-apollo-operation-name]`. */
+      required_headers: z
+        .array(nonEmpty())
+        .min(1)
+        .default(() => ['graphql-preflight', 'apollo-require-preflight', 'x-apollo-operation-name']),
+    })
+    .prefault({}),
+  /** Query plans in answers (`X-Switchyard-Include-Query-Plan`). Default: as `introspection.enabled`. */
+  query_plans: z
+    .strictObject({
+      /** Honour `X-Switchyard-Include-Query-Plan: true`. Default: the value of `introspection.enabled`. */
+      enabled: z.boolean().optional(),
+    })
+    .prefault({}),
+  /** What of a subgraph's errors reaches clients, in Cosmo's shape. Default: message, path and `extensions.code`. */
+  subgraph_error_propagation: z
+    .strictObject({
+      /** Forward subgraph errors at all; off: one generic error per failed fetch. Default: `true`. */
+      enabled: flag(true),
+      /** `pass-through`: each subgraph error as a client error; `wrapped`: one error per fetch with the subgraph's errors in `extensions.errors`. Default: `pass-through`. */
+      mode: z.enum(['pass-through', 'wrapped']).default('pass-through'),
+      /** Rewrite subgraph error paths (`_entities`) to the client's response paths. Default: `true`. */
+      rewrite_paths: flag(true),
+      /** Drop `locations` (they point into the subgraph's document, not the client's). Default: `true`. */
+      omit_locations: flag(true),
+      /** Drop every `extensions` field. Default: `false`. */
+      omit_extensions: flag(false),
+      /** Add `extensions.serviceName` with the subgraph's name. Default: `false`. */
+      attach_service_name: flag(false),
+      /** `extensions.code` given to a subgraph error that has none; empty = none. Default: empty. */
+      default_extension_code: z.string().default(''),
+      /** Forward every `extensions` field. Default: `false`. */
+      allow_all_extension_fields: flag(false),
+      /** `extensions` fields forwarded. Default: `[code]`. */
+      allowed_extension_fields: z.array(nonEmpty()).default(() => ['code']),
+      /** Error fields forwarded beside `message`, `path`, `locations` and `extensions`. Default: `[]`. */
+      allowed_fields: z.array(nonEmpty()).default(() => []),
     })
     .prefault({}),
   /** Header rules for subgraph requests, in Cosmo's shape. Default: no rules. */
@@ -290,6 +336,10 @@ export type HeaderRule = z.output<typeof headerRuleSchema>;
 export type HeadersConfig = CoreConfig['headers'];
 /** `cors` with defaults filled in. */
 export type CorsConfig = CoreConfig['cors'];
+/** `csrf_prevention` with defaults filled in. */
+export type CsrfPreventionConfig = CoreConfig['csrf_prevention'];
+/** `subgraph_error_propagation` with defaults filled in. */
+export type SubgraphErrorPropagationConfig = CoreConfig['subgraph_error_propagation'];
 /** `limits` with defaults filled in. */
 export type LimitsConfig = CoreConfig['limits'];
 /** A retry policy with defaults filled in. */
@@ -308,3 +358,8 @@ export type SharedStoreProviderConfig = z.output<typeof sharedStoreProvider>;
 export type PluginEntryConfig = CoreConfig['plugins'][number];
 /** A `log_level` value. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Whether `X-Switchyard-Include-Query-Plan` is honoured: `query_plans.enabled`, else `introspection.enabled`. */
+export function queryPlansEnabled(config: Pick<CoreConfig, 'query_plans' | 'introspection'>): boolean {
+  return config.query_plans.enabled ?? config.introspection.enabled;
+}
