@@ -8,6 +8,7 @@ import { Command } from 'commander';
 import { installBindBackport } from './async-resource-bind.js';
 import { exitForUsageError } from './cli-support.js';
 import { registerComposeCommand } from './commands/compose.js';
+import { registerConfigCommand } from './commands/config.js';
 import { registerGrpcServiceCommand } from './commands/grpc-service.js';
 import { registerOperationsCommand } from './commands/operations.js';
 import { registerPlanCommand } from './commands/plan.js';
@@ -41,5 +42,6 @@ registerGrpcServiceCommand(program);
 registerPlanCommand(program);
 registerOperationsCommand(program);
 registerPluginCommand(program);
+registerConfigCommand(program);
 
 await program.parseAsync(process.argv);

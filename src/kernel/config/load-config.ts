@@ -153,14 +153,18 @@ function validate(raw: unknown, { env = process.env, sections = [] }: ParseConfi
     const issue = { path: '', message: `expected a mapping of config keys at the top level, got ${describeValue(source)}` };
     throw new ConfigError([issue], { file: context.file });
   }
+  const aliased = applyCosmoAliases(source as Record<string, unknown>);
+  const aliasIssues = aliased.issues.map((issue) => withLine(issue, context));
   const schema = buildConfigSchema(sections);
-  const overrides = applyEnvOverrides(source as Record<string, unknown>, envBindings(schema), env);
+  const overrides = applyEnvOverrides(aliased.config, envBindings(schema), env);
   const result = schema.safeParse(overrides.config, { error: readableIssueMessage });
   if (!result.success) {
-    const problems = problemsFromZod(result.error.issues).map((problem) => describeProblem(problem, overrides.applied, sections, context));
-    throw new ConfigError([...overrides.issues, ...problems], { file: context.file });
+    const problems = problemsFromZod(result.error.issues).map((problem) =>
+      describeProblem(unalias(problem, aliased.renamed), overrides.applied, sections, context),
+    );
+    throw new ConfigError([...aliasIssues, ...overrides.issues, ...problems], { file: context.file });
   }
-  if (overrides.issues.length > 0) throw new ConfigError(overrides.issues, { file: context.file });
+  if (aliasIssues.length > 0 || overrides.issues.length > 0) throw new ConfigError([...aliasIssues, ...overrides.issues], { file: context.file });
   const data: Record<string, unknown> = result.data;
   const core: Record<string, unknown> = {};
   const present: Record<string, unknown> = {};
@@ -170,6 +174,119 @@ function validate(raw: unknown, { env = process.env, sections = [] }: ParseConfi
   }
   // Safe: every core key was validated by coreConfigShape's schemas just above.
   return { core: core as CoreConfig, sections: present };
+}
+
+/** A key moved by an alias: where it was written and where it was validated. */
+export interface AliasRename {
+  /** Path as written (Cosmo's name), e.g. `['storage_providers', 'redis']`. */
+  readonly from: ReadonlyArray<PropertyKey>;
+  /** Path it was moved to (Switchyard's name), e.g. `['storage_providers', 'sharedstore']`. */
+  readonly to: ReadonlyArray<PropertyKey>;
+}
+
+/** Result of `applyCosmoAliases`. */
+export interface AliasApplication {
+  /** The config with Cosmo's names rewritten to Switchyard's (the input is not changed). */
+  readonly config: Record<string, unknown>;
+  /** Keys moved, to report later problems under the name the file used. */
+  readonly renamed: ReadonlyArray<AliasRename>;
+  /** Settings given under both names, and Cosmo keys under an alias section that have no Switchyard equivalent. */
+  readonly issues: ReadonlyArray<ConfigIssue & { readonly target: ReadonlyArray<PropertyKey> }>;
+}
+
+/** Cosmo's Prometheus keys with a Switchyard equivalent under `metrics`. */
+const PROMETHEUS_KEYS = ['enabled', 'listen_addr', 'path'] as const;
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Rewrites the names Cosmo Router uses for settings Switchyard has
+ * (INTERFACES.md, "Config"): `storage_providers.redis[]` is
+ * `storage_providers.sharedstore[]`, `response_cache.storage.provider: redis`
+ * is `sharedstore`, `telemetry.metrics.prometheus.{enabled, listen_addr,
+ * path}` are `metrics.*`. One setting under both names is an issue naming
+ * both. Runs on the raw document, before environment overrides and
+ * validation; any other key is left for validation to judge.
+ */
+export function applyCosmoAliases(source: Record<string, unknown>): AliasApplication {
+  const config: Record<string, unknown> = { ...source };
+  const renamed: AliasRename[] = [];
+  const issues: Array<ConfigIssue & { target: ReadonlyArray<PropertyKey> }> = [];
+  const both = (cosmo: PropertyKey[], ours: PropertyKey[]): void => {
+    issues.push({
+      path: formatKeyPath(cosmo),
+      target: cosmo,
+      message: `and ${formatKeyPath(ours)} set the same thing (${formatKeyPath(cosmo)} is Cosmo's name for it); keep one of them`,
+    });
+  };
+
+  const providers = config.storage_providers;
+  if (isMapping(providers) && providers.redis !== undefined) {
+    const next = { ...providers };
+    if (next.sharedstore !== undefined) {
+      both(['storage_providers', 'redis'], ['storage_providers', 'sharedstore']);
+    } else {
+      next.sharedstore = next.redis;
+      renamed.push({ from: ['storage_providers', 'redis'], to: ['storage_providers', 'sharedstore'] });
+    }
+    delete next.redis;
+    config.storage_providers = next;
+  }
+
+  const cache = config.response_cache;
+  if (isMapping(cache) && isMapping(cache.storage) && cache.storage.provider === 'redis') {
+    config.response_cache = { ...cache, storage: { ...cache.storage, provider: 'sharedstore' } };
+  }
+
+  const telemetry = config.telemetry;
+  if (isMapping(telemetry) && isMapping(telemetry.metrics) && isMapping(telemetry.metrics.prometheus)) {
+    const prometheus: Record<string, unknown> = { ...telemetry.metrics.prometheus };
+    const metrics: Record<string, unknown> = isMapping(config.metrics) ? { ...config.metrics } : {};
+    for (const key of PROMETHEUS_KEYS) {
+      if (prometheus[key] === undefined) continue;
+      const from = ['telemetry', 'metrics', 'prometheus', key];
+      if (metrics[key] !== undefined) {
+        both(from, ['metrics', key]);
+      } else {
+        metrics[key] = prometheus[key];
+        renamed.push({ from, to: ['metrics', key] });
+      }
+      delete prometheus[key];
+    }
+    for (const key of Object.keys(prometheus)) {
+      const target = ['telemetry', 'metrics', 'prometheus', key];
+      issues.push({
+        path: formatKeyPath(['telemetry', 'metrics', 'prometheus']),
+        target,
+        message: `unknown key "${key}" (Cosmo's Prometheus option; Switchyard's metrics take only ${PROMETHEUS_KEYS.join(', ')})`,
+      });
+    }
+    if (Object.keys(metrics).length > 0 || config.metrics !== undefined) config.metrics = metrics;
+    const { prometheus: _moved, ...otherMetrics } = telemetry.metrics;
+    const { metrics: _metrics, ...otherTelemetry } = telemetry;
+    const restTelemetry = Object.keys(otherMetrics).length > 0 ? { ...otherTelemetry, metrics: otherMetrics } : otherTelemetry;
+    if (Object.keys(restTelemetry).length > 0) config.telemetry = restTelemetry;
+    else delete config.telemetry;
+  }
+  return { config, renamed, issues };
+}
+
+/** Reports a problem found after an alias moved its key under the key path the file used. */
+function unalias(problem: KeyedProblem, renamed: ReadonlyArray<AliasRename>): KeyedProblem {
+  const swap = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<PropertyKey> => {
+    for (const { from, to } of renamed) {
+      if (to.length <= path.length && to.every((segment, index) => path[index] === segment)) return [...from, ...path.slice(to.length)];
+    }
+    return path;
+  };
+  return { ...problem, segments: swap(problem.segments), target: swap(problem.target) };
+}
+
+function withLine({ target, ...issue }: ConfigIssue & { readonly target: ReadonlyArray<PropertyKey> }, { locate }: ValidationContext): ConfigIssue {
+  const line = locate?.(target);
+  return line === undefined ? issue : { ...issue, line };
 }
 
 /** Adds the variable that set the value, the owning plugin and the file line. */

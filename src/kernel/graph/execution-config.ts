@@ -1,7 +1,8 @@
 /**
- * The graph a router serves, read from `execution_config.file.path`: either our
- * versioned execution config (`router.execution.config.json`) or a plain
- * Federation v2 supergraph SDL. Format reference: docs/execution-config.md.
+ * The graph a router serves, read from `execution_config.file.path`: our
+ * versioned execution config (`router.execution.config.json`), the execution
+ * config Cosmo's `wgc router compose` writes (cosmo-execution-config.ts), or a
+ * plain Federation v2 supergraph SDL. Format reference: docs/execution-config.md.
  */
 import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
@@ -17,9 +18,23 @@ import {
   type EnumValueDefinitionNode,
 } from 'graphql';
 import { RouterError } from '../errors.js';
+import { cosmoGraphSource, isCosmoExecutionConfig } from './cosmo-execution-config.js';
 
 /** The only execution config version this router reads and writes. */
 export const EXECUTION_CONFIG_VERSION = 1;
+
+/**
+ * How a subgraph serves subscriptions, in the terms of Cosmo's compose file
+ * (`subscription: {url, protocol, websocket_subprotocol}`).
+ */
+export interface SubscriptionSettings {
+  /** Where subscriptions are sent (`ws(s)://` or `http(s)://`); Cosmo's default is the routing URL. */
+  url: string;
+  /** `ws` (WebSocket), `sse` (Server-Sent Events over GET) or `sse_post` (over POST). */
+  protocol: 'ws' | 'sse' | 'sse_post';
+  /** WebSocket subprotocol; `auto` negotiates. */
+  websocketSubprotocol: 'auto' | 'graphql-ws' | 'graphql-transport-ws';
+}
 
 /** A subgraph served over GraphQL-over-HTTP. */
 export interface GraphQLSubgraphRecord {
@@ -29,6 +44,8 @@ export interface GraphQLSubgraphRecord {
   name: string;
   /** Routing URL the router sends this subgraph's fetches to (http or https). */
   url: string;
+  /** Subscription transport, when the file says (Cosmo's execution config always does). Default: none. */
+  subscription?: SubscriptionSettings;
 }
 
 /**
@@ -280,6 +297,20 @@ function readGrpcRecord(value: Record<string, unknown>, name: string, subgraph: 
   return { kind: 'grpc', name, url, sdl, proto, mapping };
 }
 
+const PROTOCOLS: ReadonlyArray<SubscriptionSettings['protocol']> = ['ws', 'sse', 'sse_post'];
+const SUBPROTOCOLS: ReadonlyArray<SubscriptionSettings['websocketSubprotocol']> = ['auto', 'graphql-ws', 'graphql-transport-ws'];
+
+function readSubscription(value: unknown, subgraph: string): SubscriptionSettings {
+  if (!isRecord(value)) throw invalid(`${subgraph}: subscription: expected an object {url, protocol, websocketSubprotocol}`);
+  const { url, protocol = 'ws', websocketSubprotocol = 'auto' } = value;
+  if (typeof url !== 'string' || !/^(wss?|https?):\/\//i.test(url)) throw invalid(`${subgraph}: subscription.url: required, a ws(s) or http(s) URL`);
+  const knownProtocol = PROTOCOLS.find((candidate) => candidate === protocol);
+  if (knownProtocol === undefined) throw invalid(`${subgraph}: subscription.protocol: expected one of ${PROTOCOLS.join(', ')}`);
+  const knownSubprotocol = SUBPROTOCOLS.find((candidate) => candidate === websocketSubprotocol);
+  if (knownSubprotocol === undefined) throw invalid(`${subgraph}: subscription.websocketSubprotocol: expected one of ${SUBPROTOCOLS.join(', ')}`);
+  return { url, protocol: knownProtocol, websocketSubprotocol: knownSubprotocol };
+}
+
 function readSubgraphRecord(value: unknown, index: number, origin: string): SubgraphRecord {
   const at = `${origin}: subgraphs[${index}]`;
   if (!isRecord(value)) throw invalid(`${at}: expected an object {name, kind, ...}`);
@@ -289,11 +320,12 @@ function readSubgraphRecord(value: unknown, index: number, origin: string): Subg
   if (typeof kind !== 'string') throw invalid(`${subgraph}: kind: required (supported kinds: ${KINDS})`);
   switch (kind) {
     case 'graphql': {
-      const { url } = value;
+      const { url, subscription } = value;
       if (typeof url !== 'string' || !isHttpUrl(url)) {
         throw invalid(`${subgraph}: url: required, an http(s) URL such as http://127.0.0.1:4001/graphql`);
       }
-      return { kind, name, url };
+      if (subscription === undefined) return { kind, name, url };
+      return { kind, name, url, subscription: readSubscription(subscription, subgraph) };
     }
     case 'grpc':
       return readGrpcRecord(value, name, subgraph);
@@ -304,6 +336,8 @@ function readSubgraphRecord(value: unknown, index: number, origin: string): Subg
 
 function parseExecutionConfig(json: unknown, origin: string): GraphSource {
   if (!isRecord(json)) throw invalid(`${origin}: an execution config must be a JSON object`);
+  // Cosmo's execution config (`wgc router compose`), told apart by its `engineConfig`.
+  if (isCosmoExecutionConfig(json)) return cosmoGraphSource(json, origin);
   const { version, supergraph, subgraphs, compose } = json;
   if (version === undefined) throw invalid(`${origin}: version: required (expected ${EXECUTION_CONFIG_VERSION})`);
   if (version !== EXECUTION_CONFIG_VERSION) {

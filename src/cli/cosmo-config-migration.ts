@@ -1,0 +1,547 @@
+/**
+ * A Cosmo Router config turned into a Switchyard one (`switchyard config
+ * migrate --from cosmo`): each key carried, or listed as not carried with
+ * the reason. Where Cosmo's default differs from Switchyard's, the Cosmo
+ * value is written explicitly, so the router behaves as before.
+ * Reference: docs/coming-from-cosmo.md.
+ */
+import type { z } from 'zod';
+import { formatKeyPath } from '../kernel/config/config-error.js';
+import { ConfigError, envVariableName, parseConfig } from '../kernel/config/index.js';
+import { buildConfigSchema } from '../kernel/config/load-config.js';
+import { builtinSections } from './builtin-plugins.js';
+
+/** One Cosmo key the migration could not carry. */
+export interface NotCarried {
+  /** Key path in the Cosmo file, e.g. `traffic_shaping.all.dial_timeout`. */
+  readonly path: string;
+  /** Why, phrased to follow `<path>: `. */
+  readonly why: string;
+}
+
+/** Result of `migrateCosmoConfig`. */
+export interface Migration {
+  /** The Switchyard config, in the file's shape. */
+  readonly config: Record<string, unknown>;
+  /** Every Cosmo key not carried, in file order. */
+  readonly notCarried: NotCarried[];
+}
+
+type Doc = Record<string, unknown>;
+type Path = ReadonlyArray<string | number>;
+
+export function isMapping(value: unknown): value is Doc {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The schema the router validates against: core keys and built-in plugin sections. */
+const routerSchema = buildConfigSchema(builtinSections.map(({ key, schema, plugin }) => ({ key, schema, plugin })));
+
+/** Whether Switchyard's schema (this build's) has a key at `path` (objects, records and unions walked). */
+export function schemaAccepts(path: Path): boolean {
+  let current: z.core.$ZodType[] = [routerSchema];
+  for (const segment of path) {
+    const next: z.core.$ZodType[] = [];
+    for (const schema of current.flatMap(unwrap)) {
+      const def = (schema as z.core.$ZodTypes)._zod.def;
+      if (def.type === 'object' && typeof segment === 'string' && segment in def.shape) next.push(def.shape[segment]!);
+      if (def.type === 'record' && typeof segment === 'string') next.push(def.valueType);
+      if (def.type === 'array' && typeof segment === 'number') next.push(def.element);
+    }
+    if (next.length === 0) return false;
+    current = next;
+  }
+  return true;
+}
+
+function unwrap(schema: z.core.$ZodType): z.core.$ZodType[] {
+  const def = (schema as z.core.$ZodTypes)._zod.def;
+  switch (def.type) {
+    case 'optional':
+    case 'nonoptional':
+    case 'default':
+    case 'prefault':
+    case 'nullable':
+    case 'readonly':
+    case 'catch':
+      return unwrap(def.innerType);
+    case 'pipe':
+      return [...unwrap(def.in), ...unwrap(def.out)];
+    case 'union':
+      return def.options.flatMap(unwrap);
+    default:
+      return [schema];
+  }
+}
+
+/** Cosmo keys with no Switchyard equivalent, and why (anything unlisted gets a generic reason). */
+const NO_EQUIVALENT: Readonly<Record<string, string>> = {
+  instance_id: 'Switchyard does not register instances with a control plane',
+  controlplane_url: 'Switchyard does not talk to Cosmo\'s control plane',
+  graphql_metrics: 'schema usage is reported to Cosmo Cloud only; Switchyard exposes Prometheus metrics (metrics.*)',
+  cluster: 'cluster names are a Cosmo Cloud concept',
+  compliance: 'IP anonymization is not configurable: Switchyard does not log client IPs',
+  tls: 'Switchyard serves plain HTTP; terminate TLS in front of it',
+  cache_control_policy: 'no Cache-Control policy for client responses yet',
+  mcp: 'Switchyard has no MCP server',
+  demo_mode: 'no demo mode',
+  modules: 'Cosmo modules are Go code; write a Switchyard plugin (plugins[])',
+  file_upload: 'file uploads (multipart requests) are not supported',
+  batching: 'request batching is limits.max_batch_size in Switchyard, with different rules; set it yourself',
+  rate_limit: 'no rate limiting',
+  cdn: 'Switchyard does not read from Cosmo\'s CDN',
+  events: 'event-driven subgraphs (EDFS) are not supported',
+  cache_warmup: 'no plan cache warm-up',
+  router_registration: 'Switchyard does not register with a control plane',
+  override_routing_url: 'routing URLs come from the execution config; change them there (or compose with other routing_url values)',
+  overrides: 'routing and subscription URLs come from the execution config; change them there',
+  websocket: 'client WebSocket options are not configurable',
+  subgraph_extension_propagation: 'subgraph response extensions are never forwarded to clients',
+  split_config_poller: 'Switchyard does not poll Cosmo\'s CDN',
+  apollo_compatibility_flags: 'no Apollo compatibility flags',
+  apollo_router_compatibility_flags: 'no Apollo Router compatibility flags',
+  client_header: 'client names are read from graphql-client-name (and apollographql-client-name); not configurable',
+  plugins: 'Cosmo router plugins are Go binaries; serve the service over gRPC and compose it as a grpc subgraph',
+  watch_config: 'the router config file is not watched; restart to apply changes',
+  log_service_name: 'log lines carry no service name field',
+  poll_interval: 'Switchyard does not poll a control plane; execution_config.file.watch reloads the file',
+  poll_jitter: 'Switchyard does not poll a control plane',
+  localhost_fallback_inside_docker: 'routing URLs are used as written',
+  dev_mode: 'no development mode; set subgraph_error_propagation and log_level yourself',
+  access_logs: 'access logs are not configurable in this build',
+  authentication: 'JWT authentication is not in this build',
+  authorization: 'authorization settings are not in this build',
+  telemetry: 'OpenTelemetry export is not in this build',
+  shutdown_delay: 'the shutdown delay is not configurable in this build',
+  grace_period: 'the grace period is not configurable in this build',
+};
+
+/** Switchyard's fixed behaviour for Cosmo keys it does not make configurable: given this value, nothing changes. */
+const FIXED: Readonly<Record<string, unknown>> = {
+  graphql_path: '/graphql',
+  playground_path: '/',
+  health_check_path: '/health',
+  readiness_check_path: '/health/ready',
+  liveness_check_path: '/health/live',
+  json_log: true,
+};
+
+const LOG_LEVELS: Readonly<Record<string, string>> = {
+  debug: 'debug', info: 'info', warn: 'warn', warning: 'warn', error: 'error', dpanic: 'error', panic: 'fatal', fatal: 'fatal',
+};
+
+const ENV_REFERENCE = /\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/;
+
+class Migrator {
+  readonly config: Doc = { version: '1' };
+  readonly notCarried: NotCarried[] = [];
+
+  constructor(private readonly source: Doc) {}
+
+  skip(path: Path, why: string): void {
+    this.notCarried.push({ path: formatKeyPath(path), why });
+  }
+
+  get(path: Path): unknown {
+    let node: unknown = this.source;
+    for (const segment of path) {
+      if (!isMapping(node) && !Array.isArray(node)) return undefined;
+      node = (node as Record<string | number, unknown>)[segment];
+    }
+    return node;
+  }
+
+  /** Writes `value` at Switchyard's `to`, or reports `from` when this build's schema has no such key. */
+  put(to: Path, value: unknown, from: Path = to): void {
+    if (value === undefined) return;
+    if (!schemaAccepts(to)) {
+      this.skip(from, `Switchyard has no ${formatKeyPath(to)} in this build`);
+      return;
+    }
+    if (typeof value === 'string' && ENV_REFERENCE.test(value)) {
+      this.skip(from, `Cosmo expands environment variables inside the file, Switchyard does not: set ${envVariableName(to.map(String))} instead`);
+      return;
+    }
+    let node = this.config;
+    for (const segment of to.slice(0, -1)) {
+      const key = String(segment);
+      if (!isMapping(node[key])) node[key] = {};
+      node = node[key] as Doc;
+    }
+    node[String(to.at(-1))] = value;
+  }
+
+  /** Reports every key under `path` except `handled` as not carried. */
+  rest(path: Path, handled: readonly string[], why = 'no Switchyard equivalent'): void {
+    const node = this.get(path);
+    if (!isMapping(node)) return;
+    for (const key of Object.keys(node)) if (!handled.includes(key)) this.skip([...path, key], why);
+  }
+}
+
+function durationOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  // Cosmo reads a bare number as nanoseconds; Switchyard wants the unit written.
+  if (typeof value === 'number') return `${Math.round(value / 1e6)}ms`;
+  return undefined;
+}
+
+function migrateTop(m: Migrator): void {
+  const log = m.get(['log_level']);
+  if (typeof log === 'string') {
+    const level = LOG_LEVELS[log.toLowerCase()];
+    if (level) m.put(['log_level'], level);
+    else m.skip(['log_level'], `unknown level ${JSON.stringify(log)}`);
+  }
+  m.put(['listen_addr'], m.get(['listen_addr']));
+  m.put(['playground', 'enabled'], m.get(['playground', 'enabled']) ?? m.get(['playground_enabled']), m.get(['playground', 'enabled']) === undefined ? ['playground_enabled'] : ['playground', 'enabled']);
+  m.rest(['playground'], ['enabled', 'path'], 'not configurable');
+  if (m.get(['playground', 'path']) !== undefined && m.get(['playground', 'path']) !== '/') m.skip(['playground', 'path'], 'GraphiQL is served at / only');
+  m.put(['introspection', 'enabled'], m.get(['introspection', 'enabled']) ?? m.get(['introspection_enabled']), m.get(['introspection', 'enabled']) === undefined ? ['introspection_enabled'] : ['introspection', 'enabled']);
+  if (m.get(['introspection', 'secret'])) m.skip(['introspection', 'secret'], 'no introspection secret: introspection is on or off for everyone');
+  m.rest(['introspection'], ['enabled', 'secret']);
+  m.put(['query_plans', 'enabled'], m.get(['query_plans_enabled']), ['query_plans_enabled']);
+  m.rest(['graph'], [], 'Switchyard does not fetch graphs from Cosmo\'s control plane or CDN; serve the execution config from a file (execution_config.file.path)');
+}
+
+function migrateExecutionConfig(m: Migrator): void {
+  const path = m.get(['execution_config', 'file', 'path']) ?? m.get(['router_config_path']);
+  m.put(['execution_config', 'file', 'path'], path, m.get(['execution_config', 'file', 'path']) === undefined ? ['router_config_path'] : ['execution_config', 'file', 'path']);
+  // Cosmo does not watch the file unless told to; Switchyard does by default.
+  m.put(['execution_config', 'file', 'watch'], m.get(['execution_config', 'file', 'watch']) ?? false);
+  const interval = m.get(['execution_config', 'file', 'watch_interval']);
+  if (interval !== undefined) m.skip(['execution_config', 'file', 'watch_interval'], 'the file is watched for changes, not polled');
+  m.rest(['execution_config', 'file'], ['path', 'watch', 'watch_interval']);
+  m.rest(['execution_config'], ['file'], 'Switchyard reads the execution config from a file or URL only (execution_config.file.path)');
+}
+
+function migrateCors(m: Migrator): void {
+  const cors = ['cors'];
+  // Cosmo's CORS is on, with credentials, by default; Switchyard's is off.
+  m.put([...cors, 'enabled'], m.get([...cors, 'enabled']) ?? true);
+  m.put([...cors, 'allow_credentials'], m.get([...cors, 'allow_credentials']) ?? true);
+  for (const key of ['allow_origins', 'allow_headers']) m.put([...cors, key], m.get([...cors, key]));
+  const methods = m.get([...cors, 'allow_methods']);
+  if (Array.isArray(methods)) m.put([...cors, 'allow_methods'], methods.map((method) => String(method).toUpperCase()));
+  m.put([...cors, 'max_age'], durationOf(m.get([...cors, 'max_age'])), [...cors, 'max_age']);
+  m.rest(cors, ['enabled', 'allow_credentials', 'allow_origins', 'allow_headers', 'allow_methods', 'max_age']);
+}
+
+const HEADER_RULE_KEYS: Readonly<Record<string, readonly string[]>> = {
+  propagate: ['named', 'matching', 'rename', 'default'],
+  set: ['name', 'value'],
+};
+
+function migrateHeaderRules(m: Migrator, from: Path, to: Path): void {
+  const rules = m.get([...from, 'request']);
+  if (Array.isArray(rules)) {
+    const carried: Doc[] = [];
+    rules.forEach((rule: unknown, index) => {
+      const at = [...from, 'request', index];
+      const op = isMapping(rule) ? rule.op : undefined;
+      const keys = typeof op === 'string' ? HEADER_RULE_KEYS[op] : undefined;
+      if (!isMapping(rule) || keys === undefined) {
+        m.skip(at, `header rule op ${JSON.stringify(op)} has no Switchyard equivalent (propagate, set)`);
+        return;
+      }
+      const extra = Object.keys(rule).filter((key) => key !== 'op' && !keys.includes(key) && rule[key] !== '' && rule[key] !== false && rule[key] !== undefined);
+      if (extra.length > 0) {
+        m.skip(at, `${extra.join(', ')} ${extra.length === 1 ? 'is' : 'are'} not supported in header rules (value_from, expression, negate_match, from_file have no equivalent); rule left out`);
+        return;
+      }
+      // Cosmo leaves unused fields as empty strings; Switchyard wants them absent.
+      carried.push(Object.fromEntries(Object.entries(rule).filter(([, value]) => value !== '' && value !== undefined)));
+    });
+    if (carried.length > 0) m.put([...to, 'request'], carried, [...from, 'request']);
+  }
+  if (m.get([...from, 'response']) !== undefined) m.skip([...from, 'response'], 'response header rules are not supported');
+  m.rest(from, ['request', 'response']);
+}
+
+function migrateHeaders(m: Migrator): void {
+  if (m.get(['headers', 'all']) !== undefined) migrateHeaderRules(m, ['headers', 'all'], ['headers', 'all']);
+  const subgraphs = m.get(['headers', 'subgraphs']);
+  if (isMapping(subgraphs)) for (const name of Object.keys(subgraphs)) migrateHeaderRules(m, ['headers', 'subgraphs', name], ['headers', 'subgraphs', name]);
+  m.rest(['headers'], ['all', 'subgraphs']);
+}
+
+function migrateTrafficRule(m: Migrator, from: Path, to: Path, withDefaults: boolean): void {
+  const timeout = durationOf(m.get([...from, 'request_timeout']));
+  // Cosmo: 60s per subgraph request; Switchyard: 30s.
+  m.put([...to, 'request_timeout'], timeout ?? (withDefaults ? '60s' : undefined), [...from, 'request_timeout']);
+  const retry = [...from, 'retry'];
+  const enabled = m.get([...retry, 'enabled']);
+  if (withDefaults || m.get(retry) !== undefined) {
+    const retryTo = [...to, 'retry'];
+    // Cosmo: on, 5 retries after the first attempt, 3s backoff, 10s at most.
+    m.put([...retryTo, 'enabled'], enabled ?? true, [...retry, 'enabled']);
+    const retries = m.get([...retry, 'max_attempts']);
+    const attempts = (typeof retries === 'number' ? retries : 5) + 1;
+    if (attempts > 10) m.skip([...retry, 'max_attempts'], `Switchyard makes at most 10 attempts; ${attempts - 1} retries were asked for (written as 10)`);
+    m.put([...retryTo, 'max_attempts'], Math.min(attempts, 10), [...retry, 'max_attempts']);
+    m.put([...retryTo, 'interval'], durationOf(m.get([...retry, 'interval'])) ?? '3s', [...retry, 'interval']);
+    m.put([...retryTo, 'max_duration'], durationOf(m.get([...retry, 'max_duration'])) ?? '10s', [...retry, 'max_duration']);
+    const algorithm = m.get([...retry, 'algorithm']);
+    if (algorithm !== undefined && algorithm !== 'backoff_jitter') m.skip([...retry, 'algorithm'], 'only backoff with jitter');
+    if (m.get([...retry, 'expression']) !== undefined) m.skip([...retry, 'expression'], 'retries happen on connection errors and 502/503/504; the condition is not configurable');
+    m.rest(retry, ['enabled', 'max_attempts', 'interval', 'max_duration', 'algorithm', 'expression']);
+  }
+  const breaker = [...from, 'circuit_breaker'];
+  if (m.get(breaker) !== undefined) {
+    if (m.get([...breaker, 'enabled']) === true) m.skip(breaker, 'Cosmo\'s breaker opens on an error percentage over a rolling window; Switchyard\'s on consecutive failures (traffic_shaping.all.circuit_breaker): set it yourself');
+    else m.put([...to, 'circuit_breaker', 'enabled'], false, [...breaker, 'enabled']);
+  }
+  m.rest(from, ['request_timeout', 'retry', 'circuit_breaker'], 'connection-level timeouts and pool sizes are not configurable');
+}
+
+function migrateTrafficShaping(m: Migrator): void {
+  migrateTrafficRule(m, ['traffic_shaping', 'all'], ['traffic_shaping', 'all'], true);
+  const subgraphs = m.get(['traffic_shaping', 'subgraphs']);
+  if (isMapping(subgraphs)) {
+    for (const name of Object.keys(subgraphs)) migrateTrafficRule(m, ['traffic_shaping', 'subgraphs', name], ['traffic_shaping', 'subgraphs', name], false);
+  }
+  // Cosmo accepts request bodies up to 5MB; Switchyard 1MB.
+  m.put(['limits', 'max_request_body'], m.get(['traffic_shaping', 'router', 'max_request_body_size']) ?? '5MB', ['traffic_shaping', 'router', 'max_request_body_size']);
+  m.rest(['traffic_shaping', 'router'], ['max_request_body_size'], 'not configurable');
+  m.rest(['traffic_shaping'], ['all', 'subgraphs', 'router']);
+}
+
+function migrateEngine(m: Migrator): void {
+  m.put(['engine', 'enable_single_flight'], m.get(['engine', 'enable_single_flight']));
+  m.put(['engine', 'execution_plan_cache_size'], m.get(['engine', 'execution_plan_cache_size']));
+  m.rest(['engine'], ['enable_single_flight', 'execution_plan_cache_size'], 'an engine tuning option of Cosmo\'s Go engine with no Switchyard equivalent');
+}
+
+function limitOf(m: Migrator, path: Path): number | undefined {
+  const node = m.get(path);
+  if (!isMapping(node) || node.enabled !== true) return undefined;
+  if (node.ignore_persisted_operations === true) m.skip([...path, 'ignore_persisted_operations'], 'Switchyard applies its limits to persisted operations too');
+  return typeof node.limit === 'number' && node.limit > 0 ? node.limit : undefined;
+}
+
+function migrateSecurity(m: Migrator): void {
+  const security = ['security'];
+  // Cosmo's parser rejects nesting beyond 200 and more than 3500 fields by default; Switchyard has no depth limit and 5000 fields.
+  const approximate = m.get([...security, 'parser_limits', 'approximate_depth_limit']);
+  const depths = [
+    limitOf(m, [...security, 'depth_limit']),
+    limitOf(m, [...security, 'complexity_limits', 'depth']),
+    typeof approximate === 'number' ? (approximate > 0 ? approximate : undefined) : 200,
+  ].filter((value): value is number => value !== undefined);
+  m.put(['limits', 'max_depth'], depths.length > 0 ? Math.min(...depths) : 0, [...security, 'depth_limit']);
+  const totalFields = m.get([...security, 'parser_limits', 'total_fields_limit']);
+  const fields = [limitOf(m, [...security, 'complexity_limits', 'total_fields']), typeof totalFields === 'number' ? (totalFields > 0 ? totalFields : undefined) : 3500].filter(
+    (value): value is number => value !== undefined,
+  );
+  m.put(['limits', 'max_fields'], fields.length > 0 ? Math.min(...fields) : 0, [...security, 'parser_limits', 'total_fields_limit']);
+  for (const key of ['root_fields', 'root_field_aliases']) {
+    if (limitOf(m, [...security, 'complexity_limits', key]) !== undefined) {
+      m.skip([...security, 'complexity_limits', key], `no ${key.replace(/_/g, ' ')} limit (limits.max_aliases counts every alias)`);
+    }
+  }
+  m.rest([...security, 'complexity_limits'], ['depth', 'total_fields', 'root_fields', 'root_field_aliases', 'ignore_introspection']);
+  m.rest([...security, 'parser_limits'], ['approximate_depth_limit', 'total_fields_limit']);
+  for (const key of ['block_mutations', 'block_subscriptions', 'block_non_persisted_operations', 'block_persisted_operations']) {
+    if (m.get([...security, key, 'enabled']) === true) m.skip([...security, key], 'blocking operations by kind is not supported (persisted_operations.safelist refuses unregistered free-form operations)');
+  }
+  m.rest(security, ['depth_limit', 'complexity_limits', 'parser_limits', 'block_mutations', 'block_subscriptions', 'block_non_persisted_operations', 'block_persisted_operations', 'complexity_calculation_cache']);
+}
+
+function migrateErrorPropagation(m: Migrator): void {
+  const from = ['subgraph_error_propagation'];
+  // Cosmo's defaults where they differ from Switchyard's: wrapped errors, the service name attached, a default code.
+  const defaults: Doc = { mode: 'wrapped', attach_service_name: true, default_extension_code: 'DOWNSTREAM_SERVICE_ERROR' };
+  const keys = ['enabled', 'mode', 'rewrite_paths', 'omit_locations', 'omit_extensions', 'attach_service_name', 'default_extension_code', 'allow_all_extension_fields', 'allowed_extension_fields', 'allowed_fields'];
+  for (const key of keys) m.put([...from, key], m.get([...from, key]) ?? defaults[key], [...from, key]);
+  if (m.get([...from, 'propagate_status_codes']) === true) m.skip([...from, 'propagate_status_codes'], 'subgraph status codes are not propagated');
+  m.rest(from, [...keys, 'propagate_status_codes']);
+}
+
+function providerOf(m: Migrator, id: unknown): { kind: string; provider: Doc } | undefined {
+  for (const kind of ['redis', 'file_system', 'cdn', 's3']) {
+    const list = m.get(['storage_providers', kind]);
+    if (Array.isArray(list)) {
+      const provider = list.find((item: unknown) => isMapping(item) && item.id === id);
+      if (isMapping(provider)) return { kind, provider };
+    }
+  }
+  return undefined;
+}
+
+function migrateStorage(m: Migrator): void {
+  const redis = m.get(['storage_providers', 'redis']);
+  if (Array.isArray(redis)) {
+    m.put(
+      ['storage_providers', 'sharedstore'],
+      redis.map((item: unknown) => (isMapping(item) ? Object.fromEntries(Object.entries(item).filter(([key]) => ['id', 'urls', 'cluster_enabled'].includes(key))) : item)),
+      ['storage_providers', 'redis'],
+    );
+  }
+  for (const kind of ['s3', 'cdn']) {
+    if (m.get(['storage_providers', kind]) !== undefined) m.skip(['storage_providers', kind], `no ${kind === 's3' ? 'S3' : 'CDN'} storage provider`);
+  }
+  m.rest(['storage_providers'], ['redis', 's3', 'cdn', 'file_system']);
+}
+
+function migratePersistedOperations(m: Migrator): void {
+  const from = ['persisted_operations'];
+  if (m.get(from) === undefined) return;
+  // Cosmo serves persisted operations unless `disabled`; Switchyard only when enabled.
+  m.put([...from, 'enabled'], m.get([...from, 'disabled']) !== true, [...from, 'disabled']);
+  m.put([...from, 'log_unknown'], m.get([...from, 'log_unknown']));
+  m.put([...from, 'safelist'], m.get([...from, 'safelist', 'enabled']), [...from, 'safelist', 'enabled']);
+  const manifest = [...from, 'manifest'];
+  if (m.get(manifest) !== undefined) {
+    m.put([...manifest, 'enabled'], m.get([...manifest, 'enabled']));
+    m.put([...manifest, 'poll_interval'], durationOf(m.get([...manifest, 'poll_interval'])), [...manifest, 'poll_interval']);
+    m.put([...manifest, 'poll_jitter'], durationOf(m.get([...manifest, 'poll_jitter'])), [...manifest, 'poll_jitter']);
+    const name = m.get([...manifest, 'file_name']);
+    if (name !== undefined && name !== 'manifest.json') m.skip([...manifest, 'file_name'], 'the manifest is always manifest.json');
+    if (m.get([...manifest, 'warmup']) !== undefined) m.skip([...manifest, 'warmup'], 'no plan warm-up');
+    m.rest(manifest, ['enabled', 'poll_interval', 'poll_jitter', 'file_name', 'warmup']);
+  }
+  const id = m.get([...from, 'storage', 'provider_id']);
+  if (id !== undefined) {
+    const found = providerOf(m, id);
+    m.skip(
+      [...from, 'storage'],
+      `Cosmo's per-operation storage layout (${found ? `${found.kind} provider "${String(id)}"` : `provider "${String(id)}"`}) is not readable yet; push the operations with \`switchyard operations push\` (default store .switchyard/operations)`,
+    );
+  }
+  if (m.get([...from, 'cache']) !== undefined) m.skip([...from, 'cache'], 'Cosmo sizes this cache in bytes; Switchyard counts operations (persisted_operations.lookup_cache.size)');
+  m.rest(from, ['disabled', 'log_unknown', 'safelist', 'manifest', 'storage', 'cache']);
+}
+
+function migrateApq(m: Migrator): void {
+  const from = ['automatic_persisted_queries'];
+  if (m.get(from) === undefined) return;
+  m.put([...from, 'enabled'], m.get([...from, 'enabled']));
+  const ttl = m.get([...from, 'cache', 'ttl']);
+  if (typeof ttl === 'number' && ttl > 0) m.put([...from, 'cache', 'ttl'], `${ttl}s`, [...from, 'cache', 'ttl']);
+  if (m.get([...from, 'cache', 'size']) !== undefined) m.skip([...from, 'cache', 'size'], 'Cosmo sizes this cache in bytes; Switchyard counts queries (automatic_persisted_queries.cache.size, default 1000)');
+  const id = m.get([...from, 'storage', 'provider_id']);
+  if (id !== undefined) {
+    const found = providerOf(m, id);
+    if (found?.kind === 'redis') m.put([...from, 'storage', 'provider_id'], id, [...from, 'storage', 'provider_id']);
+    else m.skip([...from, 'storage', 'provider_id'], `APQ storage must be a Redis (sharedstore) provider; "${String(id)}" is ${found ? `a ${found.kind} provider` : 'not defined'}`);
+  }
+  if (m.get([...from, 'storage', 'object_prefix']) !== undefined) m.skip([...from, 'storage', 'object_prefix'], 'the key prefix is not configurable');
+  m.rest(from, ['enabled', 'cache', 'storage']);
+  m.rest([...from, 'cache'], ['ttl', 'size']);
+}
+
+function migrateResponseCache(m: Migrator): void {
+  const section = m.get(['response_cache']);
+  if (!isMapping(section)) return;
+  const storage = isMapping(section.storage) && section.storage.provider === 'redis' ? { ...section.storage, provider: 'sharedstore' } : section.storage;
+  m.put(['response_cache'], storage === undefined ? section : { ...section, storage });
+}
+
+function migrateMetrics(m: Migrator): void {
+  const from = ['telemetry', 'metrics', 'prometheus'];
+  // Cosmo serves Prometheus metrics on 127.0.0.1:8088 unless disabled; Switchyard's are off by default.
+  m.put(['metrics', 'enabled'], m.get([...from, 'enabled']) ?? true, [...from, 'enabled']);
+  m.put(['metrics', 'listen_addr'], m.get([...from, 'listen_addr']) ?? '127.0.0.1:8088', [...from, 'listen_addr']);
+  m.put(['metrics', 'path'], m.get([...from, 'path']), [...from, 'path']);
+  m.rest(from, ['enabled', 'listen_addr', 'path'], 'a Cosmo Prometheus option with no Switchyard equivalent');
+  m.rest(['telemetry', 'metrics'], ['prometheus'], 'OpenTelemetry metrics export is not in this build');
+  m.rest(['telemetry'], ['metrics'], 'OpenTelemetry export is not in this build');
+}
+
+function migrateConnect(m: Migrator): void {
+  const from = ['connect_rpc'];
+  if (m.get(from) === undefined) return;
+  m.put([...from, 'enabled'], m.get([...from, 'enabled']));
+  m.put([...from, 'server', 'listen_addr'], m.get([...from, 'server', 'listen_addr']));
+  if (m.get([...from, 'server', 'base_url']) !== undefined) m.skip([...from, 'server', 'base_url'], 'not understood yet (issue 22: Connect keys)');
+  m.rest([...from, 'server'], ['listen_addr', 'base_url']);
+  const id = m.get([...from, 'storage', 'provider_id']);
+  if (id !== undefined) {
+    const found = providerOf(m, id);
+    const path = found?.kind === 'file_system' ? found.provider.path : undefined;
+    if (typeof path === 'string') m.put([...from, 'services', 'path'], path, [...from, 'storage', 'provider_id']);
+    else m.skip([...from, 'storage', 'provider_id'], `the services folder must be a file_system provider; "${String(id)}" is ${found ? `a ${found.kind} provider` : 'not defined'}`);
+  }
+  if (m.get([...from, 'graphql_endpoint']) !== undefined) m.skip([...from, 'graphql_endpoint'], 'Connect calls run in the router itself, not against a GraphQL endpoint');
+  m.rest(from, ['enabled', 'server', 'storage', 'graphql_endpoint']);
+}
+
+function migratePyroscope(m: Migrator): void {
+  const from = ['pyroscope'];
+  if (m.get(from) === undefined) return;
+  const to = ['profiler'];
+  m.put([...to, 'enabled'], m.get([...from, 'enabled']), [...from, 'enabled']);
+  m.put([...to, 'server_address'], m.get([...from, 'server_address']), [...from, 'server_address']);
+  // Cosmo's default name; Switchyard's is io.switchyard.router.
+  m.put([...to, 'application_name'], m.get([...from, 'application_name']) ?? 'wundergraph.cosmo.router', [...from, 'application_name']);
+  m.put([...to, 'basic_auth', 'username'], m.get([...from, 'basic_auth', 'username']) || undefined, [...from, 'basic_auth', 'username']);
+  m.put([...to, 'basic_auth', 'password'], m.get([...from, 'basic_auth', 'password']) || undefined, [...from, 'basic_auth', 'password']);
+  m.put([...to, 'tags'], m.get([...from, 'tags']), [...from, 'tags']);
+  m.put([...to, 'upload_interval'], durationOf(m.get([...from, 'upload_rate'])), [...from, 'upload_rate']);
+  m.rest(from, ['enabled', 'server_address', 'application_name', 'basic_auth', 'tags', 'upload_rate'], 'a Pyroscope option Switchyard\'s profiler does not have (it pushes CPU and heap profiles)');
+}
+
+const SECTIONS = new Set([
+  'version', 'log_level', 'listen_addr', 'playground', 'playground_enabled', 'introspection', 'introspection_enabled', 'query_plans_enabled', 'graph',
+  'execution_config', 'router_config_path', 'cors', 'headers', 'traffic_shaping', 'engine', 'security', 'subgraph_error_propagation',
+  'storage_providers', 'persisted_operations', 'automatic_persisted_queries', 'response_cache', 'telemetry', 'connect_rpc', 'pyroscope',
+]);
+
+/** Converts a parsed Cosmo router config into a Switchyard one, listing what it could not carry. */
+export function migrateCosmoConfig(source: Doc): Migration {
+  const m = new Migrator(source);
+  migrateTop(m);
+  migrateExecutionConfig(m);
+  migrateCors(m);
+  migrateHeaders(m);
+  migrateTrafficShaping(m);
+  migrateEngine(m);
+  migrateSecurity(m);
+  migrateErrorPropagation(m);
+  migrateStorage(m);
+  migratePersistedOperations(m);
+  migrateApq(m);
+  migrateResponseCache(m);
+  migrateMetrics(m);
+  migrateConnect(m);
+  migratePyroscope(m);
+  for (const key of Object.keys(source)) {
+    if (SECTIONS.has(key)) continue;
+    if (key in FIXED && source[key] === FIXED[key]) continue;
+    if (key in FIXED) m.skip([key], `not configurable: Switchyard always uses ${JSON.stringify(FIXED[key])}`);
+    else if (['shutdown_delay', 'grace_period'].includes(key) && schemaAccepts([key])) m.put([key], durationOf(source[key]), [key]);
+    else m.skip([key], NO_EQUIVALENT[key] ?? 'no Switchyard equivalent');
+  }
+  return { config: m.config, notCarried: m.notCarried };
+}
+
+function removeAt(config: Doc, path: ReadonlyArray<PropertyKey>): boolean {
+  let node: unknown = config;
+  for (const segment of path.slice(0, -1)) {
+    if (!isMapping(node) && !Array.isArray(node)) return false;
+    node = (node as Record<PropertyKey, unknown>)[segment as string];
+  }
+  const last = path.at(-1);
+  if (last === undefined || (!isMapping(node) && !Array.isArray(node))) return false;
+  if (Array.isArray(node) && typeof last === 'number') node.splice(last, 1);
+  else delete (node as Record<PropertyKey, unknown>)[last as string];
+  return true;
+}
+
+/** Validates the result as the router would; a key whose value Switchyard refuses is left out and reported. */
+export function validated(migration: Migration): Migration {
+  for (let round = 0; round < 3; round++) {
+    try {
+      parseConfig(migration.config, { env: {}, sections: builtinSections.map(({ key, schema, plugin }) => ({ key, schema, plugin })) });
+      return migration;
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      for (const issue of error.issues) {
+        const segments = issue.path.split(/\.|\[(\d+)\]/).filter((part) => part !== undefined && part !== '').map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+        removeAt(migration.config, segments);
+        migration.notCarried.push({ path: issue.path, why: `Switchyard refuses the converted value: ${issue.message}` });
+      }
+    }
+  }
+  return migration;
+}

@@ -1,0 +1,308 @@
+/**
+ * `switchyard config migrate --from cosmo`: Cosmo-shaped router configs
+ * (written from the keys of Cosmo's config.go) converted by the CLI, and the
+ * router started on the result.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { builtinSections } from '../../src/cli/builtin-plugins.js';
+import { migrateCosmoConfig } from '../../src/cli/cosmo-config-migration.js';
+import { parseConfig } from '../../src/kernel/config/index.js';
+import { startSubgraph, type TestSubgraph } from '../../src/testing/index.js';
+import { freePort, runCli, spawnCli, waitFor } from '../cli/run-cli.js';
+import { librarySubgraph } from '../kernel/library-subgraphs.js';
+import { wgcRouterCompose } from './wgc.js';
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+const sections = builtinSections.map(({ key, schema, plugin }) => ({ key, schema, plugin }));
+let dir: string;
+let library: TestSubgraph;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'switchyard-migrate-'));
+  library = await startSubgraph(librarySubgraph());
+  await writeFile(join(dir, 'library.graphql'), library.typeDefs);
+  await writeFile(join(dir, 'graph.yaml'), `version: 1\nsubgraphs:\n  - name: library\n    routing_url: ${library.url}\n    schema:\n      file: ./library.graphql\n`);
+  await wgcRouterCompose('graph.yaml', 'config.json', dir);
+});
+
+afterAll(async () => {
+  await library?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function migrate(name: string, cosmo: string): Promise<{ code: number | null; stdout: string; stderr: string; output: Record<string, unknown>; file: string }> {
+  await writeFile(join(dir, `${name}.cosmo.yaml`), cosmo);
+  const file = join(dir, `${name}.yaml`);
+  const result = await runCli(['config', 'migrate', '--from', 'cosmo', '-i', `${name}.cosmo.yaml`, '-o', file], { cwd: dir });
+  const output = parseYaml(await readFile(file, 'utf8').catch(() => '{}')) as Record<string, unknown>;
+  return { ...result, output, file };
+}
+
+async function ask(port: number, query: string): Promise<unknown> {
+  const response = await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  return response.json();
+}
+
+describe('switchyard config migrate --from cosmo', () => {
+  it('converts a Cosmo config whose keys all carry, exits 0, and the router starts on the output and serves wgc\'s execution config', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const run = await migrate(
+      'basic',
+      `version: "1"
+listen_addr: 127.0.0.1:${port}
+log_level: info
+execution_config:
+  file:
+    path: ./config.json
+playground:
+  enabled: false
+introspection:
+  enabled: true
+engine:
+  enable_single_flight: true
+  execution_plan_cache_size: 512
+telemetry:
+  metrics:
+    prometheus:
+      enabled: true
+      listen_addr: 127.0.0.1:${metricsPort}
+      path: /metrics
+graphql_path: /graphql
+json_log: true
+`,
+    );
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.output).toMatchObject({
+      version: '1',
+      listen_addr: `127.0.0.1:${port}`,
+      execution_config: { file: { path: './config.json', watch: false } },
+      playground: { enabled: false },
+      engine: { enable_single_flight: true, execution_plan_cache_size: 512 },
+      metrics: { enabled: true, listen_addr: `127.0.0.1:${metricsPort}`, path: '/metrics' },
+    });
+    const router = spawnCli(['router', '-c', run.file], { cwd: dir });
+    try {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok);
+      expect(await ask(port, '{ book(id: "b1") { title } }')).toEqual({ data: { book: { title: 'Dune' } } });
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(200);
+    } finally {
+      router.kill('SIGTERM');
+      await router.exited;
+    }
+  });
+
+  it('writes Cosmo\'s defaults where Switchyard\'s differ, so behaviour does not change silently', () => {
+    const { config, notCarried } = migrateCosmoConfig({ version: '1' });
+    expect(notCarried).toEqual([]);
+    expect(config).toMatchObject({
+      execution_config: { file: { watch: false } },
+      cors: { enabled: true, allow_credentials: true },
+      traffic_shaping: { all: { request_timeout: '60s', retry: { enabled: true, max_attempts: 6, interval: '3s', max_duration: '10s' } } },
+      limits: { max_request_body: '5MB', max_depth: 200, max_fields: 3500 },
+      subgraph_error_propagation: { mode: 'wrapped', attach_service_name: true, default_extension_code: 'DOWNSTREAM_SERVICE_ERROR' },
+      metrics: { enabled: true, listen_addr: '127.0.0.1:8088' },
+    });
+    expect(() => parseConfig(config, { env: {}, sections })).not.toThrow();
+  });
+
+  it('carries the common sections and names each key it cannot carry, exiting 1; the output still starts', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const run = await migrate(
+      'full',
+      `version: "1"
+listen_addr: 127.0.0.1:${port}
+log_level: debug
+instance_id: router-1
+graph:
+  token: \${GRAPH_API_TOKEN}
+execution_config:
+  file:
+    path: ./config.json
+    watch: true
+cors:
+  enabled: true
+  allow_origins: ["https://app.example"]
+  allow_methods: [GET, POST]
+  allow_credentials: false
+  max_age: 10m
+headers:
+  all:
+    request:
+      - op: propagate
+        named: Authorization
+      - op: propagate
+        matching: "^X-Tenant-.*"
+        rename: x-tenant
+      - op: set
+        name: X-Router
+        value: switchyard
+      - op: set
+        name: X-User
+        value_from:
+          context_field: operation_name
+    response:
+      - op: propagate
+        named: Cache-Control
+  subgraphs:
+    library:
+      request:
+        - op: propagate
+          named: X-Library
+traffic_shaping:
+  all:
+    request_timeout: 15s
+    dial_timeout: 5s
+    retry:
+      enabled: true
+      max_attempts: 2
+      interval: 100ms
+      max_duration: 3s
+  subgraphs:
+    library:
+      request_timeout: 5s
+  router:
+    max_request_body_size: 2MB
+engine:
+  enable_single_flight: false
+  execution_plan_cache_size: 256
+  max_concurrent_resolvers: 64
+security:
+  depth_limit:
+    enabled: true
+    limit: 10
+  complexity_limits:
+    total_fields:
+      enabled: true
+      limit: 500
+    root_fields:
+      enabled: true
+      limit: 5
+  block_mutations:
+    enabled: true
+subgraph_error_propagation:
+  enabled: true
+  mode: pass-through
+  attach_service_name: false
+  allowed_extension_fields: [code, reason]
+  propagate_status_codes: true
+storage_providers:
+  redis:
+    - id: cache
+      urls: ["redis://localhost:6379"]
+  file_system:
+    - id: pq
+      path: ./operations
+persisted_operations:
+  log_unknown: true
+  safelist:
+    enabled: false
+  storage:
+    provider_id: pq
+automatic_persisted_queries:
+  enabled: true
+  cache:
+    ttl: 600
+    size: 50MB
+telemetry:
+  service_name: my-router
+  tracing:
+    enabled: true
+  metrics:
+    prometheus:
+      listen_addr: 127.0.0.1:${metricsPort}
+      exclude_metrics: ["^go_"]
+pyroscope:
+  enabled: false
+  server_address: http://localhost:4040
+  upload_rate: 30s
+connect_rpc:
+  enabled: false
+  server:
+    listen_addr: 127.0.0.1:5026
+rate_limit:
+  enabled: true
+`,
+    );
+    expect(run.code).toBe(1);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines.every((line) => line.startsWith('not carried: '))).toBe(true);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^not carried: graph\.token: /),
+        expect.stringMatching(/^not carried: headers\.all\.request\[3\]: value_from is not supported/),
+        expect.stringMatching(/^not carried: headers\.all\.response: /),
+        expect.stringMatching(/^not carried: traffic_shaping\.all\.dial_timeout: /),
+        expect.stringMatching(/^not carried: engine\.max_concurrent_resolvers: /),
+        expect.stringMatching(/^not carried: security\.complexity_limits\.root_fields: /),
+        expect.stringMatching(/^not carried: security\.block_mutations: /),
+        expect.stringMatching(/^not carried: subgraph_error_propagation\.propagate_status_codes: /),
+        expect.stringMatching(/^not carried: persisted_operations\.storage: Cosmo's per-operation storage layout \(file_system provider "pq"\) is not readable yet/),
+        expect.stringMatching(/^not carried: automatic_persisted_queries\.cache\.size: /),
+        expect.stringMatching(/^not carried: telemetry\.metrics\.prometheus\.exclude_metrics: /),
+        expect.stringMatching(/^not carried: telemetry\.(service_name|tracing): /),
+        expect.stringMatching(/^not carried: instance_id: /),
+        expect.stringMatching(/^not carried: rate_limit: no rate limiting$/),
+      ]),
+    );
+    expect(run.stdout).toMatch(/^wrote .*full\.yaml \(\d+ keys not carried\)\n$/);
+    expect(run.output).toMatchObject({
+      log_level: 'debug',
+      execution_config: { file: { path: './config.json', watch: true } },
+      cors: { enabled: true, allow_origins: ['https://app.example'], allow_methods: ['GET', 'POST'], allow_credentials: false, max_age: '10m' },
+      headers: {
+        all: {
+          request: [
+            { op: 'propagate', named: 'Authorization' },
+            { op: 'propagate', matching: '^X-Tenant-.*', rename: 'x-tenant' },
+            { op: 'set', name: 'X-Router', value: 'switchyard' },
+          ],
+        },
+        subgraphs: { library: { request: [{ op: 'propagate', named: 'X-Library' }] } },
+      },
+      traffic_shaping: {
+        all: { request_timeout: '15s', retry: { enabled: true, max_attempts: 3, interval: '100ms', max_duration: '3s' } },
+        subgraphs: { library: { request_timeout: '5s' } },
+      },
+      limits: { max_request_body: '2MB', max_depth: 10, max_fields: 500 },
+      engine: { enable_single_flight: false, execution_plan_cache_size: 256 },
+      subgraph_error_propagation: { mode: 'pass-through', attach_service_name: false, allowed_extension_fields: ['code', 'reason'] },
+      storage_providers: { sharedstore: [{ id: 'cache', urls: ['redis://localhost:6379'] }] },
+      persisted_operations: { enabled: true, log_unknown: true, safelist: false },
+      automatic_persisted_queries: { enabled: true, cache: { ttl: '600s' } },
+      metrics: { enabled: true, listen_addr: `127.0.0.1:${metricsPort}` },
+      profiler: { enabled: false, server_address: 'http://localhost:4040', upload_interval: '30s', application_name: 'wundergraph.cosmo.router' },
+      connect_rpc: { enabled: false, server: { listen_addr: '127.0.0.1:5026' } },
+    });
+    const router = spawnCli(['router', '-c', run.file], { cwd: dir });
+    try {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok);
+      expect(await ask(port, '{ book(id: "b2") { title } }')).toEqual({ data: { book: { title: 'Emma' } } });
+    } finally {
+      router.kill('SIGTERM');
+      await router.exited;
+    }
+  });
+
+  it('answers --help with exit 0 and a wrong --from or a missing option with exit 2', async () => {
+    const help = await runCli(['config', 'migrate', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--from <router>');
+    const wrong = await runCli(['config', 'migrate', '--from', 'apollo', '-i', 'a.yaml', '-o', 'b.yaml'], { cwd: dir });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--from must be "cosmo"');
+    const missing = await runCli(['config', 'migrate', '--from', 'cosmo', '-o', 'b.yaml'], { cwd: dir });
+    expect(missing.code).toBe(2);
+  });
+
+  it('fails with exit 1 on an input it cannot read', async () => {
+    const run = await runCli(['config', 'migrate', '--from', 'cosmo', '-i', 'missing.yaml', '-o', 'out.yaml'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/missing\.yaml: ENOENT/);
+  });
+});
