@@ -6,6 +6,17 @@
 export { createRouter, type CreateRouterOptions, type Router } from './kernel/router/router.js';
 export type { ListenInfo } from './kernel/router/http-server.js';
 export { isLoopbackHost, parseListenAddress, warnIfExposed } from './kernel/router/listen-address.js';
+export {
+  MAIN_LISTENER_TIMEOUTS,
+  SIDE_LISTENER_TIMEOUTS,
+  bindListener,
+  guardHttp2Server,
+  guardHttpServer,
+  guardSocket,
+  listenerTimeouts,
+  type ListenerGuardOptions,
+  type ListenerTimeouts,
+} from './kernel/router/listener-guard.js';
 export type { GraphInput } from './kernel/router/graph-manager.js';
 
 // Plugin contract

@@ -137,6 +137,10 @@ export async function writeRouterFiles(
       'version: "1"',
       `listen_addr: "127.0.0.1:${ports.router}"`,
       'log_level: warn',
+      // The production settings (README, docs/security.md): the hostile mix runs against them.
+      'playground: { enabled: false }',
+      'introspection: { enabled: false }',
+      'limits: { max_depth: 15, max_aliases: 30, max_tokens: 2000 }',
       'execution_config:',
       '  file: { path: supergraph.graphql, watch: false }',
       'storage_providers:',

@@ -1,12 +1,14 @@
 /**
  * `npm run load`: a bounded load test of the router as users run it (its
- * own process, Redis behind the response cache, persisted operations and
- * the Connect listener on), on loopback only. It ends by itself and exits
- * 1 when a check fails. See docs/operations.md.
+ * own process, the production settings, Redis behind the response cache,
+ * persisted operations and the Connect listener on), on loopback only,
+ * with a hostile mix beside the valid traffic (hostile.ts). It ends by
+ * itself and exits 1 when a check fails. See docs/operations.md.
  *
- *   npm run load                      # 60 s at 256 connections
+ *   npm run load                      # 60 s at 256 connections, plus 256 hostile ones
  *   npm run load -- --duration 10     # shorter
- *   npm run load -- --connections 64
+ *   npm run load -- --connections 64  # 64 valid and 64 hostile
+ *   npm run load -- --no-hostile      # the valid traffic alone
  */
 import { request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,10 +18,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { startRedis } from '../../test/support/redis.js';
+import { hostileRequests, startSocketAttacks, type SocketAttackStats } from './hostile.js';
 import { CACHED_QUERY, CONNECT_PATH, PERSISTED_HASH, SLOW_QUERY, startLoadGraph, UNCACHED_QUERY, UPCS, writeRouterFiles, type LoadGraph } from './graph.js';
 import { startRouterProcess, waitReady, type RouterProcess } from './router-process.js';
 
-const USAGE = 'usage: npm run load -- [--duration <seconds, default 60>] [--connections <n, default 256>]';
+const USAGE = 'usage: npm run load -- [--duration <seconds, default 60>] [--connections <n, default 256>] [--no-hostile]';
 const SHARED_KEY = 'load-test-shared-key-0123456789abcdef';
 const IN_FLIGHT_AT_SHUTDOWN = 64;
 
@@ -134,7 +137,9 @@ async function staleAnswers(graph: LoadGraph, base: string, connectBase: string)
 const mb = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { duration: { type: 'string', default: '60' }, connections: { type: 'string', default: '256' }, help: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: { duration: { type: 'string', default: '60' }, connections: { type: 'string', default: '256' }, 'no-hostile': { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+  });
   if (values.help) {
     console.log(USAGE);
     return 0;
@@ -148,6 +153,10 @@ async function main(): Promise<number> {
   const connectConnections = Math.max(1, Math.round(connections / 8));
   const invalidConnections = Math.max(1, Math.round(connections / 16));
   const graphqlConnections = connections - connectConnections - invalidConnections;
+  // The hostile mix, beside the valid traffic: as many connections again, half HTTP requests, half raw sockets.
+  const hostile = !values['no-hostile'];
+  const hostileHttpConnections = hostile ? Math.max(1, Math.round(connections / 2)) : 0;
+  const hostileSocketConnections = hostile ? connections - hostileHttpConnections : 0;
 
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-load-'));
   const redis = await startRedis();
@@ -163,9 +172,20 @@ async function main(): Promise<number> {
     await waitReady(base, router);
     console.log(`router pid ${router.pid} on ${base}; Connect on ${connectBase}; Redis ${redis.url}`);
     console.log(`load: ${seconds}s, ${connections} connections (${graphqlConnections} GraphQL, ${connectConnections} Connect, ${invalidConnections} invalid), invalidations every 250ms`);
+    console.log(
+      hostile
+        ? `hostile mix: ${hostileHttpConnections} HTTP connections (deep documents, fragment bombs, malformed JSON, CSRF form posts, oversized bodies, ...) and ${hostileSocketConnections} sockets (resets, garbage, slowloris)`
+        : 'hostile mix: off (--no-hostile)',
+    );
 
     const rss: Array<{ at: number; bytes: number }> = [];
     const started = Date.now();
+    // Any exit before the SIGTERM below is a crash.
+    let crashedAt: number | undefined;
+    let terminating = false;
+    void router.exited.then(() => {
+      if (!terminating) crashedAt = Date.now() - started;
+    });
     const sampler = setInterval(() => {
       const bytes = router?.rss();
       if (bytes !== undefined) rss.push({ at: Date.now() - started, bytes });
@@ -206,14 +226,19 @@ async function main(): Promise<number> {
         onResponse: (status, text) => record('connect', status, status === 200 && text.includes(`"upc":"${upc}"`), text),
       }),
     );
-    const results = await Promise.all([
-      cannon(base, graphqlConnections, seconds, valid),
-      cannon(connectBase, connectConnections, seconds, connect),
-      cannon(base, invalidConnections, seconds, invalid),
+    const sockets = hostile ? startSocketAttacks({ router: ports.router, connect: ports.connect }, hostileSocketConnections) : undefined;
+    const [results, hostileResult] = await Promise.all([
+      Promise.all([cannon(base, graphqlConnections, seconds, valid), cannon(connectBase, connectConnections, seconds, connect), cannon(base, invalidConnections, seconds, invalid)]),
+      hostile ? cannon(base, hostileHttpConnections, seconds, hostileRequests(record)) : undefined,
     ]);
+    const socketStats: SocketAttackStats | undefined = await sockets?.stop();
     invalidating = false;
     await invalidator;
     clearInterval(sampler);
+    if (crashedAt !== undefined) {
+      console.log(`\nFAIL: the router crashed ${(crashedAt / 1000).toFixed(1)}s into the run; its last output:\n${router.output().slice(-4_000)}`);
+      return 1;
+    }
 
     // The final invalidation: after it settles no client may see an older name.
     graph.bump();
@@ -225,6 +250,7 @@ async function main(): Promise<number> {
     const inFlight = Array.from({ length: IN_FLIGHT_AT_SHUTDOWN }, () => postAlone(ports.router, JSON.stringify({ query: SLOW_QUERY })));
     await new Promise((resolve) => setTimeout(resolve, 100));
     const termAt = Date.now();
+    terminating = true;
     router.kill('SIGTERM');
     const answers = await Promise.all(inFlight);
     const exitCode = await Promise.race([router.exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running after 20s'), 20_000))]);
@@ -237,10 +263,14 @@ async function main(): Promise<number> {
       (sum, kind) => sum + Object.entries(stats.get(kind)?.statuses ?? {}).reduce((n, [status, count]) => n + (Number(status) >= 500 ? count : 0), 0),
       0,
     );
-    const wrong = [...stats.values()].reduce((sum, entry) => sum + entry.wrongBodies, 0);
+    const wrong = [...stats].filter(([kind]) => !kind.startsWith('hostile')).reduce((sum, [, entry]) => sum + entry.wrongBodies, 0);
+    const hostileEntries = [...stats].filter(([kind]) => kind.startsWith('hostile'));
+    const hostile5xx = hostileEntries.reduce((sum, [, entry]) => sum + Object.entries(entry.statuses).reduce((n, [status, count]) => n + (Number(status) >= 500 ? count : 0), 0), 0) + (socketStats?.garbage5xx ?? 0);
+    const hostileNot4xx = hostileEntries.reduce((sum, [, entry]) => sum + entry.wrongBodies, 0);
     const transportErrors = results.reduce((sum, result) => sum + result.errors + result.timeouts, 0);
-    // Memory is judged only on runs long enough to have a steady state after warm-up.
-    const warmupEnd = Math.min(15_000, (seconds * 1000) / 4);
+    // Memory is judged only on runs long enough to have a steady state after warm-up: 15s, or half a
+    // shorter run (the hostile mix's 1 MB bodies take the heap longer to reach its steady size).
+    const warmupEnd = Math.min(15_000, (seconds * 1000) / 2);
     const judgeMemory = seconds >= 30;
     const afterWarmup = rss.filter((sample) => sample.at >= warmupEnd);
     const rssAtWarmup = afterWarmup[0]?.bytes;
@@ -263,6 +293,10 @@ async function main(): Promise<number> {
       `- invalidations: ${invalidations} accepted, ${invalidationFailures} failed; final one ${finalInvalidation}`,
       `- 5xx for valid requests: ${valid5xx}`,
       `- transport errors and timeouts: ${transportErrors}`,
+      hostile
+        ? `- hostile mix: ${hostileEntries.reduce((sum, [, entry]) => sum + entry.total, 0)} HTTP requests (${hostile5xx} answered 5xx, ${hostileNot4xx} not refused as expected, ${(hostileResult?.errors ?? 0) + (hostileResult?.timeouts ?? 0)} connections closed or timed out by the router); sockets: ${socketStats?.resets ?? 0} reset, ${socketStats?.garbage ?? 0} garbage, ${socketStats?.slowOpened ?? 0} slowloris opened (${socketStats?.slowClosedByRouter ?? 0} closed by the router), ${socketStats?.connectFailures ?? 0} could not connect`
+        : '- hostile mix: off',
+      `- router process: ${crashedAt === undefined ? 'alive until SIGTERM' : `EXITED after ${(crashedAt / 1000).toFixed(1)}s (crash)`}`,
       `- unhandled rejections: router ${unhandledInRouter}, load process ${unhandledInLoadProcess}; router error log lines: ${routerErrors.length}`,
       `- RSS: ${mb(rssAtWarmup)} after warm-up (${(warmupEnd / 1000).toFixed(0)}s), ${mb(rssAtEnd)} at the end, ${mb(rssMax)} at most; growth ${mb(growth)}${judgeMemory ? '' : ' (not judged: run for 30s or more)'}`,
       `- stale answers after the final invalidation: ${stale.length}${stale.length ? ` (${stale.join('; ')})` : ''}`,
@@ -272,7 +306,10 @@ async function main(): Promise<number> {
     for (const line of routerErrors.slice(0, 5)) console.log(`router error: ${line}`);
 
     const failures = [
+      crashedAt !== undefined && 'the router crashed',
       valid5xx > 0 && '5xx for valid requests',
+      hostile5xx > 0 && '5xx for hostile requests',
+      hostileNot4xx > 0 && 'hostile requests not refused with a 4xx',
       wrong > 0 && 'wrong answers',
       transportErrors > 0 && 'transport errors',
       unhandledInRouter + unhandledInLoadProcess > 0 && 'unhandled rejections',

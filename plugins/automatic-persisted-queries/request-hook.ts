@@ -2,11 +2,22 @@
  * Apollo's automatic persisted queries: a client first sends only the hash;
  * an unknown hash is answered `PersistedQueryNotFound`, the client sends the
  * hash with the text, and the router keeps the text (after checking the hash)
- * for the next hash-only request.
+ * for the next hash-only request, unless the text itself was refused (by the
+ * parser, the limits or validation: a 400 request error).
  */
 import type { LRUCache } from 'lru-cache';
 import type { Counter, StageHook } from '../../src/index.js';
 import { answerUnlessResolved, persistedQueryNotFound, persistedQueryResolved, readPersistedQuery } from '../../src/operations/index.js';
+
+/** Query text kept across the cache, in bytes (two a character, JavaScript strings' worst case). */
+export const APQ_CACHE_BYTES = 64 * 1024 * 1024;
+/** A text above this (256 K characters) is answered but not kept: its hash-only requests get PersistedQueryNotFound. */
+export const APQ_ENTRY_BYTES = 512 * 1024;
+
+/** A cached text's size for APQ_CACHE_BYTES. */
+export function queryBytes(text: string): number {
+  return Math.max(1, text.length * 2);
+}
 
 /** Builds the `onRequest` hook over a cache of query text by SHA-256. */
 export function automaticPersistedQueriesHook(cache: LRUCache<string, string>, requests: Counter): StageHook<'request'> {
@@ -20,10 +31,15 @@ export function automaticPersistedQueriesHook(cache: LRUCache<string, string>, r
       case 'error':
         event.respondWith(read.response);
         return;
-      case 'text':
-        requests.inc({ result: 'registered' });
-        cache.set(read.hash, read.text);
-        return;
+      case 'text': {
+        // Not kept when the text itself was refused (syntax, limits, validation, variables: 400): it is not worth memory.
+        const { hash, text } = read;
+        return function registerAutomaticPersistedQuery(after) {
+          if (after.output.requestError || after.output.status === 400 || after.output.status === 413) return;
+          requests.inc({ result: 'registered' });
+          cache.set(hash, text);
+        };
+      }
       case 'hash': {
         const text = cache.get(read.hash);
         if (text === undefined) {

@@ -8,7 +8,9 @@
 import { fromJson, type DescMethodUnary, type JsonObject } from '@bufbuild/protobuf';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import type { RouterHandle } from '../../src/index.js';
+import { capDeadlineHeaders } from './call-deadline.js';
 import { callOperation, forwardedHeaders } from './call-operation.js';
+import { asFailure, errorAnswer } from './connect-errors.js';
 import type { AnyRequest, AnyResponse } from './json-calls.js';
 import type { MethodTable } from './method-table.js';
 
@@ -40,5 +42,17 @@ export function binaryHandler(table: MethodTable, router: RouterHandle, maxBody:
       }
     },
   });
-  return handler as BinaryHandler;
+  return function binaryCall(req, res) {
+    try {
+      // connect-node would arm a timer longer than Node keeps, which fires at once.
+      capDeadlineHeaders(req);
+    } catch (error) {
+      req.resume();
+      const answer = errorAnswer(asFailure(error));
+      res.writeHead(answer.status, answer.headers);
+      res.end(answer.body);
+      return;
+    }
+    (handler as BinaryHandler)(req, res);
+  };
 }

@@ -3,11 +3,21 @@
  * HTTP/2 (h2c with prior knowledge). curl, browsers and Connect clients use
  * either; gRPC needs HTTP/2. Each connection is handed to the HTTP/2 server
  * when it opens with the HTTP/2 preface, else to the HTTP/1.1 server.
+ * Hostile connections are bounded by the kernel's listener guard.
  */
 import { createServer as createHttp1Server, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
-import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { parseListenAddress, RouterError } from '../../src/index.js';
+import { createServer as createNetServer, type Socket } from 'node:net';
+import {
+  bindListener,
+  guardHttp2Server,
+  guardHttpServer,
+  guardSocket,
+  parseListenAddress,
+  RouterError,
+  type ListenerTimeouts,
+  type Logger,
+} from '../../src/index.js';
 
 /** A running listener. */
 export interface ConnectListener {
@@ -21,16 +31,28 @@ export interface ConnectListener {
 
 type Handler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
 
+/** Options of `startConnectListener`. */
+export interface ConnectListenerOptions {
+  /** Where bad connections are logged (debug). */
+  readonly log?: Logger;
+  /** Bounds to use instead of the kernel's side-listener defaults (tests shorten them). */
+  readonly timeouts?: Partial<ListenerTimeouts>;
+}
+
 /** What an HTTP/2 connection starts with. */
 const H2_PREFACE = 'PRI * HTTP/2.0';
-/** A connection that sends nothing for this long is closed. */
-const FIRST_BYTES_TIMEOUT_MS = 30_000;
+/** Streams one HTTP/2 connection may have open at once (Go's default), so one client cannot hold unbounded memory. */
+const MAX_CONCURRENT_STREAMS = 250;
 
 /** Starts listening on `listenAddr`. Rejects with `CONFIG_INVALID` when the address cannot be bound. */
-export async function startConnectListener(listenAddr: string, handler: Handler): Promise<ConnectListener> {
+export async function startConnectListener(listenAddr: string, handler: Handler, options: ConnectListenerOptions = {}): Promise<ConnectListener> {
   const { host, port } = parseListenAddress(listenAddr);
+  const guard = { name: 'connect', log: options.log, timeouts: options.timeouts };
   const http1 = createHttp1Server({ keepAlive: true }, handler);
-  const http2 = createHttp2Server(handler);
+  guardHttpServer(http1, { ...guard, detached: true });
+  const http2 = createHttp2Server({ settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS } }, handler);
+  // The protocol is known within the header bound, else the connection goes.
+  const { headersMs } = guardHttp2Server(http2, guard);
   const sockets = new Set<Socket>();
   const sessions = new Set<Http2Session>();
   http2.on('session', (session: Http2Session) => {
@@ -39,9 +61,16 @@ export async function startConnectListener(listenAddr: string, handler: Handler)
   });
 
   const server = createNetServer(function routeConnection(socket) {
+    // Before a protocol is chosen nothing else listens to this socket: a reset here must not throw.
+    guardSocket(socket, 'connect', options.log);
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-    socket.setTimeout(FIRST_BYTES_TIMEOUT_MS, () => socket.destroy());
+    // A total, not an idle timer: a byte every few seconds does not keep the connection.
+    const undecided = setTimeout(() => socket.destroy(), headersMs);
+    undecided.unref();
+    socket.once('close', () => {
+      clearTimeout(undecided);
+      sockets.delete(socket);
+    });
     let seen: Buffer = Buffer.alloc(0);
     const onData = (chunk: Buffer): void => {
       seen = seen.length === 0 ? chunk : Buffer.concat([seen, chunk]);
@@ -49,7 +78,7 @@ export async function startConnectListener(listenAddr: string, handler: Handler)
       // Wait for more bytes while they could still be the preface.
       if (start.length < 4 && H2_PREFACE.startsWith(start)) return;
       socket.off('data', onData);
-      socket.setTimeout(0);
+      clearTimeout(undecided);
       socket.pause();
       socket.unshift(seen);
       if (start.startsWith('PRI ')) {
@@ -63,14 +92,9 @@ export async function startConnectListener(listenAddr: string, handler: Handler)
     socket.on('data', onData);
   });
 
+  let bound: number;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    bound = (await bindListener(server, host, port, guard)).port;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new RouterError('CONFIG_INVALID', `[connect] cannot listen on ${listenAddr} for the Connect endpoints (connect_rpc.server.listen_addr): ${reason}`, {
@@ -78,7 +102,6 @@ export async function startConnectListener(listenAddr: string, handler: Handler)
       cause: error,
     });
   }
-  const bound = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${bound}`,
@@ -86,6 +109,8 @@ export async function startConnectListener(listenAddr: string, handler: Handler)
     close: (graceMs = 2_000) =>
       new Promise<void>((resolve) => {
         server.close();
+        // Ends the HTTP/1.1 server's timeout sweep (it never listened, so close reports that; nothing to do).
+        http1.close(() => undefined);
         http1.closeIdleConnections();
         for (const session of sessions) session.close();
         const done = (): void => {

@@ -75,7 +75,7 @@ export async function startConnectService(context: PluginContext, options: Conne
   });
   let listener: ConnectListener;
   try {
-    listener = await startConnectListener(options.server.listen_addr, createDispatcher({ router, log, maxBody, current: () => serving }));
+    listener = await startConnectListener(options.server.listen_addr, createDispatcher({ router, log, maxBody, current: () => serving }), { log });
   } catch (error) {
     unsubscribe();
     throw error;

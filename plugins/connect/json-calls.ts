@@ -10,6 +10,7 @@ import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import { fromBinary, fromJson, toBinary, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { Logger, RouterHandle } from '../../src/index.js';
+import { connectTimeoutOf } from './call-deadline.js';
 import { callOperation, forwardedHeaders } from './call-operation.js';
 import { asFailure, ConnectFailure, errorAnswer, invalidArgument } from './connect-errors.js';
 import type { MethodEntry } from './method-table.js';
@@ -31,6 +32,11 @@ export interface JsonCallContext {
 
 /** Writes a Connect error answer; an unexpected error is logged and answered as `internal`. */
 export function sendFailure(res: AnyResponse, error: unknown, log: Logger): void {
+  // A client that went away mid-request (reset, aborted body) is not the router's failure.
+  if (res.destroyed || clientWentAway(error)) {
+    log.debug({ err: error }, 'Connect call ended by the client');
+    return;
+  }
   if (!(error instanceof ConnectError)) log.error({ err: error }, 'Connect call failed');
   const answer = errorAnswer(asFailure(error));
   if (res.headersSent) {
@@ -41,17 +47,14 @@ export function sendFailure(res: AnyResponse, error: unknown, log: Logger): void
   res.end(answer.body);
 }
 
-function headerEntries(req: AnyRequest): Array<[string, string]> {
-  return Object.entries(req.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value] as [string, string]]));
+/** Socket errors of a peer that closed or reset the connection while its request was read. */
+function clientWentAway(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error instanceof Error && error.message === 'aborted');
 }
 
-/** `Connect-Timeout-Ms`: at most 10 digits, as the protocol says. */
-function timeoutOf(req: AnyRequest): number | undefined {
-  const raw = req.headers['connect-timeout-ms'];
-  if (raw === undefined) return undefined;
-  const text = Array.isArray(raw) ? raw[0]! : raw;
-  if (!/^[0-9]{1,10}$/.test(text)) throw invalidArgument(`Connect-Timeout-Ms must be a whole number of milliseconds (at most 10 digits), got "${text}"`);
-  return Number(text);
+function headerEntries(req: AnyRequest): Array<[string, string]> {
+  return Object.entries(req.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value] as [string, string]]));
 }
 
 function parseMessage(entry: MethodEntry, text: string): Record<string, unknown> {
@@ -109,7 +112,7 @@ function encodedMessage(encoding: Encoding, entry: MethodEntry, json: Record<str
 }
 
 async function run(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse, input: Buffer | string, httpMethod: 'GET' | 'POST', encoding: Encoding): Promise<void> {
-  const timeoutMs = timeoutOf(req);
+  const timeoutMs = connectTimeoutOf(req);
   const message = encoding.parse(entry, input);
   const gone = new AbortController();
   res.once('close', () => gone.abort());

@@ -3,10 +3,12 @@
  * first use and kept in a bounded cache (LRU with a TTL, so a deletion takes
  * effect within `lookup_cache.ttl`). Concurrent lookups of one id share one
  * store read; misses are remembered for a second so a flood of unknown ids
- * does not become a flood of store reads.
+ * does not become a flood of store reads. Ids and client names that no push
+ * could have stored (too long, control characters; see `keyProblem`) are not
+ * found without reading the store or taking a cache slot.
  */
 import { LRUCache } from 'lru-cache';
-import { normalizedId, sha256Hex, type OperationsStore, type ResolvedOperation } from '../../src/operations/index.js';
+import { keyProblem, nameProblem, normalizedId, sha256Hex, type OperationsStore, type ResolvedOperation } from '../../src/operations/index.js';
 import type { OperationSource } from './operation-source.js';
 
 /** Options of `LookupSource`. */
@@ -38,6 +40,8 @@ export class LookupSource implements OperationSource {
 
   resolve(client: string | undefined, key: string): ResolvedOperation | undefined | Promise<ResolvedOperation | undefined> {
     if (client === undefined) return undefined;
+    // An id or client name no push could have stored is not found: no store read, no cache entry.
+    if (keyProblem(key) !== undefined || nameProblem('client', client) !== undefined) return undefined;
     const cacheKey = `${client}\n${key}`;
     const cached = this.cache.get(cacheKey);
     if (cached !== undefined) return cached === MISSING ? undefined : cached;

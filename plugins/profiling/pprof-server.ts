@@ -1,6 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { RouterError, isLoopbackHost, parseListenAddress, toGraphQLErrorJSON, type Logger } from '../../src/index.js';
+import {
+  RouterError,
+  bindListener,
+  guardHttpServer,
+  isLoopbackHost,
+  parseListenAddress,
+  toGraphQLErrorJSON,
+  type ListenerTimeouts,
+  type Logger,
+} from '../../src/index.js';
 import { acquireHeapSampler } from './heap-sampler.js';
 import { createRoutes, type RouteAnswer } from './pprof-routes.js';
 
@@ -31,8 +39,10 @@ export function exposureWarning(host: string): string {
  * The `PPROF_ADDR` listener: `/debug/pprof/*` on its own port, GET only.
  * A bare `:port` binds loopback. Logs a warning that the endpoints are
  * exposed, a stronger one when they are reachable beyond this machine.
+ * Hostile connections are bounded by the kernel's side-listener defaults
+ * (a capture in progress keeps its connection); `timeouts` shortens them (tests).
  */
-export async function startPprofServer(address: string, log: Logger): Promise<PprofServer> {
+export async function startPprofServer(address: string, log: Logger, timeouts?: Partial<ListenerTimeouts>): Promise<PprofServer> {
   const { host, port } = parseListenAddress(address);
   const routes = createRoutes();
   const closing = new AbortController();
@@ -73,20 +83,16 @@ export async function startPprofServer(address: string, log: Logger): Promise<Pp
   }
 
   const server = createServer((req, res) => void onRequest(req, res));
+  guardHttpServer(server, { name: 'profiling', log, timeouts });
+  let boundPort: number;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    boundPort = (await bindListener(server, host, port, { name: 'profiling', log })).port;
   } catch (error) {
     releaseHeap();
     const reason = error instanceof Error ? error.message : String(error);
     throw new RouterError('CONFIG_INVALID', `[profiling] cannot listen on ${address} for the profiling endpoints: ${reason}`, { plugin: 'profiling', cause: error });
   }
-  const bound = `${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`;
+  const bound = `${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
   log.warn({ listen_addr: bound }, exposureWarning(host));
   return {
     address: bound,

@@ -2,6 +2,11 @@
  * The spec's Cache-Control decision rules for one subgraph response, in
  * their order: errors, missing header, `no-store`, `no-cache`/`private`,
  * `s-maxage`, `max-age`, the fallback directives, then 0 and invalid values.
+ *
+ * One deviation, from RFC 9111 §3.5 (docs/response-cache.md): the answer to a
+ * subgraph request that carried `Authorization` is stored only when it says
+ * `public`, `s-maxage` or `must-revalidate`. The cache key holds no header,
+ * so without this one user's answer would be served to another.
  */
 
 /** What the rules decided for one response. */
@@ -28,20 +33,28 @@ const FALLBACK_FLAGS = ['public', 'must-revalidate', 'proxy-revalidate'] as cons
 const FALLBACK_DURATIONS = ['stale-if-error', 'stale-while-revalidate'] as const;
 /** Every directive the rules read a duration from. */
 const DURATION_DIRECTIVES = ['s-maxage', 'max-age', ...FALLBACK_DURATIONS] as const;
+/** RFC 9111 §3.5: the directives that let a shared cache store the answer to a request with `Authorization`. */
+const AUTHORIZED_STORE_FLAGS = ['public', 's-maxage', 'must-revalidate'] as const;
 /** RFC 9111: a delta-seconds too large to represent is taken as 2^31. */
 const MAX_DELTA_SECONDS = 2_147_483_648;
 
 /**
  * Applies the rules to a response. `hasErrors`: the response carried
  * GraphQL errors (rule 1). `header`: its `Cache-Control` value, if any.
+ * `authorized`: the subgraph request carried an `Authorization` header
+ * (see `carriesAuthorization`); then only an answer with `public`,
+ * `s-maxage` or `must-revalidate` may be stored (RFC 9111 §3.5).
  */
-export function decideCaching(header: string | undefined, hasErrors: boolean, fallbackTtlMs: number): CachePolicy {
+export function decideCaching(header: string | undefined, hasErrors: boolean, fallbackTtlMs: number, authorized = false): CachePolicy {
   if (hasErrors) return refuse('the response has GraphQL errors');
   if (header === undefined || header.trim() === '') return refuse('no Cache-Control header');
   const directives = parseCacheControl(header);
   if (directives.has('no-store')) return refuse('no-store');
   if (directives.has('no-cache')) return refuse('no-cache');
   if (directives.has('private')) return refuse('private');
+  if (authorized && !AUTHORIZED_STORE_FLAGS.some((name) => directives.has(name))) {
+    return refuse('the request carried Authorization and the answer has neither public, s-maxage nor must-revalidate');
+  }
   const durations = new Map<string, number>();
   for (const name of DURATION_DIRECTIVES) {
     if (!directives.has(name)) continue;
@@ -59,6 +72,17 @@ export function decideCaching(header: string | undefined, hasErrors: boolean, fa
   const fallback = FALLBACK_FLAGS.some((name) => directives.has(name)) || FALLBACK_DURATIONS.some((name) => durations.has(name));
   if (fallback) return { store: true, ttlMs: fallbackTtlMs, isPublic };
   return refuse('no recognized caching directive');
+}
+
+/** Whether request headers hold `Authorization` (any letter case, any value, an empty one included). */
+export function carriesAuthorization(headers: Readonly<Record<string, string>> | undefined): boolean {
+  if (!headers) return false;
+  // The kernel sends lower-case names: the common answer costs one lookup.
+  if (Object.hasOwn(headers, 'authorization')) return true;
+  for (const name in headers) {
+    if (name.length === 13 && name.toLowerCase() === 'authorization' && Object.hasOwn(headers, name)) return true;
+  }
+  return false;
 }
 
 /** Splits a Cache-Control value into directives; names are case-insensitive, the first occurrence wins. */

@@ -1,6 +1,6 @@
-import type { AfterStageEvent, AfterStageHook, JsonObject, Logger, StageEvent, StageHook, SubgraphRequest, SubgraphResponse } from '../../src/index.js';
+import type { AfterStageEvent, AfterStageHook, JsonObject, Logger, StageEvent, StageHook, SubgraphRequest } from '../../src/index.js';
 import { CACHE_TAGS } from '../cache-tags/index.js';
-import { decideCaching, type CachePolicy } from './cache-control.js';
+import { carriesAuthorization, decideCaching, type CachePolicy } from './cache-control.js';
 import { CacheKeys, ROOT_TYPE } from './cache-key.js';
 import type { CacheMetrics } from './cache-metrics.js';
 import { combineParts, UNCACHEABLE, type AnswerPart } from './client-cache-control.js';
@@ -85,7 +85,7 @@ async function lookupRoot(context: FetchHookContext, event: FetchEvent, record: 
   const claim = await claimEpoch(context, request);
   return async function storeRootAnswer(after) {
     claim?.end();
-    const policy = policyOf(after.output, context.fallbackTtlMs);
+    const policy = policyOf(after, context.fallbackTtlMs);
     record.parts.push(partOf(policy));
     const data = after.output.data;
     if (!policy.store || !writable(after, claim) || !isObject(data)) return;
@@ -149,7 +149,7 @@ async function lookupEntities(
   return async function storeEntities(after) {
     claim?.end();
     const fetched = after.output;
-    const policy = policyOf(fetched, context.fallbackTtlMs);
+    const policy = policyOf(after, context.fallbackTtlMs);
     if (partial) {
       after.setOutput(rebuildEntities(fetched, found.map((entry) => entry?.value), missing, request.subgraph));
       record.parts.push(combineParts([partOf(policy), ...found.flatMap((entry) => (entry ? [entryPart(entry)] : []))]));
@@ -177,7 +177,7 @@ async function lookupEntities(
 /** After-hook of a fetch the cache did not answer and will not store: records how cacheable its answer is. */
 function recordAnswerPart(record: ResponseCacheRecord, fallbackTtlMs: number): FetchAfter {
   return function recordCacheability(after) {
-    record.parts.push(partOf(policyOf(after.output, fallbackTtlMs)));
+    record.parts.push(partOf(policyOf(after, fallbackTtlMs)));
   };
 }
 
@@ -235,9 +235,15 @@ function writable(after: AfterStageEvent<'fetch'>, claim: FetchEpoch | null | un
   return after.shortCircuitedBy === undefined && claim !== null;
 }
 
-function policyOf(response: SubgraphResponse, fallbackTtlMs: number): CachePolicy {
+/**
+ * The Cache-Control rules applied to what the subgraph answered, the request
+ * it answered included: one sent with `Authorization` is stored only when
+ * the answer allows a shared cache to (docs/response-cache.md).
+ */
+function policyOf(after: AfterStageEvent<'fetch'>, fallbackTtlMs: number): CachePolicy {
+  const response = after.output;
   const hasErrors = (response.errors?.length ?? 0) > 0;
-  return decideCaching(response.headers?.['cache-control'], hasErrors, fallbackTtlMs);
+  return decideCaching(response.headers?.['cache-control'], hasErrors, fallbackTtlMs, carriesAuthorization(after.input.headers));
 }
 
 function partOf(policy: CachePolicy): AnswerPart {

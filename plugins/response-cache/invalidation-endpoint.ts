@@ -1,7 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { parseListenAddress, warnIfExposed, type Logger } from '../../src/index.js';
+import { bindListener, guardHttpServer, parseListenAddress, warnIfExposed, type ListenerTimeouts, type Logger } from '../../src/index.js';
 import { checkElements } from './invalidation-request.js';
 import type { IndexSwitches } from './options.js';
 
@@ -24,6 +23,8 @@ export interface InvalidationEndpointOptions {
   readonly invalidate: (indexes: string[]) => Promise<number>;
   /** The plugin's logger. */
   readonly log: Logger;
+  /** Bounds on slow or stalled connections instead of the kernel's side-listener defaults (tests shorten them). */
+  readonly timeouts?: Partial<ListenerTimeouts>;
 }
 
 /** A running endpoint. */
@@ -39,7 +40,8 @@ type Answer = { readonly status: number; readonly body: unknown; readonly header
  * The invalidation endpoint, on its own plain-HTTP listener. Checks, in
  * order: path (404), `Authorization` (401), method (405), content type
  * (415), body size (413), JSON array (400), every element (400); then
- * removes what the elements name and answers `202 {"count": n}`.
+ * removes what the elements name and answers `202 {"count": n}`. Slow,
+ * stalled or broken connections are bounded by the kernel's listener guard.
  */
 export async function startInvalidationEndpoint(options: InvalidationEndpointOptions): Promise<InvalidationEndpoint> {
   const { host, port } = parseListenAddress(options.listenAddr);
@@ -53,14 +55,8 @@ export async function startInvalidationEndpoint(options: InvalidationEndpointOpt
       },
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const bound = server.address() as AddressInfo;
+  guardHttpServer(server, { name: 'invalidation', log: options.log, timeouts: options.timeouts });
+  const bound = await bindListener(server, host, port, { name: 'invalidation', log: options.log });
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}${options.path}`;
   options.log.info({ listen_addr: `${host}:${bound.port}`, path: options.path }, 'Invalidation endpoint listening');
   warnIfExposed(options.log, 'The invalidation endpoint', host);

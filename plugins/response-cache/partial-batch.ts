@@ -1,6 +1,20 @@
 import type { GraphQLErrorJSON, JsonObject, SubgraphResponse } from '../../src/index.js';
 
 /**
+ * Marks an error as the router's own, not the subgraph's: the kernel forwards
+ * it as made, with `extensions.serviceName`, whatever
+ * `subgraph_error_propagation` says. The kernel's registered symbol
+ * (src/kernel/execute/subgraph-errors.ts, `ROUTER_MADE_ERROR`, not exported
+ * from src/index.ts), read through the symbol registry.
+ */
+const ROUTER_MADE_ERROR = Symbol.for('switchyard.router-made-error');
+
+function routerMade(error: GraphQLErrorJSON): GraphQLErrorJSON {
+  (error as GraphQLErrorJSON & { [ROUTER_MADE_ERROR]?: true })[ROUTER_MADE_ERROR] = true;
+  return error;
+}
+
+/**
  * Puts a partial hit back together: the subgraph answered only the missing
  * representations (at `missing` positions of the original batch); the
  * answer the kernel gets has every position, cached ones included, and
@@ -19,10 +33,13 @@ export function rebuildEntities(
   const errors = (output.errors ?? []).map((error) => remapPath(error, missing));
   if (!usable && fetched !== undefined && fetched !== null) {
     const count = Array.isArray(fetched) ? `${fetched.length} entities` : 'no list';
-    errors.push({
-      message: `Subgraph "${subgraph}" sent an invalid response: it returned ${count} for ${missing.length} representations.`,
-      extensions: { code: 'SUBGRAPH_INVALID_RESPONSE' },
-    });
+    // Found by the router, not sent by the subgraph: router-made.
+    errors.push(
+      routerMade({
+        message: `Subgraph "${subgraph}" sent an invalid response: it returned ${count} for ${missing.length} representations.`,
+        extensions: { code: 'SUBGRAPH_INVALID_RESPONSE' },
+      }),
+    );
   }
   const rebuilt: SubgraphResponse = { ...output, data: { ...output.data, _entities: entities } };
   return errors.length > 0 ? { ...rebuilt, errors } : rebuilt;

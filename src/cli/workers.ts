@@ -10,7 +10,9 @@ export interface PrimaryServices {
  * Runs `serve` in `count` worker processes sharing the listening ports
  * (node:cluster). The primary relays bus messages between workers (so an
  * invalidation reaches every worker's memory cache), restarts a worker that
- * dies unexpectedly, and passes stop signals on.
+ * dies unexpectedly, and passes stop signals on. Workers' listeners are
+ * guarded like a single process's (listener-guard.ts): no client can end a
+ * worker, and a worker going away cannot end the primary.
  */
 export async function runWorkers(count: number, serve: () => Promise<void>, primary?: () => Promise<PrimaryServices | undefined>): Promise<void> {
   if (cluster.isWorker) {
@@ -18,12 +20,18 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
     return;
   }
   let stopping = false;
-  const fork = (): Worker => cluster.fork({ SWITCHYARD_WORKERS: String(count) });
+  const fork = (): Worker => {
+    const worker = cluster.fork({ SWITCHYARD_WORKERS: String(count) });
+    // An unhandled 'error' here would end the primary, and every worker with it.
+    worker.on('error', (error: Error) => process.stderr.write(`worker ${worker.process.pid}: ${error.message}\n`));
+    return worker;
+  };
   for (let i = 0; i < count; i++) fork();
   cluster.on('message', (from, message: unknown) => {
     if (!isBusMessage(message)) return;
     for (const worker of Object.values(cluster.workers ?? {})) {
-      if (worker && worker !== from && worker.isConnected()) worker.send(message);
+      // A worker may exit between the check and the send: the callback takes that error instead of an 'error' event.
+      if (worker && worker !== from && worker.isConnected()) worker.send(message, () => undefined);
     }
   });
   const services = await primary?.();

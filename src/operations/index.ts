@@ -39,6 +39,6 @@ export {
   type PersistedQueryRead,
 } from './persisted-query.js';
 export type { OperationType, Registry, RegistryClient, RegistryEntry } from './registry.js';
-export { manifestPath, nameProblem, operationPath, registryPath } from './store-layout.js';
+export { keyProblem, manifestPath, nameProblem, operationPath, registryPath } from './store-layout.js';
 export { ReadOnlyStoreError, type ConditionalRead, type OperationsStorage, type StorageChange } from './storage.js';
 export type { RedisStorageOptions } from './redis-storage.js';

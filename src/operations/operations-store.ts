@@ -9,7 +9,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ManifestFormatError, newRevision, parseManifest, parseManifestInSlices, serializeManifest, type OperationsManifest } from './manifest.js';
 import { isSha256Hex, sha256Hex } from './operation-id.js';
 import { emptyRegistry, parseRegistry, serializeRegistry, type OperationType, type Registry, type RegistryClient, type RegistryEntry } from './registry.js';
-import { manifestPath, nameProblem, operationPath, registryPath } from './store-layout.js';
+import { keyProblem, manifestPath, nameProblem, operationPath, registryPath } from './store-layout.js';
 import { ReadOnlyStoreError, type OperationsStorage, type StorageChange } from './storage.js';
 
 /** One operation to push (validated, id = SHA-256 of `body`). */
@@ -108,6 +108,7 @@ export class OperationsStore {
   async push(graph: string, client: string, inputs: readonly OperationInput[]): Promise<PushedOperation[]> {
     this.checkWritable();
     checkNames(graph, client);
+    checkKeys(inputs);
     if (inputs.length === 0) return [];
     return this.storage.withLock(graph, async () => {
       const registry = await this.readRegistry(graph);
@@ -175,9 +176,12 @@ export class OperationsStore {
     return Object.keys((await this.readRegistry(graph)).clients).sort();
   }
 
-  /** Finds a client's operation by SHA-256 id, alias, or normalized id; undefined when there is none. */
+  /**
+   * Finds a client's operation by SHA-256 id, alias, or normalized id; undefined when there is none.
+   * A name or key no push could have stored (see `keyProblem`) is answered without reading the storage.
+   */
   async lookup(graph: string, client: string, key: string, signal?: AbortSignal): Promise<ResolvedOperation | undefined> {
-    if (nameProblem('graph', graph) || nameProblem('client', client) || key === '') return undefined;
+    if (nameProblem('graph', graph) || nameProblem('client', client) || keyProblem(key)) return undefined;
     const path = operationPath(graph, client, isSha256Hex(key) ? key.toLowerCase() : key);
     const text = await this.storage.read(path, signal);
     if (text === undefined) return undefined;
@@ -277,6 +281,16 @@ export class OperationsStore {
 function checkNames(graph: string, client: string | undefined): void {
   const problem = nameProblem('graph', graph) ?? (client === undefined ? undefined : nameProblem('client', client));
   if (problem) throw new OperationsStoreError(problem);
+}
+
+/** Refuses aliases the store could not look up (too long, control characters). */
+function checkKeys(inputs: readonly OperationInput[]): void {
+  for (const input of inputs) {
+    for (const alias of input.aliases ?? []) {
+      const problem = keyProblem(alias);
+      if (problem) throw new OperationsStoreError(`alias "${alias.slice(0, 80)}" of operation ${input.id}: ${problem.replace(/^the id/, 'the alias')}`);
+    }
+  }
 }
 
 /** The id an id, alias or normalized id names within one client, if any. */

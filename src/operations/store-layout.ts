@@ -14,6 +14,13 @@
  */
 
 const MAX_NAME_LENGTH = 200;
+/**
+ * Longest path segment once percent-encoded: a file is named `<segment>.json`
+ * and file systems allow 255 bytes per name.
+ */
+const MAX_SEGMENT_LENGTH = 240;
+/** Half of a UTF-16 surrogate pair without its other half (percent-encoding cannot write it). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why a graph or client name cannot be used, or undefined when it can. */
 export function nameProblem(kind: 'graph' | 'client', name: string): string | undefined {
@@ -21,6 +28,22 @@ export function nameProblem(kind: 'graph' | 'client', name: string): string | un
   if (name.length > MAX_NAME_LENGTH) return `the ${kind} name is longer than ${MAX_NAME_LENGTH} characters`;
   if (name === '.' || name === '..') return `"${name}" is not a usable ${kind} name`;
   if (/[\u0000-\u001f\u007f]/.test(name)) return `the ${kind} name contains control characters`;
+  if (LONE_SURROGATE.test(name)) return `the ${kind} name is not well-formed Unicode`;
+  if (segment(name).length > MAX_SEGMENT_LENGTH) return `the ${kind} name is longer than ${MAX_SEGMENT_LENGTH} characters once percent-encoded`;
+  return undefined;
+}
+
+/**
+ * Why a lookup key (an operation id, alias or normalized id) can never name
+ * a file of the store, or undefined when it can. Keys that cannot are not
+ * looked up at all: a client's junk id never reaches the storage.
+ */
+export function keyProblem(key: string): string | undefined {
+  if (key === '') return 'the id is empty';
+  if (key.length > MAX_SEGMENT_LENGTH) return `the id is longer than ${MAX_SEGMENT_LENGTH} characters`;
+  if (/[\u0000-\u001f\u007f]/.test(key)) return 'the id contains control characters';
+  if (LONE_SURROGATE.test(key)) return 'the id is not well-formed Unicode';
+  if (segment(key).length > MAX_SEGMENT_LENGTH) return `the id is longer than ${MAX_SEGMENT_LENGTH} characters once percent-encoded`;
   return undefined;
 }
 

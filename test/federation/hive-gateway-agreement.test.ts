@@ -172,7 +172,6 @@ const COMPARISONS: readonly Comparison[] = [
             {
               message: 'Cannot return null for non-nullable field Discount.percent.',
               path: ['bin', 'items', 0, 'discount', 'percent'],
-              extensions: { serviceName: 'pricing' },
             },
           ],
         },

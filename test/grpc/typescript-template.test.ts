@@ -119,7 +119,8 @@ describe('the TypeScript gRPC service template', () => {
         {
           message: 'project 99 not found',
           path: ['updateProject'],
-          extensions: { code: 'NOT_FOUND', grpc: { code: 5, status: 'NOT_FOUND', method: 'MutationUpdateProject' }, serviceName: 'projects' },
+          // The service's own error: subgraph_error_propagation's defaults forward extensions.code only.
+          extensions: { code: 'NOT_FOUND' },
         },
       ],
     });

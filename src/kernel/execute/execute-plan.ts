@@ -7,6 +7,8 @@ import { collectEntityBatch } from './compiled-collect.js';
 import type { EntityBatch } from './representations.js';
 import { ResponseTree } from './response-tree.js';
 import { SharedAnswers, type AnswerTrace } from './shared-answers.js';
+import { subgraphErrorPolicy, type ErrorPathMapper, type SubgraphErrorPolicy } from './subgraph-errors.js';
+import type { SubgraphErrorPropagationConfig } from '../config/core-schema.js';
 
 /** A subgraph call as the executor describes it; the kernel adds headers and runs the fetch stage. */
 export type FetchCall = Omit<SubgraphRequest, 'headers'>;
@@ -39,6 +41,8 @@ export interface ExecuteOptions {
    * side effects must not happen once the data is lost, as in graphql-js).
    */
   readonly nonNullRootFields?: ReadonlySet<string>;
+  /** `subgraph_error_propagation`: what of subgraph errors reaches clients. Default: the config's defaults. */
+  readonly subgraphErrors?: SubgraphErrorPropagationConfig;
 }
 
 /**
@@ -72,6 +76,7 @@ class PlanWalker {
   private readonly completedRoots: FetchNode[] = [];
   /** Answers in arrival order; undefined once one of them makes the tree this request's own. */
   trace: SubgraphResponse[] | undefined;
+  private readonly errorPolicy: SubgraphErrorPolicy;
 
   constructor(
     private readonly tree: ResponseTree,
@@ -80,6 +85,12 @@ class PlanWalker {
     shareable: boolean,
   ) {
     this.trace = shareable ? [] : undefined;
+    this.errorPolicy = subgraphErrorPolicy(options.subgraphErrors);
+  }
+
+  /** The errors of one subgraph answer, as the policy lets clients see them (callers skip answers without errors). */
+  private reportErrors(subgraph: string, errors: NonNullable<SubgraphResponse['errors']>, clientPath: ErrorPathMapper): void {
+    this.errorPolicy.report(this.errors, subgraph, errors, clientPath);
   }
 
   /** Records an answer: the tree now depends on it (or on a copy of it, which nobody shares). */
@@ -147,7 +158,7 @@ class PlanWalker {
     });
     this.received(response, node.aliases !== undefined);
     if (!response) return;
-    for (const error of response.errors ?? []) this.errors.push(subgraphError(error, node.subgraph, error.path));
+    if (response.errors?.length) this.reportErrors(node.subgraph, response.errors, rootErrorPath);
     const data = node.aliases ? (restoreAliases(response.data, node.aliases, this.options.satisfies) as SubgraphResponse['data']) : response.data;
     if (data === undefined || data === null) {
       // No data and no word why: say so at each root field rather than leave silent nulls.
@@ -209,7 +220,8 @@ class PlanWalker {
     });
     this.received(response, node.aliases !== undefined);
     if (!response) return;
-    this.mergeEntities(prepared, response.data?._entities, response.errors, '_entities');
+    if (response.errors?.length) this.reportErrors(node.subgraph, response.errors, (error) => entityErrorPath(error.path, '_entities', batch));
+    this.mergeEntities(prepared, response.data?._entities);
   }
 
   /** Several entity fetches to one subgraph as one request; each part is merged back as if sent alone. */
@@ -242,26 +254,20 @@ class PlanWalker {
       merged: true,
     });
     if (!response) return;
-    parts.forEach((part, i) => {
-      if (!part) return;
-      const field = `_e${i}`;
-      const errors = response.errors?.filter((e) => e.path?.[0] === field);
-      this.mergeEntities(part, response.data?.[field], errors, field);
-    });
-    for (const error of response.errors ?? []) {
-      if (!error.path || !/^_e\d+$/.test(String(error.path[0]))) this.errors.push(subgraphError(error, merged.subgraph, undefined));
+    // One request, one answer: its errors are reported once, each at the path of the part it belongs to.
+    if (response.errors?.length) {
+      this.reportErrors(merged.subgraph, response.errors, (error) => {
+        const field = error.path?.[0];
+        const part = typeof field === 'string' && /^_e\d+$/.test(field) ? parts[Number(field.slice(2))] : undefined;
+        return part ? entityErrorPath(error.path, field as string, part.batch) : undefined;
+      });
     }
+    parts.forEach((part, i) => {
+      if (part) this.mergeEntities(part, response.data?.[`_e${i}`]);
+    });
   }
 
-  private mergeEntities(
-    { node, batch }: PreparedEntityFetch,
-    results: unknown,
-    errors: SubgraphResponse['errors'],
-    field: string,
-  ): void {
-    for (const error of errors ?? []) {
-      this.errors.push(subgraphError(error, node.subgraph, entityErrorPath(error.path, field, batch)));
-    }
+  private mergeEntities({ node, batch }: PreparedEntityFetch, results: unknown): void {
     if (results === undefined || results === null) return;
     if (!Array.isArray(results) || results.length !== batch.representations.length) {
       const reason = Array.isArray(results)
@@ -296,17 +302,15 @@ function rootKeys(node: FetchNode): readonly string[] {
 }
 
 function entityErrorPath(path: ReadonlyArray<string | number> | undefined, field: string, batch: EntityBatch): ReadonlyArray<string | number> | undefined {
-  if (!path || path[0] !== field || typeof path[1] !== 'number') return undefined;
+  // The path is the subgraph's: anything at all until checked.
+  if (!Array.isArray(path) || path[0] !== field || typeof path[1] !== 'number') return undefined;
   const index = path[1];
   return Number.isInteger(index) && index >= 0 && index < batch.representations.length ? [...batch.pathOf(index), ...path.slice(2)] : undefined;
 }
 
-function subgraphError(error: GraphQLErrorJSON, subgraph: string, path: ReadonlyArray<string | number> | undefined): GraphQLErrorJSON {
-  const json: GraphQLErrorJSON = { message: typeof error.message === 'string' ? error.message : 'Subgraph error' };
-  if (path && path.length > 0) json.path = [...path];
-  const extensions = error.extensions && typeof error.extensions === 'object' ? error.extensions : {};
-  json.extensions = { ...extensions, serviceName: subgraph };
-  return json;
+/** A root fetch's errors are at the client's paths already. */
+function rootErrorPath(error: GraphQLErrorJSON): ReadonlyArray<string | number> | undefined {
+  return error.path;
 }
 
 function fetchFailure(error: unknown, subgraph: string, path: ReadonlyArray<string | number>): GraphQLErrorJSON {

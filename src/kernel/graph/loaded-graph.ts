@@ -2,7 +2,9 @@ import type { GraphQLError, GraphQLSchema } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { RouterError } from '../errors.js';
 import { ResponseShaper } from '../merge/shape-response.js';
+import type { NSelection } from '../plan/normalize.js';
 import type { QueryPlan } from '../plan/query-plan.js';
+import { estimateDocumentBytes } from '../router/document-scan.js';
 import type { GraphSource, SubgraphRecord } from './execution-config.js';
 import { FederationIndex } from './federation-index.js';
 import { readSupergraph } from './read-supergraph.js';
@@ -39,9 +41,9 @@ export class LoadedGraph implements GraphInfo {
   readonly origin: string;
   readonly loadedAt = new Date();
   readonly shaper: ResponseShaper;
-  /** Plans by operation text + name + `@skip`/`@include` values (LRU, bounded by count and size). */
+  /** Plans by operation text + name + `@skip`/`@include` values (LRU, bounded by count and estimated size, see planBytes). */
   readonly plans: LRUCache<string, QueryPlan>;
-  /** Validation errors by operation text. */
+  /** Validation errors by operation text (LRU, bounded by count and estimated size: errors hold their document's AST). */
   readonly validations: LRUCache<string, readonly GraphQLError[]>;
 
   constructor(source: GraphSource, planCacheSize: number) {
@@ -62,10 +64,39 @@ export class LoadedGraph implements GraphInfo {
     this.shaper = new ResponseShaper(this.apiSchema);
     this.plans = new LRUCache({
       max: Math.max(1, planCacheSize),
-      // Plans grow with the operation; its text length is a fair proxy for their size.
-      maxSize: 64 * 1024 * 1024,
-      sizeCalculation: (_plan, key) => Math.max(1, key.length * 8),
+      maxSize: PLAN_CACHE_BYTES,
+      maxEntrySize: PLAN_CACHE_ENTRY_BYTES,
+      sizeCalculation: planBytes,
     });
-    this.validations = new LRUCache({ max: Math.max(1, planCacheSize) });
+    this.validations = new LRUCache({
+      max: Math.max(1, planCacheSize),
+      maxSize: VALIDATION_CACHE_BYTES,
+      sizeCalculation: (errors, key) => Math.max(1, key.length * 2 + (errors.length > 0 ? estimateDocumentBytes(errors[0]!.source?.body ?? '') + errors.length * 512 : 0)),
+    });
   }
+}
+
+/** Plans kept per graph: estimated heap across the cache (see planBytes). */
+export const PLAN_CACHE_BYTES = 128 * 1024 * 1024;
+/** A plan estimated above this (an operation of some 30,000 tokens) is built for each request, not kept. */
+export const PLAN_CACHE_ENTRY_BYTES = 16 * 1024 * 1024;
+/** Validation results kept per graph (estimated heap). */
+const VALIDATION_CACHE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Estimated heap a cached plan holds: the client document's AST (the
+ * normalized operation keeps its nodes, and through their locations every
+ * token of the document), the key, the fetches' texts and the normalized
+ * selections. An upper estimate: a plan shares the AST with the document cache.
+ */
+export function planBytes(plan: QueryPlan, key: string): number {
+  const source = plan.operation.definition.loc?.source.body;
+  let bytes = key.length * 2 + (source === undefined ? 0 : estimateDocumentBytes(source));
+  for (const fetch of plan.fetches) bytes += 512 + fetch.operation.length * 2;
+  const stack: NSelection[][] = [plan.operation.selections];
+  for (let selections = stack.pop(); selections; selections = stack.pop()) {
+    bytes += selections.length * 160;
+    for (const selection of selections) if (selection.selections) stack.push(selection.selections);
+  }
+  return Math.max(1, bytes);
 }

@@ -1,11 +1,21 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.js';
 import { parseListenAddress, warnIfExposed } from '../router/listen-address.js';
+import { bindListener, guardHttpServer, type ListenerTimeouts } from '../router/listener-guard.js';
 import type { Metrics } from './metrics.js';
 
-/** The Prometheus listener (`metrics.listen_addr`, `metrics.path`): its own port, GET only. */
-export async function startMetricsServer(metrics: Metrics, address: string, path: string, log: Logger): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * The Prometheus listener (`metrics.listen_addr`, `metrics.path`): its own
+ * port, GET only. Hostile connections are bounded by the kernel's side-listener
+ * defaults (listener-guard.ts); `timeouts` shortens them (tests).
+ */
+export async function startMetricsServer(
+  metrics: Metrics,
+  address: string,
+  path: string,
+  log: Logger,
+  timeouts?: Partial<ListenerTimeouts>,
+): Promise<{ url: string; close(): Promise<void> }> {
   const { host, port } = parseListenAddress(address);
   const server: Server = createServer((req, res) => {
     const url = (req.url ?? '/').split('?')[0];
@@ -25,11 +35,8 @@ export async function startMetricsServer(metrics: Metrics, address: string, path
       },
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const bound = server.address() as AddressInfo;
+  guardHttpServer(server, { name: 'metrics', log, timeouts });
+  const bound = await bindListener(server, host, port, { name: 'metrics', log });
   const url = `http://${host}:${bound.port}${path}`;
   log.info({ metrics: url }, 'Metrics listening');
   warnIfExposed(log, 'The metrics listener', host);

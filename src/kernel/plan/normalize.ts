@@ -120,7 +120,22 @@ interface PendingChildren {
   readonly sets: SelectionSetNode[];
 }
 
+/**
+ * Work stays linear in the size of what the operation expands to (which
+ * `limits.max_fields` bounds before planning, see request-limits.ts): a
+ * selection set is collected into one output list at one parent type once
+ * only. Collecting it again would add nothing (fields merge by response key),
+ * so `fragment A on Query { ...B ...B } fragment B on Query { ...C ...C }`
+ * costs one pass per fragment, not 2^N, even with the limit off; and a
+ * fragment spreading itself stops there (validation refuses it anyway).
+ * Fields and fragments of an output list are found by key, not by search.
+ */
 class Normalizer {
+  /** Selection sets already collected, per output list and parent type. */
+  private readonly collected = new WeakMap<NSelection[], Map<string, Set<SelectionSetNode>>>();
+  /** Output lists by response key (`f:` fields) and type condition (`t:` fragments). */
+  private readonly keys = new WeakMap<NSelection[], Map<string, NSelection>>();
+
   constructor(
     private readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>,
     private readonly variables: Readonly<Record<string, unknown>>,
@@ -130,25 +145,47 @@ class Normalizer {
   /** Collects one level, then each merged field's children (so `a { x } a { y }` becomes `a { x y }`). */
   level(set: SelectionSetNode, parentType: string, into: NSelection[]): void {
     const pending = new Map<NField, PendingChildren>();
-    this.collect(set, parentType, into, pending, new Set());
+    this.collect(set, parentType, into, pending);
     for (const [field, children] of pending) {
       const childType = this.schema.fieldType(children.parentType, field.name);
       for (const childSet of children.sets) this.level(childSet, childType, field.selections!);
     }
   }
 
-  private collect(
-    set: SelectionSetNode,
-    parentType: string,
-    into: NSelection[],
-    pending: Map<NField, PendingChildren>,
-    visiting: ReadonlySet<string>,
-  ): void {
+  /** Whether `set` was collected into `into` at `parentType` already (and marks it so). */
+  private seen(set: SelectionSetNode, parentType: string, into: NSelection[]): boolean {
+    let byType = this.collected.get(into);
+    if (!byType) {
+      byType = new Map();
+      this.collected.set(into, byType);
+    }
+    let sets = byType.get(parentType);
+    if (!sets) {
+      sets = new Set();
+      byType.set(parentType, sets);
+    }
+    if (sets.has(set)) return true;
+    sets.add(set);
+    return false;
+  }
+
+  private index(into: NSelection[]): Map<string, NSelection> {
+    let index = this.keys.get(into);
+    if (!index) {
+      index = new Map();
+      this.keys.set(into, index);
+    }
+    return index;
+  }
+
+  private collect(set: SelectionSetNode, parentType: string, into: NSelection[], pending: Map<NField, PendingChildren>): void {
+    if (this.seen(set, parentType, into)) return;
+    const index = this.index(into);
     for (const selection of set.selections) {
       if (!this.included(selection.directives)) continue;
       if (selection.kind === Kind.FIELD) {
         const responseKey = selection.alias?.value ?? selection.name.value;
-        let field = into.find((s): s is NField => s.kind === 'Field' && s.responseKey === responseKey);
+        let field = index.get(`f:${responseKey}`) as NField | undefined;
         if (!field) {
           field = {
             kind: 'Field',
@@ -158,17 +195,20 @@ class Normalizer {
             selections: selection.selectionSet ? [] : undefined,
           };
           into.push(field);
+          index.set(`f:${responseKey}`, field);
         }
         if (selection.selectionSet && field.selections) {
-          const entry = pending.get(field) ?? { parentType, sets: [] };
+          let entry = pending.get(field);
+          if (!entry) {
+            entry = { parentType, sets: [] };
+            pending.set(field, entry);
+          }
           entry.sets.push(selection.selectionSet);
-          pending.set(field, entry);
         }
         continue;
       }
       let typeCondition: string;
       let inner: SelectionSetNode;
-      let innerVisiting = visiting;
       if (selection.kind === Kind.INLINE_FRAGMENT) {
         typeCondition = selection.typeCondition?.name.value ?? parentType;
         inner = selection.selectionSet;
@@ -176,23 +216,22 @@ class Normalizer {
         const name = selection.name.value;
         const fragment = this.fragments.get(name);
         if (!fragment) throw new RouterError('GRAPHQL_VALIDATION_FAILED', `Unknown fragment "${name}".`, { status: 400 });
-        if (visiting.has(name)) continue;
         typeCondition = fragment.typeCondition.name.value;
         inner = fragment.selectionSet;
-        innerVisiting = new Set(visiting).add(name);
       }
       if (typeCondition === parentType) {
-        this.collect(inner, parentType, into, pending, innerVisiting);
+        this.collect(inner, parentType, into, pending);
       } else if (this.schema.isObjectType(parentType)) {
         // On an object type a fragment either always applies or never does.
-        if (this.schema.satisfies(parentType, typeCondition)) this.collect(inner, parentType, into, pending, innerVisiting);
+        if (this.schema.satisfies(parentType, typeCondition)) this.collect(inner, parentType, into, pending);
       } else {
-        let fragment = into.find((s): s is NFragment => s.kind === 'Fragment' && s.typeCondition === typeCondition);
+        let fragment = index.get(`t:${typeCondition}`) as NFragment | undefined;
         if (!fragment) {
           fragment = { kind: 'Fragment', typeCondition, selections: [] };
           into.push(fragment);
+          index.set(`t:${typeCondition}`, fragment);
         }
-        this.collect(inner, typeCondition, fragment.selections, pending, innerVisiting);
+        this.collect(inner, typeCondition, fragment.selections, pending);
       }
     }
   }

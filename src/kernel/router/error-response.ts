@@ -17,6 +17,16 @@ export function errorResponse(error: unknown, log: Logger): OperationResponse {
   if (error instanceof GraphQLError) {
     return requestErrors([error], 'GRAPHQL_VALIDATION_FAILED');
   }
+  if (isStackOverflow(error)) {
+    // Only a client's nesting (a document, a value) runs the recursive readers this deep: its fault, not the router's.
+    log.debug({ err: error }, 'request nested too deeply to be read');
+    return {
+      body: { errors: [{ message: 'The request is nested too deeply to be read.', extensions: { code: 'BAD_REQUEST' } }] },
+      status: 400,
+      requestError: true,
+      headers: {},
+    };
+  }
   log.error({ err: error }, 'unexpected error while running an operation');
   return {
     body: { errors: [{ message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] },
@@ -33,4 +43,9 @@ export function requestErrors(errors: readonly GraphQLError[], code: string): Op
     return entry;
   });
   return { body: { errors: json }, status: 400, requestError: true, headers: {} };
+}
+
+/** A JavaScript stack overflow (V8's `RangeError: Maximum call stack size exceeded`). */
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && error.message === 'Maximum call stack size exceeded';
 }

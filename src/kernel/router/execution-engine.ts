@@ -16,7 +16,9 @@ import { RouterError, type GraphQLErrorJSON } from '../errors.js';
 import type { LoadedGraph } from '../graph/loaded-graph.js';
 import type { StageScope } from '../pipeline/stage-runner.js';
 import type { GraphQLResponseBody, OperationRequest } from '../pipeline/stages.js';
+import { scanDocument } from './document-scan.js';
 import { executeFederated, type OperationContext } from './operation-runner.js';
+import { checkIntrospection, isStackOverflow, nestedTooDeeply } from './request-limits.js';
 
 /** One operation's view of the engine: parse, validate, execute. */
 export interface EngineSession {
@@ -38,21 +40,42 @@ export interface ExecutionEngine {
 const OPERATION_CONTEXT = Symbol.for('switchyard.operation');
 const COERCED_VARIABLES = Symbol.for('switchyard.coercedVariables');
 
-/** Parsing and validation with caches: documents by text, validation results per graph and document. */
+const SPECIFIED_RULES: ReadonlySet<ValidationRule> = new Set(specifiedRules);
+
+/** Parsed documents kept: estimated heap (document-scan.ts: 512 bytes a token + the text), across the cache. */
+export const DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024;
+/** A document estimated above this (about 16,000 tokens, some 50-100 KB of text) is parsed for each request, not kept. */
+export const DOCUMENT_CACHE_ENTRY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Parsing and validation with caches. Documents by text (LRU, bounded by
+ * count and by estimated size), kept only once they validated: a document
+ * that fails the limits check or validation is parsed anew if sent again,
+ * and held by nothing once its request ends. Validation successes per
+ * graph and document (weakly held, so bounded by the documents kept).
+ */
 export class DocumentCache {
   private readonly documents: LRUCache<string, DocumentNode>;
-  private readonly validations = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, readonly GraphQLError[]>>();
+  /** Text and estimated size of each document parsed here, until it is kept or dropped. */
+  private readonly origins = new WeakMap<DocumentNode, { readonly text: string; readonly size: number }>();
+  private readonly valid = new WeakMap<GraphQLSchema, WeakSet<DocumentNode>>();
   private readonly rules: readonly ValidationRule[];
 
   constructor(private readonly config: CoreConfig) {
-    this.documents = new LRUCache({ max: Math.max(1, config.engine.execution_plan_cache_size) });
+    this.documents = new LRUCache({
+      max: Math.max(1, config.engine.execution_plan_cache_size),
+      maxSize: DOCUMENT_CACHE_BYTES,
+      maxEntrySize: DOCUMENT_CACHE_ENTRY_BYTES,
+    });
     this.rules = config.introspection.enabled ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
   }
 
   parse = (query: string): DocumentNode => {
     const cached = this.documents.get(query);
     if (cached) return cached;
-    const maxTokens = this.config.limits.max_tokens;
+    const { max_tokens: maxTokens, max_depth: maxDepth } = this.config.limits;
+    // Linear pre-scan: nesting bound (graphql-js parses recursively) and tokens with comments counted.
+    const scan = scanDocument(query, { maxTokens, maxDepth });
     let document: DocumentNode;
     try {
       document = parse(query, maxTokens > 0 ? { maxTokens } : undefined);
@@ -60,26 +83,79 @@ export class DocumentCache {
       if (maxTokens > 0 && error instanceof GraphQLError && /contains more th\w* \d+ tokens/.test(error.message)) {
         throw new RouterError('MAX_TOKENS_EXCEEDED', `The operation has more than ${maxTokens} tokens.`, { status: 400 });
       }
+      if (isStackOverflow(error)) throw nestedTooDeeply('parse');
       throw error;
     }
-    this.documents.set(query, document);
+    this.origins.set(document, { text: query, size: scan.weight });
     return document;
   };
 
+  /**
+   * Validates with the standard rules (and, with introspection off,
+   * NoSchemaIntrospectionCustomRule). `rules` come from envelop, which hands
+   * over a fresh array (the standard rules plus any a plugin added): the
+   * introspection rule is added to them too, and when they are just the
+   * standard rules the cached result is used.
+   */
   validate = (schema: GraphQLSchema, document: DocumentNode, rules?: readonly ValidationRule[]): readonly GraphQLError[] => {
-    if (rules !== undefined && rules !== this.rules) return validate(schema, document, rules);
-    let bySchema = this.validations.get(schema);
-    if (!bySchema) {
-      bySchema = new WeakMap();
-      this.validations.set(schema, bySchema);
+    const extra = rules === undefined || rules === this.rules || this.isStandard(rules) ? undefined : rules;
+    let valid = this.valid.get(schema);
+    if (!extra && valid?.has(document)) return [];
+    let errors: readonly GraphQLError[];
+    try {
+      errors = validate(schema, document, extra ? this.withIntrospectionRule(extra) : this.rules);
+    } catch (error) {
+      if (isStackOverflow(error)) throw nestedTooDeeply('validate');
+      throw error;
     }
-    let errors = bySchema.get(document);
-    if (!errors) {
-      errors = validate(schema, document, this.rules);
-      bySchema.set(document, errors);
+    if (errors.length > 0) {
+      this.forget(document);
+      return errors;
     }
+    if (!extra) {
+      if (!valid) {
+        valid = new WeakSet();
+        this.valid.set(schema, valid);
+      }
+      valid.add(document);
+    }
+    this.keep(document);
     return errors;
   };
+
+  /**
+   * Whether `rules` are just graphql-js's standard rules (envelop's copy of
+   * them), with NoSchemaIntrospectionCustomRule allowed beside them when
+   * introspection is off (this cache adds it then anyway).
+   */
+  private isStandard(rules: readonly ValidationRule[]): boolean {
+    if (rules.length < SPECIFIED_RULES.size) return false;
+    const seen = new Set<ValidationRule>();
+    for (const rule of rules) {
+      if (SPECIFIED_RULES.has(rule)) seen.add(rule);
+      else if (rule !== NoSchemaIntrospectionCustomRule || this.config.introspection.enabled) return false;
+    }
+    return seen.size === SPECIFIED_RULES.size;
+  }
+
+  private withIntrospectionRule(rules: readonly ValidationRule[]): readonly ValidationRule[] {
+    if (this.config.introspection.enabled || rules.includes(NoSchemaIntrospectionCustomRule)) return rules;
+    return [...rules, NoSchemaIntrospectionCustomRule];
+  }
+
+  /** Keeps a document that validated (under its estimated size; LRU eviction beyond the budget). */
+  private keep(document: DocumentNode): void {
+    const origin = this.origins.get(document);
+    if (!origin) return;
+    this.origins.delete(document);
+    this.documents.set(origin.text, document, { size: Math.max(1, origin.size) });
+  }
+
+  /** Drops a document that failed validation (it may have been kept under another graph). */
+  private forget(document: DocumentNode): void {
+    const text = this.origins.get(document)?.text ?? document.loc?.source.body;
+    if (text !== undefined && this.documents.peek(text) === document) this.documents.delete(text);
+  }
 }
 
 /** The engine without envelop plugins: direct calls, nothing per request beyond the work. */
@@ -137,6 +213,8 @@ export function envelopEngine(documents: DocumentCache, graph: LoadedGraph, plug
 async function federatedExecute(args: ExecutionArgs): Promise<{ data?: Record<string, unknown> | null; errors?: GraphQLError[]; extensions?: Record<string, unknown> }> {
   const contextValue = args.contextValue as Record<symbol, unknown>;
   const context = contextValue[OPERATION_CONTEXT] as OperationContext;
+  // Plugins may have changed the document since it was validated (onExecute's args).
+  checkIntrospection(args.document, context.env.config.introspection.enabled);
   const coerced = (contextValue[COERCED_VARIABLES] ?? {}) as Record<string, unknown>;
   const body = await executeFederated(args.document, args.operationName ?? undefined, coerced, context);
   const result: { data?: Record<string, unknown> | null; errors?: GraphQLError[]; extensions?: Record<string, unknown> } = { data: body.data };

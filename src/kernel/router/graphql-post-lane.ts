@@ -105,7 +105,10 @@ function paramsOf(bytes: Buffer): PostParams | undefined {
   for (const key in body) if (!KNOWN_PARAMS.has(key)) return undefined;
   const { query, operationName, variables, extensions } = body;
   const rawId = body.documentId ?? body.doc_id;
-  const documentId = typeof rawId === 'string' && rawId !== '' ? rawId : undefined;
+  // Yoga answers a document id that is not a non-empty string (graphql-params.ts), as it does every other bad parameter.
+  if (rawId != null && (typeof rawId !== 'string' || rawId === '')) return undefined;
+  if (body.documentId != null && body.doc_id != null) return undefined;
+  const documentId = typeof rawId === 'string' ? rawId : undefined;
   if (operationName != null && typeof operationName !== 'string') return undefined;
   if (variables != null && !isPlainObject(variables)) return undefined;
   if (extensions != null && !isPlainObject(extensions)) return undefined;

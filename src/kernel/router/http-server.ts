@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin as YogaPlugin, type YogaServerInstance } from 'graphql-yoga';
 import type { CoreConfig } from '../config/core-schema.js';
@@ -8,8 +7,12 @@ import type { Metrics } from '../metrics/metrics.js';
 import { memoOn } from '../object-memo.js';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
 import { useRequestBodyLimit } from './body-limit.js';
+import { CorsPolicy, type CorsHeaders } from './cors.js';
+import { CsrfGuard } from './csrf.js';
+import { checkParams, useStrictParams } from './graphql-params.js';
 import { answerPost, postLaneCandidate, type PostLaneOptions } from './graphql-post-lane.js';
 import { parseListenAddress } from './listen-address.js';
+import { bindListener, guardHttpServer, MAIN_LISTENER_TIMEOUTS, type ListenerTimeouts } from './listener-guard.js';
 import { Playground } from './playground.js';
 
 /** Where the router listens. */
@@ -34,8 +37,10 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
 /**
  * The main listener: `/graphql` through graphql-yoga (GraphQL over HTTP:
- * GET and POST, content negotiation, batching, body limit, CORS), the
- * playground at `/`, and the health endpoints.
+ * GET and POST, content negotiation, batching, body limit) or, for plain
+ * JSON POSTs, the post lane; the playground at `/`, and the health
+ * endpoints. CORS (cors.ts) and CSRF prevention (csrf.ts) are applied to
+ * `/graphql` here, before either lane runs.
  */
 export class HttpServer {
   private readonly yoga: YogaServerInstance<Record<string, never>, Record<string, never>>;
@@ -43,20 +48,25 @@ export class HttpServer {
   /** Set once close() starts: keep-alive ends and readiness reports 503. */
   private draining = false;
   private readonly playground = new Playground({ endpoint: '/graphql' });
-  /** The lane for plain JSON POSTs (graphql-post-lane.ts); off with CORS, whose headers yoga adds. */
-  private readonly postLane: PostLaneOptions | undefined;
+  /** The lane for plain JSON POSTs (graphql-post-lane.ts). */
+  private readonly postLane: PostLaneOptions;
+  /** `cors.*`; undefined when CORS is off. */
+  private readonly cors: CorsPolicy | undefined;
+  /** `csrf_prevention.*`. */
+  private readonly csrf: CsrfGuard;
+  /** The last `Host` header found usable in a URL (they rarely change). */
+  private knownHost: string | undefined;
 
   constructor(private readonly options: HttpServerOptions) {
     const { config } = options;
-    const cors = config.cors;
-    this.postLane = cors.enabled
-      ? undefined
-      : {
-          maxBodyBytes: config.limits.max_request_body,
-          execute: options.execute,
-          serialize: serializeBody,
-          fallback: (req, res, body) => this.answerWithYoga(req, res, body),
-        };
+    this.cors = config.cors.enabled ? new CorsPolicy(config.cors, options.log) : undefined;
+    this.csrf = new CsrfGuard(config.csrf_prevention);
+    this.postLane = {
+      maxBodyBytes: config.limits.max_request_body,
+      execute: options.execute,
+      serialize: serializeBody,
+      fallback: (req, res, body) => this.answerWithYoga(req, res, body),
+    };
     this.yoga = createYoga({
       graphqlEndpoint: '/graphql',
       graphiql: false,
@@ -68,16 +78,10 @@ export class HttpServer {
       extraParamNames: ['documentId', 'doc_id'],
       batching: config.limits.max_batch_size > 0 ? { limit: config.limits.max_batch_size } : false,
       maxRequestBodySize: false,
-      cors: cors.enabled
-        ? {
-            origin: cors.allow_origins.length === 1 ? cors.allow_origins[0] : cors.allow_origins,
-            methods: [...cors.allow_methods],
-            allowedHeaders: [...cors.allow_headers],
-            credentials: cors.allow_credentials,
-            maxAge: Math.round(cors.max_age / 1000),
-          }
-        : false,
-      plugins: [useRequestBodyLimit(config.limits.max_request_body), routerBridge(options)],
+      // CORS is ours (cors.ts): yoga's echoes any origin a listed one is a substring of.
+      cors: false,
+      // The strict parameter reader first, so the body limit wraps it.
+      plugins: [useStrictParams(), useRequestBodyLimit(config.limits.max_request_body), routerBridge(options)],
     });
   }
 
@@ -86,22 +90,32 @@ export class HttpServer {
     const url = new URL(request.url);
     const own = await this.ownRoute(request.method, url.pathname, request.headers.get('accept-encoding') ?? undefined);
     if (own) return new Response(own.body, { status: own.status, headers: own.headers });
-    return this.yoga.fetch(request);
+    const header = (name: string): string | undefined => request.headers.get(name) ?? undefined;
+    const cors = this.cors?.answer(request.method, header('origin'), header('access-control-request-method'));
+    if (cors?.preflight) return new Response(null, { status: cors.preflight.status, headers: cors.preflight.headers });
+    const refusal = this.csrf.check(request.method, header);
+    const response = refusal
+      ? new Response(refusal.body, { status: refusal.status, headers: JSON_HEADERS })
+      : await this.yoga.fetch(request);
+    if (!cors || Object.keys(cors.headers).length === 0) return response;
+    const headers = new Headers(response.headers);
+    for (const [name, value] of Object.entries(cors.headers)) {
+      if (name === 'vary') appendVary(headers, value);
+      else headers.set(name, value);
+    }
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   }
 
-  async listen(address: string): Promise<ListenInfo> {
+  /**
+   * Binds the main listener. Hostile connections are bounded by
+   * `MAIN_LISTENER_TIMEOUTS` (listener-guard.ts); `timeouts` shortens them (tests).
+   */
+  async listen(address: string, timeouts?: Partial<ListenerTimeouts>): Promise<ListenInfo> {
     const { host, port } = parseListenAddress(address);
     const server = createServer((req, res) => void this.onRequest(req, res));
-    server.keepAliveTimeout = 65_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    guardHttpServer(server, { name: 'router', log: this.options.log, base: MAIN_LISTENER_TIMEOUTS, timeouts });
+    const bound = await bindListener(server, host, port, { name: 'router', log: this.options.log });
     this.server = server;
-    const bound = server.address() as AddressInfo;
     const info = { host, port: bound.port, url: `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}` };
     this.options.log.info({ listen_addr: `${host}:${bound.port}`, playground: this.options.config.playground.enabled }, 'Router listening');
     return info;
@@ -146,13 +160,49 @@ export class HttpServer {
         res.end(own.body);
         return;
       }
-      if (this.postLane && postLaneCandidate(req, this.postLane.maxBodyBytes)) await answerPost(req, res, this.postLane);
+      if (!this.hostIsUsable(req.headers.host)) {
+        res.writeHead(400, JSON_HEADERS);
+        res.end(JSON.stringify({ errors: [{ message: 'The Host header is not a valid host.', extensions: { code: 'BAD_REQUEST' } }] }));
+        return;
+      }
+      const method = req.method ?? 'GET';
+      if (this.cors) {
+        const cors = this.cors.answer(method, req.headers.origin, headerValue(req.headers['access-control-request-method']));
+        if (cors.preflight) {
+          res.writeHead(cors.preflight.status, cors.preflight.headers);
+          res.end();
+          return;
+        }
+        // Merged into whatever the lane or yoga writes next.
+        setCorsHeaders(res, cors.headers);
+      }
+      const refusal = this.csrf.check(method, (name) => headerValue(req.headers[name]));
+      if (refusal) {
+        res.writeHead(refusal.status, JSON_HEADERS);
+        res.end(refusal.body);
+        return;
+      }
+      if (postLaneCandidate(req, this.postLane.maxBodyBytes)) await answerPost(req, res, this.postLane);
       else await this.yoga.requestListener(req, res);
     } catch (error) {
+      // A client that leaves mid-request is no fault of the router's.
+      if (clientGone(req, error)) {
+        this.options.log.debug({ err: error }, 'client closed the connection before the answer');
+        if (!res.destroyed) res.destroy();
+        return;
+      }
       this.options.log.error({ err: error }, 'HTTP handler failed');
       if (!res.headersSent) res.writeHead(500, JSON_HEADERS);
       res.end(JSON.stringify({ errors: [{ message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
     }
+  }
+
+  /** Whether a `Host` header can be part of a URL (yoga builds the request's URL from it). */
+  private hostIsUsable(host: string | undefined): boolean {
+    if (host === undefined || host === this.knownHost) return true;
+    if (!URL.canParse(`http://${host}/`)) return false;
+    this.knownHost = host;
+    return true;
   }
 
   /** Yoga answers a request whose body was already read. */
@@ -192,10 +242,36 @@ export class HttpServer {
   }
 }
 
+/** A header node:http may report as a list (repeated), as one value. */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function setCorsHeaders(res: ServerResponse, headers: CorsHeaders): void {
+  for (const name in headers) res.setHeader(name, headers[name]!);
+}
+
+/** Adds a `Vary` entry unless the header lists it (or `*`) already. */
+function appendVary(headers: Headers, value: string): void {
+  const current = headers.get('vary');
+  if (!current) headers.set('vary', value);
+  else if (!current.split(',').some((entry) => ['*', value.toLowerCase()].includes(entry.trim().toLowerCase()))) headers.set('vary', `${current}, ${value}`);
+}
+
+/** Whether a failure is the client going away (connection reset, body cut short). */
+function clientGone(req: IncomingMessage, error: unknown): boolean {
+  if (req.destroyed && !req.complete) return true;
+  const code = error instanceof Error && 'code' in error ? (error as { code?: unknown }).code : undefined;
+  return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error instanceof Error && error.message === 'aborted');
+}
+
 /** Hands every parsed GraphQL request to the router's pipeline and maps its answer back to yoga. */
 function routerBridge(options: HttpServerOptions): YogaPlugin {
   return {
     onParams({ params, setParams, setParamsHandler }) {
+      // A batch entry that is no object (`null`, `1`): yoga's own check answers it with 400.
+      if (params === null || typeof params !== 'object' || Array.isArray(params)) return;
+      checkParams(params as Record<string, unknown>);
       // Persisted operations arrive without text; the pipeline's plugins resolve it.
       if (params.query == null && (params.extensions || documentIdOf(params) !== undefined)) setParams({ ...params, query: '' });
       setParamsHandler(async ({ params: current, request }) => {

@@ -1,5 +1,5 @@
 import { getVariableValues, GraphQLError, isNonNullType, type DocumentNode } from 'graphql';
-import type { CoreConfig } from '../config/core-schema.js';
+import { queryPlansEnabled, type CoreConfig } from '../config/core-schema.js';
 import { RouterError } from '../errors.js';
 import { executePlan } from '../execute/execute-plan.js';
 import { SharedAnswers } from '../execute/shared-answers.js';
@@ -18,7 +18,7 @@ import type { ExecutionEngine } from './execution-engine.js';
 import { errorResponse, requestErrors } from './error-response.js';
 import { runIntrospection } from './introspection.js';
 import type { StageHooks } from './plugin-host.js';
-import { checkDocumentLimits } from './request-limits.js';
+import { checkDocumentLimits, checkIntrospection, isStackOverflow, nestedTooDeeply } from './request-limits.js';
 
 /** What every operation of a router shares. */
 export interface OperationEnvironment {
@@ -85,13 +85,23 @@ async function runPipeline(env: OperationEnvironment, request: OperationRequest,
       document = await runStage('parse', hooks.parse, { query }, scope, (input) => session.parse(input.query));
     } catch (error) {
       if (error instanceof GraphQLError) return requestErrors([error], 'GRAPHQL_PARSE_FAILED');
+      if (isStackOverflow(error)) throw nestedTooDeeply('parse');
       throw error;
     }
+    // Linear in the document's size, and before validation: it bounds what validation and planning walk.
     checkDocumentLimits(document, env.config.limits);
-    const validationErrors = await runStage('validate', hooks.validate, { document, schema: graph.apiSchema }, scope, (input) =>
-      session.validate(input.schema, input.document),
-    );
+    let validationErrors: readonly GraphQLError[];
+    try {
+      validationErrors = await runStage('validate', hooks.validate, { document, schema: graph.apiSchema }, scope, (input) =>
+        session.validate(input.schema, input.document),
+      );
+    } catch (error) {
+      if (isStackOverflow(error)) throw nestedTooDeeply('validate');
+      throw error;
+    }
     if (validationErrors.length > 0) return requestErrors(validationErrors, 'GRAPHQL_VALIDATION_FAILED');
+    // Introspection off holds whatever validation rules plugins set.
+    checkIntrospection(document, env.config.introspection.enabled);
     const operation = selectOperation(document, request.operationName);
     if (request.method === 'GET' && operation.operation !== 'query') {
       throw new RouterError('METHOD_NOT_ALLOWED', `Can only perform a query operation from a GET request; send ${operation.operation}s with POST.`, {
@@ -102,7 +112,13 @@ async function runPipeline(env: OperationEnvironment, request: OperationRequest,
     const coerced = getVariableValues(graph.apiSchema, operation.variableDefinitions ?? [], { ...request.variables }, { maxErrors: 50 });
     if (coerced.errors) return requestErrors(coerced.errors, 'BAD_USER_INPUT');
     const context: OperationContext = { env, graph, request, scope, variables: request.variables ?? {} };
-    const body = await session.execute(document, operation.name?.value ?? request.operationName, coerced.coerced, context);
+    let body: GraphQLResponseBody;
+    try {
+      body = await session.execute(document, operation.name?.value ?? request.operationName, coerced.coerced, context);
+    } catch (error) {
+      if (isStackOverflow(error)) throw nestedTooDeeply('plan');
+      throw error;
+    }
     return { body, status: 200, headers: {} };
   } catch (error) {
     return errorResponse(error, env.log);
@@ -136,6 +152,7 @@ export async function executeFederated(
     variables: context.variables,
     nonNullRootFields: plan.operation.operationType === 'mutation' ? nonNullRootFields(graph, plan) : undefined,
     multiFetch: env.config.engine.enable_multi_fetch,
+    subgraphErrors: env.config.subgraph_error_propagation,
     satisfies: (typename, condition) => graph.index.satisfies(typename, condition),
     isObjectType: (typename) => graph.index.type(typename)?.kind === 'OBJECT',
     runFetch: async (call) => {
@@ -156,14 +173,16 @@ export async function executeFederated(
     const trace = input.tree === outcome.tree && errors.length === 0 && !input.plan.introspection ? outcome.trace : undefined;
     const shared = trace && sharedData.get(input.plan, trace);
     if (shared) return { data: shared, errors };
-    const extraRoots = input.plan.introspection ? [runIntrospection(graph, input.plan.introspection, coercedVariables, errors)] : [];
+    // A plugin may hand a plan with introspection to merge; it is answered only while introspection is on.
+    const extraRoots = input.plan.introspection && env.config.introspection.enabled ? [runIntrospection(graph, input.plan.introspection, coercedVariables, errors)] : [];
     const data = graph.shaper.shape(input.tree, input.plan.operation.rootType, input.plan.operation.selections, extraRoots, errors);
     if (trace && data && errors.length === 0) sharedData.set(input.plan, trace, data);
     return { data, errors };
   });
   const body: GraphQLResponseBody = { data: merged.data };
   if (merged.errors.length > 0) body.errors = [...merged.errors];
-  if (request.headers[QUERY_PLAN_HEADER] === 'true') body.extensions = { queryPlan: serializePlan(plan) };
+  // Plans show the subgraphs and their fields: only where `query_plans.enabled` (default: as introspection) allows.
+  if (request.headers[QUERY_PLAN_HEADER] === 'true' && queryPlansEnabled(env.config)) body.extensions = { queryPlan: serializePlan(plan) };
   return body;
 }
 

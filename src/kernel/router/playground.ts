@@ -50,7 +50,13 @@ export class Playground {
     if (path === '/') {
       return {
         status: 200,
-        headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': contentSecurityPolicy },
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-cache',
+          'content-security-policy': contentSecurityPolicy,
+          // No other page may frame the playground (clickjacking); `frame-ancestors` in the policy says the same to newer browsers.
+          'x-frame-options': 'DENY',
+        },
         body: page,
       };
     }
@@ -101,7 +107,7 @@ async function buildPlayground({ endpoint = '/graphql', title = 'Switchyard play
   </body>
 </html>
 `;
-  // Only the router's own origin, and only the two inline scripts above.
+  // Only the router's own origin, only the two inline scripts above, and never inside another page's frame.
   const contentSecurityPolicy = [
     "default-src 'self'",
     `script-src 'self' ${scriptHash(environment)} ${scriptHash(start)}`,
@@ -111,6 +117,7 @@ async function buildPlayground({ endpoint = '/graphql', title = 'Switchyard play
     "worker-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
+    "frame-ancestors 'none'",
   ].join('; ');
   return { page, contentSecurityPolicy, files: assetsByFile(bundle) };
 }

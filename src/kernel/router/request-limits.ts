@@ -1,59 +1,270 @@
-import { Kind, type DocumentNode, type SelectionSetNode } from 'graphql';
+import { Kind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { LimitsConfig } from '../config/core-schema.js';
 import { RouterError } from '../errors.js';
-
-/** Depth and alias counts of a document (fragments followed, cycles cut). */
-function measure(document: DocumentNode): { depth: number; aliases: number } {
-  const fragments = new Map<string, SelectionSetNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition.selectionSet);
-  }
-  let aliases = 0;
-  const walk = (set: SelectionSetNode, depth: number, visiting: Set<string>): number => {
-    let deepest = depth;
-    for (const selection of set.selections) {
-      if (selection.kind === Kind.FIELD) {
-        if (selection.alias) aliases++;
-        if (selection.selectionSet) deepest = Math.max(deepest, walk(selection.selectionSet, depth + 1, visiting));
-        else deepest = Math.max(deepest, depth + 1);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        deepest = Math.max(deepest, walk(selection.selectionSet, depth, visiting));
-      } else {
-        const name = selection.name.value;
-        const fragment = fragments.get(name);
-        if (!fragment || visiting.has(name)) continue;
-        visiting.add(name);
-        deepest = Math.max(deepest, walk(fragment, depth, visiting));
-        visiting.delete(name);
-      }
-    }
-    return deepest;
-  };
-  let depth = 0;
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.OPERATION_DEFINITION) depth = Math.max(depth, walk(definition.selectionSet, 0, new Set()));
-  }
-  return { depth, aliases };
-}
-
-const checked = new WeakMap<DocumentNode, RouterError | null>();
+import { MAX_NESTING } from './document-scan.js';
 
 /**
- * Refuses documents deeper or with more aliases than `limits` allows
- * (0 = no limit). Token counts are enforced while parsing.
+ * What a document expands to, per operation (the largest operation's figures).
+ * Counts are after fragment expansion: a spread counts its fragment again.
+ */
+export interface DocumentMeasure {
+  /** Deepest field nesting. */
+  readonly depth: number;
+  readonly aliases: number;
+  readonly fields: number;
+  /** Fragment spreads and inline fragments. */
+  readonly fragments: number;
+  /** The first `__schema` / `__type` field anywhere in the document. */
+  readonly introspection: string | undefined;
+  /** A fragment that spreads itself (directly or not); the other figures are then incomplete. */
+  readonly cycle: string | undefined;
+  /** Selections and spreads the measure visited: at most the document's size (tests read it). */
+  readonly work: number;
+}
+
+/** Counts stop here: N fragments each spreading the next twice expand to 2^N fields. */
+export const SATURATED = 1e15;
+
+/** One definition's own figures, its fragment spreads not followed. */
+interface Local {
+  fields: number;
+  aliases: number;
+  fragments: number;
+  depth: number;
+  /** Fragments spread (by index; -1: unknown), in order, and the field depth each spread sits at. */
+  readonly spreads: number[];
+  readonly spreadDepths: number[];
+}
+
+/** A definition's figures with its fragments expanded. */
+interface Totals {
+  readonly fields: number;
+  readonly aliases: number;
+  readonly fragments: number;
+  readonly depth: number;
+}
+
+const add = (a: number, b: number): number => Math.min(SATURATED, a + b);
+
+const NEW = 0;
+const IN_PROGRESS = 1;
+const DONE = 2;
+
+/**
+ * Measures a document in one pass over its text's nodes plus a few steps per
+ * fragment spread: each fragment's figures are computed once, after the
+ * fragments it spreads (an explicit stack: no recursion, however long a
+ * chain of fragments is), and reused at every spread.
+ */
+function measure(document: DocumentNode): DocumentMeasure {
+  let work = 0;
+  let introspection: string | undefined;
+  const indexes = new Map<string, number>();
+  const definitions: FragmentDefinitionNode[] = [];
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION && !indexes.has(definition.name.value)) {
+      indexes.set(definition.name.value, definitions.length);
+      definitions.push(definition);
+    }
+  }
+  const walk = (root: SelectionSetNode): Local => {
+    const local: Local = { fields: 0, aliases: 0, fragments: 0, depth: 0, spreads: [], spreadDepths: [] };
+    const sets: SelectionSetNode[] = [root];
+    const depths: number[] = [0];
+    for (let set = sets.pop(); set; set = sets.pop()) {
+      const at = depths.pop()!;
+      for (const selection of set.selections) {
+        work++;
+        if (selection.kind === Kind.FIELD) {
+          const depth = at + 1;
+          local.fields++;
+          if (selection.alias) local.aliases++;
+          if (depth > local.depth) local.depth = depth;
+          const name = selection.name.value;
+          if (introspection === undefined && (name === '__schema' || name === '__type')) introspection = name;
+          if (selection.selectionSet) {
+            sets.push(selection.selectionSet);
+            depths.push(depth);
+          }
+        } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+          local.fragments++;
+          sets.push(selection.selectionSet);
+          depths.push(at);
+        } else {
+          local.fragments++;
+          local.spreads.push(indexes.get(selection.name.value) ?? -1);
+          local.spreadDepths.push(at);
+        }
+      }
+    }
+    return local;
+  };
+  // Every definition is walked (a duplicate fragment name too, which validation refuses), for the introspection field.
+  const locals: Local[] = [];
+  const operations: Local[] = [];
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) {
+      const local = walk(definition.selectionSet);
+      if (definitions[locals.length] === definition) locals.push(local);
+    } else if (definition.kind === Kind.OPERATION_DEFINITION) {
+      operations.push(walk(definition.selectionSet));
+    }
+  }
+
+  const count = definitions.length;
+  const fields = new Float64Array(count);
+  const aliases = new Float64Array(count);
+  const applied = new Float64Array(count);
+  const depths = new Float64Array(count);
+  const state = new Uint8Array(count);
+  const cursor = new Uint32Array(count);
+  const combine = (local: Local): Totals => {
+    let { fields: f, aliases: a, fragments: n, depth: d } = local;
+    for (let i = 0; i < local.spreads.length; i++) {
+      work++;
+      const inner = local.spreads[i]!;
+      if (inner < 0) continue; // unknown fragment: validation refuses it
+      f = add(f, fields[inner]!);
+      a = add(a, aliases[inner]!);
+      n = add(n, applied[inner]!);
+      d = Math.max(d, local.spreadDepths[i]! + depths[inner]!);
+    }
+    return { fields: f, aliases: a, fragments: n, depth: d };
+  };
+  // Depth-first over spreads, fragments finished after what they spread; an in-progress fragment met again is a cycle.
+  let cycle: string | undefined;
+  const stack: number[] = [];
+  for (let start = 0; start < count && cycle === undefined; start++) {
+    if (state[start] !== NEW) continue;
+    state[start] = IN_PROGRESS;
+    stack.push(start);
+    while (stack.length > 0) {
+      const fragment = stack[stack.length - 1]!;
+      const spreads = locals[fragment]!.spreads;
+      let target = -1;
+      while (cursor[fragment]! < spreads.length) {
+        const next = spreads[cursor[fragment]!++]!;
+        work++;
+        if (next >= 0 && state[next] !== DONE) {
+          target = next;
+          break;
+        }
+      }
+      if (target >= 0 && state[target] === IN_PROGRESS) {
+        cycle = definitions[target]!.name.value;
+        break;
+      }
+      if (target >= 0) {
+        state[target] = IN_PROGRESS;
+        stack.push(target);
+        continue;
+      }
+      const totals = combine(locals[fragment]!);
+      fields[fragment] = totals.fields;
+      aliases[fragment] = totals.aliases;
+      applied[fragment] = totals.fragments;
+      depths[fragment] = totals.depth;
+      state[fragment] = DONE;
+      stack.pop();
+    }
+  }
+
+  let result: Totals = { fields: 0, aliases: 0, fragments: 0, depth: 0 };
+  if (cycle === undefined) {
+    for (const operation of operations) {
+      const figures = combine(operation);
+      result = {
+        fields: Math.max(result.fields, figures.fields),
+        aliases: Math.max(result.aliases, figures.aliases),
+        fragments: Math.max(result.fragments, figures.fragments),
+        depth: Math.max(result.depth, figures.depth),
+      };
+    }
+  }
+  return { ...result, introspection, cycle, work };
+}
+
+const measured = new WeakMap<DocumentNode, DocumentMeasure>();
+
+/** The document's figures (computed once per document, in time linear in its size). */
+export function measureDocument(document: DocumentNode): DocumentMeasure {
+  let figures = measured.get(document);
+  if (!figures) {
+    figures = measure(document);
+    measured.set(document, figures);
+  }
+  return figures;
+}
+
+function count(value: number): string {
+  return value >= SATURATED ? `more than ${SATURATED}` : String(value);
+}
+
+/**
+ * Refuses, with a 400, documents whose fragments spread themselves, that nest
+ * fields deeper than `limits.max_depth` (or MAX_NESTING levels, whatever the
+ * limit says), or that use more aliases than `limits.max_aliases` or select
+ * more fields than `limits.max_fields` once fragments are expanded (each
+ * spread counting its fragment again). The fragment spreads and inline
+ * fragments of that expansion are held to `max_fields` too, so that the work
+ * of expanding a document (normalizing, planning) stays within the limit.
+ * 0 = no limit. Token counts are enforced before parsing (document-scan.ts).
+ * Linear in the document's size; runs before validation and planning.
  */
 export function checkDocumentLimits(document: DocumentNode, limits: LimitsConfig): void {
-  if (limits.max_depth === 0 && limits.max_aliases === 0) return;
-  let verdict = checked.get(document);
-  if (verdict === undefined) {
-    const { depth, aliases } = measure(document);
-    verdict = null;
-    if (limits.max_depth > 0 && depth > limits.max_depth) {
-      verdict = new RouterError('MAX_DEPTH_EXCEEDED', `The operation is ${depth} levels deep; the limit is ${limits.max_depth}.`, { status: 400 });
-    } else if (limits.max_aliases > 0 && aliases > limits.max_aliases) {
-      verdict = new RouterError('MAX_ALIASES_EXCEEDED', `The operation uses ${aliases} aliases; the limit is ${limits.max_aliases}.`, { status: 400 });
-    }
-    checked.set(document, verdict);
+  const figures = measureDocument(document);
+  if (figures.cycle !== undefined) {
+    throw new RouterError('GRAPHQL_VALIDATION_FAILED', `Cannot spread fragment "${figures.cycle}" within itself.`, { status: 400 });
   }
-  if (verdict) throw verdict;
+  if (limits.max_depth > 0 && figures.depth > limits.max_depth) {
+    throw new RouterError('MAX_DEPTH_EXCEEDED', `The operation is ${figures.depth} levels deep; the limit is ${limits.max_depth}.`, { status: 400 });
+  }
+  if (figures.depth > MAX_NESTING) {
+    throw new RouterError('GRAPHQL_VALIDATION_FAILED', `The operation nests fields ${figures.depth} levels deep once its fragments are expanded; the router accepts at most ${MAX_NESTING}.`, {
+      status: 400,
+    });
+  }
+  if (limits.max_aliases > 0 && figures.aliases > limits.max_aliases) {
+    throw new RouterError('MAX_ALIASES_EXCEEDED', `The operation uses ${count(figures.aliases)} aliases; the limit is ${limits.max_aliases}.`, { status: 400 });
+  }
+  if (limits.max_fields > 0 && figures.fields > limits.max_fields) {
+    throw new RouterError('MAX_FIELDS_EXCEEDED', `The operation selects ${count(figures.fields)} fields once its fragments are expanded; the limit is ${limits.max_fields}.`, {
+      status: 400,
+    });
+  }
+  if (limits.max_fields > 0 && figures.fragments > limits.max_fields) {
+    throw new RouterError(
+      'MAX_FIELDS_EXCEEDED',
+      `The operation applies ${count(figures.fragments)} fragments (spreads and inline fragments) once they are expanded; the limit is ${limits.max_fields} (limits.max_fields).`,
+      { status: 400 },
+    );
+  }
+}
+
+/**
+ * With introspection off, refuses a document that names `__schema` or
+ * `__type` anywhere: the last word, whatever validation rules plugins set.
+ */
+export function checkIntrospection(document: DocumentNode, enabled: boolean): void {
+  if (enabled) return;
+  const field = measureDocument(document).introspection;
+  if (field !== undefined) {
+    throw new RouterError('GRAPHQL_VALIDATION_FAILED', `GraphQL introspection has been disabled, but the requested query contained the field "${field}".`, {
+      status: 400,
+    });
+  }
+}
+
+/** Whether `error` is V8's stack overflow (graphql-js parses, validates and the planner walks recursively). */
+export function isStackOverflow(error: unknown): error is RangeError {
+  return error instanceof RangeError && /call stack/i.test(error.message);
+}
+
+/** The 400 a stack overflow while parsing, validating or planning becomes (a backstop; document checks come first). */
+export function nestedTooDeeply(stage: 'parse' | 'validate' | 'plan'): RouterError {
+  return new RouterError(
+    stage === 'parse' ? 'GRAPHQL_PARSE_FAILED' : 'GRAPHQL_VALIDATION_FAILED',
+    `The operation is nested too deeply to ${stage === 'parse' ? 'parse' : stage === 'validate' ? 'validate' : 'plan'}.`,
+    { status: 400 },
+  );
 }

@@ -108,7 +108,7 @@ describe('entity fetch keys', () => {
           { upc: 'p3', name: 'Chair', reviews: null },
         ],
       },
-      errors: [{ message: 'reviews of p3 are unavailable', path: ['products', 2, 'reviews'], extensions: { serviceName: 'reviews' } }],
+      errors: [{ message: 'reviews of p3 are unavailable', path: ['products', 2, 'reviews'] }],
     });
   });
 

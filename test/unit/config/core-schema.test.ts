@@ -29,7 +29,21 @@ describe('core config defaults', () => {
       graph: { name: 'default' },
       playground: { enabled: true },
       introspection: { enabled: true },
-      limits: { max_request_body: 1_000_000, max_depth: 0, max_aliases: 0, max_tokens: 0, max_batch_size: 0 },
+      limits: { max_request_body: 1_000_000, max_depth: 0, max_aliases: 0, max_tokens: 0, max_batch_size: 0, max_fields: 5000 },
+      csrf_prevention: { enabled: true, required_headers: ['graphql-preflight', 'apollo-require-preflight', 'x-apollo-operation-name'] },
+      query_plans: {},
+      subgraph_error_propagation: {
+        enabled: true,
+        mode: 'pass-through',
+        rewrite_paths: true,
+        omit_locations: true,
+        omit_extensions: false,
+        attach_service_name: false,
+        default_extension_code: '',
+        allow_all_extension_fields: false,
+        allowed_extension_fields: ['code'],
+        allowed_fields: [],
+      },
       headers: { all: { request: [] }, subgraphs: {} },
       cors: {
         enabled: false,
@@ -67,7 +81,7 @@ describe('core config defaults', () => {
 
   it('fills defaults inside a section that is only partly written', () => {
     const core = parseCore({ limits: { max_depth: 10 }, execution_config: { file: { path: 'graph.json' } } });
-    expect(core.limits).toEqual({ max_request_body: 1_000_000, max_depth: 10, max_aliases: 0, max_tokens: 0, max_batch_size: 0 });
+    expect(core.limits).toEqual({ max_request_body: 1_000_000, max_depth: 10, max_aliases: 0, max_tokens: 0, max_batch_size: 0, max_fields: 5000 });
     expect(core.execution_config.file).toEqual({ path: 'graph.json', watch: true });
   });
 

@@ -1,0 +1,198 @@
+/**
+ * What of a subgraph's errors reaches clients (`subgraph_error_propagation`,
+ * in Cosmo's shape). A subgraph error can carry anything its server put in
+ * it (stack traces, SQL, internal hostnames), so by default a client gets
+ * only its `message`, its `path` (the client's path) and `extensions.code`.
+ *
+ * - `pass-through`: each subgraph error becomes one client error, filtered.
+ * - `wrapped`: one error per fetch that got errors,
+ *   `Failed to fetch from Subgraph '<name>'.`, with the filtered subgraph
+ *   errors in `extensions.errors`.
+ * - `enabled: false`: one such error per fetch, without the subgraph's errors.
+ *
+ * Errors a transport or plugin builds itself inside a subgraph answer (a gRPC
+ * deadline, an unreachable service) are the router's own: marked with
+ * `ROUTER_MADE_ERROR` they pass as made, with `extensions.serviceName`, like
+ * the errors of a fetch that failed outright.
+ *
+ * The policy is compiled once per config object; an answer without errors
+ * costs nothing here.
+ */
+import { coreConfigShape, type SubgraphErrorPropagationConfig } from '../config/core-schema.js';
+import type { GraphQLErrorJSON } from '../errors.js';
+
+/**
+ * Marks an error in a subgraph answer as built by the router (a transport or
+ * plugin), not sent by the subgraph: it is forwarded as it is, whatever the
+ * policy. A registered symbol, so plugins can set it without importing this
+ * module: `error[Symbol.for('switchyard.router-made-error')] = true`.
+ */
+export const ROUTER_MADE_ERROR: unique symbol = Symbol.for('switchyard.router-made-error');
+
+/** Marks `error` as router-made (see `ROUTER_MADE_ERROR`) and returns it. */
+export function routerMadeError<T extends GraphQLErrorJSON>(error: T): T {
+  (error as T & { [ROUTER_MADE_ERROR]?: true })[ROUTER_MADE_ERROR] = true;
+  return error;
+}
+
+/** The client path of a subgraph error, or undefined when it has none the client could use. */
+export type ErrorPathMapper = (error: GraphQLErrorJSON) => ReadonlyArray<string | number> | undefined;
+
+/** A compiled `subgraph_error_propagation`. */
+export interface SubgraphErrorPolicy {
+  /**
+   * Appends to `out` what clients see of the errors of one subgraph answer.
+   * `clientPath` rewrites a subgraph error's path to the client's (used
+   * when `rewrite_paths` is on, and always for router-made errors).
+   */
+  report(out: GraphQLErrorJSON[], subgraph: string, errors: readonly GraphQLErrorJSON[], clientPath: ErrorPathMapper): void;
+}
+
+/** Error fields with options of their own; `allowed_fields` cannot name them. */
+const RESERVED_FIELDS = new Set(['message', 'path', 'locations', 'extensions']);
+
+class CompiledErrorPolicy implements SubgraphErrorPolicy {
+  private readonly enabled: boolean;
+  private readonly wrapped: boolean;
+  private readonly rewritePaths: boolean;
+  private readonly keepLocations: boolean;
+  private readonly keepExtensions: boolean;
+  private readonly allowAllExtensions: boolean;
+  private readonly allowedExtensions: readonly string[];
+  private readonly allowedFields: readonly string[];
+  private readonly serviceName: boolean;
+  private readonly defaultCode: string;
+
+  constructor(config: SubgraphErrorPropagationConfig) {
+    this.enabled = config.enabled;
+    this.wrapped = config.mode === 'wrapped';
+    this.rewritePaths = config.rewrite_paths;
+    this.keepLocations = !config.omit_locations;
+    this.keepExtensions = !config.omit_extensions;
+    this.allowAllExtensions = config.allow_all_extension_fields;
+    this.allowedExtensions = [...new Set(config.allowed_extension_fields)];
+    this.allowedFields = [...new Set(config.allowed_fields)].filter((name) => !RESERVED_FIELDS.has(name));
+    this.serviceName = config.attach_service_name;
+    this.defaultCode = config.default_extension_code;
+  }
+
+  report(out: GraphQLErrorJSON[], subgraph: string, errors: readonly GraphQLErrorJSON[], clientPath: ErrorPathMapper): void {
+    let forwarded: GraphQLErrorJSON[] | undefined;
+    let withheld = false;
+    for (const error of errors) {
+      if (isRouterMade(error)) {
+        out.push(routerMade(error, subgraph, clientPath(error)));
+      } else if (!this.enabled) {
+        withheld = true;
+      } else {
+        const filtered = this.filter(error, subgraph, this.rewritePaths ? clientPath(error) : error.path);
+        if (this.wrapped) (forwarded ??= []).push(filtered);
+        else out.push(filtered);
+      }
+    }
+    if (withheld) out.push(this.fetchError(subgraph, undefined));
+    if (forwarded) out.push(this.fetchError(subgraph, forwarded));
+  }
+
+  /** One subgraph error as clients see it. */
+  private filter(error: GraphQLErrorJSON, subgraph: string, path: unknown): GraphQLErrorJSON {
+    const json: GraphQLErrorJSON = { message: typeof error.message === 'string' ? error.message : 'Subgraph error' };
+    const clean = cleanPath(path);
+    if (clean) json.path = clean;
+    if (this.keepLocations) {
+      const locations = cleanLocations(error.locations);
+      if (locations) json.locations = locations;
+    }
+    const extensions = this.extensionsOf(error.extensions, this.wrapped ? undefined : subgraph);
+    if (extensions) json.extensions = extensions;
+    for (const name of this.allowedFields) {
+      if (Object.hasOwn(error, name)) put(json as unknown as Record<string, unknown>, name, (error as unknown as Record<string, unknown>)[name]);
+    }
+    return json;
+  }
+
+  /** The forwarded `extensions` of one error: allowed fields, then the default code and the service name. */
+  private extensionsOf(source: unknown, serviceName: string | undefined): Record<string, unknown> | undefined {
+    let extensions: Record<string, unknown> | undefined;
+    if (this.keepExtensions && isObject(source)) {
+      if (this.allowAllExtensions) {
+        for (const name of Object.keys(source)) put((extensions ??= {}), name, source[name]);
+      } else {
+        for (const name of this.allowedExtensions) if (Object.hasOwn(source, name)) put((extensions ??= {}), name, source[name]);
+      }
+    }
+    if (this.defaultCode !== '' && (extensions?.code === undefined || extensions.code === null)) (extensions ??= {}).code = this.defaultCode;
+    if (this.serviceName && serviceName !== undefined) (extensions ??= {}).serviceName = serviceName;
+    return extensions;
+  }
+
+  /** The one error of a fetch: wrapping the subgraph's errors (`wrapped`), or standing for them (disabled). */
+  private fetchError(subgraph: string, errors: GraphQLErrorJSON[] | undefined): GraphQLErrorJSON {
+    const json: GraphQLErrorJSON = { message: `Failed to fetch from Subgraph '${subgraph}'.` };
+    const extensions: Record<string, unknown> = {};
+    if (errors) extensions.errors = errors;
+    if (this.defaultCode !== '') extensions.code = this.defaultCode;
+    if (this.serviceName) extensions.serviceName = subgraph;
+    if (Object.keys(extensions).length > 0) json.extensions = extensions;
+    return json;
+  }
+}
+
+function isRouterMade(error: GraphQLErrorJSON): boolean {
+  return (error as GraphQLErrorJSON & { [ROUTER_MADE_ERROR]?: unknown })[ROUTER_MADE_ERROR] === true;
+}
+
+/** A router-made error: as made, at the client's path, with the subgraph's name. */
+function routerMade(error: GraphQLErrorJSON, subgraph: string, path: ReadonlyArray<string | number> | undefined): GraphQLErrorJSON {
+  const json: GraphQLErrorJSON = { message: error.message };
+  const clean = cleanPath(path);
+  if (clean) json.path = clean;
+  json.extensions = { ...(isObject(error.extensions) ? error.extensions : {}), serviceName: subgraph };
+  return json;
+}
+
+/** A copy of a path made of names and indexes; undefined for an empty or malformed one. */
+function cleanPath(path: unknown): Array<string | number> | undefined {
+  if (!Array.isArray(path) || path.length === 0) return undefined;
+  for (const segment of path) {
+    if (typeof segment !== 'string' && !(typeof segment === 'number' && Number.isInteger(segment))) return undefined;
+  }
+  return [...(path as Array<string | number>)];
+}
+
+/** `locations` reduced to `{line, column}` numbers; undefined when malformed. */
+function cleanLocations(locations: unknown): Array<{ line: number; column: number }> | undefined {
+  if (!Array.isArray(locations) || locations.length === 0) return undefined;
+  const clean: Array<{ line: number; column: number }> = [];
+  for (const location of locations) {
+    if (!isObject(location) || typeof location.line !== 'number' || typeof location.column !== 'number') return undefined;
+    clean.push({ line: location.line, column: location.column });
+  }
+  return clean;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Sets an own property, `__proto__` included (as a plain field, never as the prototype). */
+function put(target: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__') Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+  else target[name] = value;
+}
+
+const compiled = new WeakMap<SubgraphErrorPropagationConfig, SubgraphErrorPolicy>();
+
+/** The policy of the defaults (`coreConfigShape`'s), for callers without a config. */
+export const DEFAULT_SUBGRAPH_ERROR_POLICY: SubgraphErrorPolicy = new CompiledErrorPolicy(coreConfigShape.subgraph_error_propagation.parse(undefined));
+
+/** The compiled policy of a `subgraph_error_propagation` section (compiled once per config object). */
+export function subgraphErrorPolicy(config: SubgraphErrorPropagationConfig | undefined): SubgraphErrorPolicy {
+  if (!config) return DEFAULT_SUBGRAPH_ERROR_POLICY;
+  let policy = compiled.get(config);
+  if (!policy) {
+    policy = new CompiledErrorPolicy(config);
+    compiled.set(config, policy);
+  }
+  return policy;
+}
