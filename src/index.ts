@@ -39,6 +39,7 @@ export {
   type MaybePromise,
   type StageEvent,
   type StageHook,
+  type StageOutcome,
 } from './kernel/pipeline/hooks.js';
 export {
   STAGE_NAMES,

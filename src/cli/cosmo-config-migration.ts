@@ -108,10 +108,8 @@ const NO_EQUIVALENT: Readonly<Record<string, string>> = {
   poll_jitter: 'Switchyard does not poll a control plane',
   localhost_fallback_inside_docker: 'routing URLs are used as written',
   dev_mode: 'no development mode; set subgraph_error_propagation and log_level yourself',
-  access_logs: 'access logs are not configurable in this build',
   authentication: 'JWT authentication is not in this build',
   authorization: 'authorization settings are not in this build',
-  telemetry: 'OpenTelemetry export is not in this build',
   shutdown_delay: 'the shutdown delay is not configurable in this build',
   grace_period: 'the grace period is not configurable in this build',
 };
@@ -444,8 +442,43 @@ function migrateMetrics(m: Migrator): void {
   m.put(['metrics', 'listen_addr'], m.get([...from, 'listen_addr']) ?? '127.0.0.1:8088', [...from, 'listen_addr']);
   m.put(['metrics', 'path'], m.get([...from, 'path']), [...from, 'path']);
   m.rest(from, ['enabled', 'listen_addr', 'path'], 'a Cosmo Prometheus option with no Switchyard equivalent');
-  m.rest(['telemetry', 'metrics'], ['prometheus'], 'OpenTelemetry metrics export is not in this build');
-  m.rest(['telemetry'], ['metrics'], 'OpenTelemetry export is not in this build');
+  migrateTelemetry(m);
+}
+
+/** Cosmo's OpenTelemetry keys have the same names in Switchyard's telemetry plugin (docs/telemetry.md); OTLP/HTTP only. */
+function migrateTelemetry(m: Migrator): void {
+  m.put(['telemetry', 'service_name'], m.get(['telemetry', 'service_name']));
+  const tracing = ['telemetry', 'tracing'];
+  for (const key of ['enabled', 'sampling_rate', 'parent_based_sampler']) m.put([...tracing, key], m.get([...tracing, key]));
+  migrateExporters(m, tracing, ['batch_timeout']);
+  m.rest(tracing, ['enabled', 'sampling_rate', 'parent_based_sampler', 'exporters'], 'a Cosmo tracing option Switchyard does not have');
+  const otlp = ['telemetry', 'metrics', 'otlp'];
+  m.put([...otlp, 'enabled'], m.get([...otlp, 'enabled']));
+  migrateExporters(m, otlp, []);
+  m.rest(otlp, ['enabled', 'exporters'], 'a Cosmo OTLP metrics option Switchyard does not have');
+  m.rest(['telemetry', 'metrics'], ['prometheus', 'otlp'], 'no Switchyard equivalent');
+  m.rest(['telemetry'], ['service_name', 'tracing', 'metrics'], 'no Switchyard equivalent');
+  const accessLogs = ['access_logs'];
+  m.put([...accessLogs, 'enabled'], m.get([...accessLogs, 'enabled']));
+  m.rest(accessLogs, ['enabled'], 'access log lines are fixed JSON lines through the router log (docs/telemetry.md)');
+}
+
+function migrateExporters(m: Migrator, from: Path, extra: readonly string[]): void {
+  const exporters = m.get([...from, 'exporters']);
+  if (!Array.isArray(exporters)) return;
+  let index = 0;
+  exporters.forEach((exporter: unknown, i) => {
+    const at = [...from, 'exporters', i];
+    if (!isMapping(exporter)) return m.skip(at, 'not an exporter mapping');
+    if (exporter.exporter !== undefined && exporter.exporter !== 'http') return m.skip(at, 'only OTLP/HTTP exporters (exporter: http)');
+    const to = [...from, 'exporters', index++];
+    for (const key of ['disabled', 'exporter', 'endpoint', 'path', 'headers', ...extra]) {
+      const value = key.endsWith('_timeout') ? durationOf(exporter[key]) : exporter[key];
+      m.put([...to, key], value, [...at, key]);
+    }
+    m.put([...to, 'export_timeout'], durationOf(exporter.export_timeout), [...at, 'export_timeout']);
+    m.rest(at, ['disabled', 'exporter', 'endpoint', 'path', 'headers', 'export_timeout', ...extra], 'an exporter option Switchyard does not have');
+  });
 }
 
 function migrateConnect(m: Migrator): void {
@@ -484,7 +517,7 @@ function migratePyroscope(m: Migrator): void {
 const SECTIONS = new Set([
   'version', 'log_level', 'listen_addr', 'playground', 'playground_enabled', 'introspection', 'introspection_enabled', 'query_plans_enabled', 'graph',
   'execution_config', 'router_config_path', 'cors', 'headers', 'traffic_shaping', 'engine', 'security', 'subgraph_error_propagation',
-  'storage_providers', 'persisted_operations', 'automatic_persisted_queries', 'response_cache', 'telemetry', 'connect_rpc', 'pyroscope',
+  'storage_providers', 'persisted_operations', 'automatic_persisted_queries', 'response_cache', 'telemetry', 'access_logs', 'connect_rpc', 'pyroscope',
 ]);
 
 /** Converts a parsed Cosmo router config into a Switchyard one, listing what it could not carry. */

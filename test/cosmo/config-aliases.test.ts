@@ -130,11 +130,11 @@ graph:
   it('leaves other telemetry keys to validation', () => {
     const message = failure(`version: "1"
 telemetry:
-  service_name: x
+  resource_attributes: []
   metrics:
     prometheus:
       enabled: true
 `);
-    expect(message).toMatch(/telemetry/);
+    expect(message).toMatch(/telemetry: unknown key "resource_attributes"/);
   });
 });

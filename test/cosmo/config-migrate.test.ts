@@ -245,7 +245,6 @@ rate_limit:
         expect.stringMatching(/^not carried: persisted_operations\.storage: Cosmo's per-operation storage layout \(file_system provider "pq"\) is not readable yet/),
         expect.stringMatching(/^not carried: automatic_persisted_queries\.cache\.size: /),
         expect.stringMatching(/^not carried: telemetry\.metrics\.prometheus\.exclude_metrics: /),
-        expect.stringMatching(/^not carried: telemetry\.(service_name|tracing): /),
         expect.stringMatching(/^not carried: instance_id: /),
         expect.stringMatching(/^not carried: rate_limit: no rate limiting$/),
       ]),
@@ -253,6 +252,7 @@ rate_limit:
     expect(run.stdout).toMatch(/^wrote .*full\.yaml \(\d+ keys not carried\)\n$/);
     expect(run.output).toMatchObject({
       log_level: 'debug',
+      telemetry: { service_name: 'my-router', tracing: { enabled: true } },
       execution_config: { file: { path: './config.json', watch: true } },
       cors: { enabled: true, allow_origins: ['https://app.example'], allow_methods: ['GET', 'POST'], allow_credentials: false, max_age: '10m' },
       headers: {

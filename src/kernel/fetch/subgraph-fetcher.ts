@@ -43,7 +43,7 @@ export class SubgraphFetcher {
   send(graph: LoadedGraph, request: SubgraphRequest, signal: AbortSignal): Promise<SubgraphResponse> {
     const link = this.link(graph, request.subgraph);
     if (!link.shareInFlight || request.operationType !== 'query') return link.transport(request, signal);
-    const key = `${request.subgraph}\u0000${request.query}\u0000${variablesJson(request.variables)}\u0000${JSON.stringify(request.headers)}`;
+    const key = `${request.subgraph}\u0000${request.query}\u0000${variablesJson(request.variables)}\u0000${JSON.stringify(withoutTraceContext(request.headers))}`;
     return this.flights.run(key, () => link.transport(request, this.routerSignal));
   }
 
@@ -93,4 +93,15 @@ export class SubgraphFetcher {
       agent: this.agent,
     });
   }
+}
+
+/**
+ * Headers as the in-flight key sees them: W3C trace context left out, since
+ * each traced request carries its own and would otherwise never share a call
+ * (the shared call carries the first request's trace context).
+ */
+function withoutTraceContext(headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  if (headers.traceparent === undefined && headers.tracestate === undefined) return headers;
+  const { traceparent: _traceparent, tracestate: _tracestate, ...rest } = headers;
+  return rest;
 }

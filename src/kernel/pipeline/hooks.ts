@@ -13,6 +13,15 @@ export interface StageEvent<S extends StageName> {
   setInput(next: StageInput<S>): void;
   /** Answers for the stage: later before-hooks and the stage are skipped; after-hooks still run. */
   respondWith(output: StageOutput<S>): void;
+  /**
+   * Calls `listener` once this stage run is over, after every after-hook:
+   * with the final output, or with the error the stage, a hook or an
+   * after-hook failed with (the error still propagates). For observers
+   * (tracing, access logs) that must see failures and the last word; the
+   * listener runs synchronously, changes nothing, and a throw in it is logged
+   * and ignored.
+   */
+  whenSettled(listener: (outcome: StageOutcome<S>) => void): void;
   /** Per-request slots shared between plugins. */
   readonly state: RequestState;
   /** Aborted when the client goes away or the router stops. */
@@ -35,6 +44,21 @@ export interface AfterStageEvent<S extends StageName> {
   readonly signal: AbortSignal;
   readonly log: Logger;
 }
+
+/** How a stage run ended, as `StageEvent.whenSettled` listeners see it. */
+export type StageOutcome<S extends StageName> =
+  | {
+      readonly ok: true;
+      /** The output after every after-hook. */
+      readonly output: StageOutput<S>;
+      /** Name of the plugin that answered with `respondWith`, if one did. */
+      readonly shortCircuitedBy: string | undefined;
+    }
+  | {
+      readonly ok: false;
+      /** What the stage or a hook threw (a hook's throw is already a `PLUGIN_ERROR` naming it). */
+      readonly error: unknown;
+    };
 
 export type AfterStageHook<S extends StageName> = (event: AfterStageEvent<S>) => MaybePromise<void>;
 

@@ -1,6 +1,6 @@
 import { pluginError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { AfterStageEvent, AfterStageHook, StageEvent, StageHook } from './hooks.js';
+import type { AfterStageEvent, AfterStageHook, StageEvent, StageHook, StageOutcome } from './hooks.js';
 import type { RequestState } from './state.js';
 import type { StageInput, StageName, StageOutput } from './stages.js';
 
@@ -23,6 +23,8 @@ export interface StageScope {
  * the input or answer with `respondWith`), then the stage unless a hook
  * answered, then the after-hooks in registration order. With no hooks the
  * stage is called directly. A throwing hook becomes a `PLUGIN_ERROR` naming it.
+ * Last, the `whenSettled` listeners hooks registered learn the final output,
+ * or the error the stage (or a hook) failed with.
  */
 export async function runStage<S extends StageName>(
   stage: S,
@@ -32,30 +34,54 @@ export async function runStage<S extends StageName>(
   perform: (input: StageInput<S>) => StageOutput<S> | Promise<StageOutput<S>>,
 ): Promise<StageOutput<S>> {
   if (hooks.length === 0) return perform(input);
-  const run: StageRun<S> = { current: input, answer: undefined, output: undefined };
-  let afterHooks: Array<{ registered: RegisteredHook<S>; after: AfterStageHook<S> }> | undefined;
-  for (const registered of hooks) {
-    let after: void | AfterStageHook<S>;
-    try {
-      after = await registered.hook(new BeforeEvent(stage, run, registered, scope));
-    } catch (error) {
-      throw pluginError(registered.plugin, error);
+  const run: StageRun<S> = { current: input, answer: undefined, output: undefined, settled: undefined };
+  try {
+    let afterHooks: Array<{ registered: RegisteredHook<S>; after: AfterStageHook<S> }> | undefined;
+    for (const registered of hooks) {
+      let after: void | AfterStageHook<S>;
+      try {
+        after = await registered.hook(new BeforeEvent(stage, run, registered, scope));
+      } catch (error) {
+        throw pluginError(registered.plugin, error);
+      }
+      if (typeof after === 'function') (afterHooks ??= []).push({ registered, after });
+      if (run.answer) break;
     }
-    if (typeof after === 'function') (afterHooks ??= []).push({ registered, after });
-    if (run.answer) break;
+    const answer = run.answer;
+    run.output = answer ? answer.output : await perform(run.current);
+    if (afterHooks) {
+      const ranWith = run.current;
+      for (const { registered, after } of afterHooks) {
+        try {
+          await after(new AfterEvent(stage, ranWith, run, answer?.by, registered, scope));
+        } catch (error) {
+          throw pluginError(registered.plugin, error);
+        }
+      }
+    }
+    if (run.settled) settle(run.settled, { ok: true, output: run.output, shortCircuitedBy: answer?.by });
+    return run.output;
+  } catch (error) {
+    if (run.settled) settle(run.settled, { ok: false, error });
+    throw error;
   }
-  const answer = run.answer;
-  run.output = answer ? answer.output : await perform(run.current);
-  if (!afterHooks) return run.output;
-  const ranWith = run.current;
-  for (const { registered, after } of afterHooks) {
+}
+
+/** A `whenSettled` listener with the plugin that registered it. */
+interface SettledListener<S extends StageName> {
+  readonly listener: (outcome: StageOutcome<S>) => void;
+  readonly registered: RegisteredHook<S>;
+}
+
+/** Tells each listener how the stage ended; a listener's throw is logged and goes no further. */
+function settle<S extends StageName>(listeners: readonly SettledListener<S>[], outcome: StageOutcome<S>): void {
+  for (const { listener, registered } of listeners) {
     try {
-      await after(new AfterEvent(stage, ranWith, run, answer?.by, registered, scope));
+      listener(outcome);
     } catch (error) {
-      throw pluginError(registered.plugin, error);
+      registered.log.error({ err: error, plugin: registered.plugin }, `[${registered.plugin}] whenSettled listener failed`);
     }
   }
-  return run.output;
 }
 
 /** What one stage run's events read and change. */
@@ -63,6 +89,8 @@ interface StageRun<S extends StageName> {
   current: StageInput<S>;
   answer: { output: StageOutput<S>; by: string } | undefined;
   output: StageOutput<S> | undefined;
+  /** `whenSettled` listeners, in the order they were registered; none on most runs. */
+  settled: SettledListener<S>[] | undefined;
 }
 
 /*
@@ -98,6 +126,10 @@ class BeforeEvent<S extends StageName> implements StageEvent<S> {
 
   respondWith(output: StageOutput<S>): void {
     this.run.answer = { output, by: this.registered.plugin };
+  }
+
+  whenSettled(listener: (outcome: StageOutcome<S>) => void): void {
+    (this.run.settled ??= []).push({ listener, registered: this.registered });
   }
 }
 

@@ -1,0 +1,219 @@
+/**
+ * Starts the OpenTelemetry SDK for one router: a tracer provider with one
+ * batching processor per OTLP/HTTP trace exporter, and a meter provider with
+ * a periodic reader per OTLP/HTTP metric exporter. Loaded only when a signal
+ * is enabled. Nothing is registered globally (two routers in one process
+ * keep their own providers).
+ */
+
+import type { Tracer } from '@opentelemetry/api';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  type ReadableSpan,
+  type Sampler,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
+import type { ExportResult } from '@opentelemetry/core';
+import type { Logger, PluginContext, PluginInstance } from '../../src/index.js';
+import { exportTargets, resolveServiceName, type ExportTarget } from './otel-env.js';
+import type { ResolvedTelemetryOptions } from './options.js';
+import { DURATION_BUCKETS, telemetryHooks, type TelemetryInstruments } from './telemetry-hooks.js';
+
+/** Instrumentation scope of the router's spans and metrics. */
+export const INSTRUMENTATION_SCOPE = 'switchyard';
+
+/** Longest `stop()` waits for the last exports, whatever the exporters' timeouts. */
+const MAX_SHUTDOWN_MS = 5_000;
+/** At most one export failure warning per exporter in this period. */
+const FAILURE_LOG_INTERVAL_MS = 30_000;
+/** Longest attribute value kept (a long `graphql.document` is cut). */
+const MAX_ATTRIBUTE_LENGTH = 16 * 1024;
+
+export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOptions, env: NodeJS.ProcessEnv = process.env): PluginInstance {
+  const serviceName = resolveServiceName(options.service_name, env);
+  const resource = defaultResource()
+    .merge(detectResources({ detectors: [envDetector] }))
+    .merge(resourceFromAttributes({ 'service.name': serviceName }));
+
+  let tracerProvider: BasicTracerProvider | undefined;
+  let tracer: Tracer | undefined;
+  const traceTargets = options.tracing.enabled ? exportTargets('traces', options.tracing.exporters, env) : [];
+  if (options.tracing.enabled) {
+    const { tracing } = options;
+    tracerProvider = new BasicTracerProvider({
+      resource,
+      sampler: samplerOf(tracing.sampling_rate, tracing.parent_based_sampler),
+      spanLimits: { attributeValueLengthLimit: MAX_ATTRIBUTE_LENGTH },
+      spanProcessors: traceTargets.map(
+        (target) =>
+          new BatchSpanProcessor(new ReportingSpanExporter(new OTLPTraceExporter({ url: target.url, headers: target.headers, timeoutMillis: target.timeoutMs }), ctx.log, target), {
+            maxQueueSize: tracing.max_queue_size,
+            maxExportBatchSize: Math.min(tracing.max_export_batch_size, tracing.max_queue_size),
+            scheduledDelayMillis: target.batchTimeoutMs,
+            exportTimeoutMillis: target.timeoutMs,
+          }),
+      ),
+    });
+    tracer = tracerProvider.getTracer(INSTRUMENTATION_SCOPE);
+  }
+
+  let meterProvider: MeterProvider | undefined;
+  let instruments: TelemetryInstruments | undefined;
+  const metricTargets = options.metrics.otlp.enabled ? exportTargets('metrics', options.metrics.otlp.exporters, env) : [];
+  if (options.metrics.otlp.enabled) {
+    const interval = options.metrics.otlp.export_interval;
+    meterProvider = new MeterProvider({
+      resource,
+      readers: metricTargets.map(
+        (target) =>
+          new PeriodicExportingMetricReader({
+            exporter: new ReportingMetricExporter(new OTLPMetricExporter({ url: target.url, headers: target.headers, timeoutMillis: target.timeoutMs }), ctx.log, target),
+            exportIntervalMillis: interval,
+            exportTimeoutMillis: Math.min(target.timeoutMs, interval),
+          }),
+      ),
+    });
+    instruments = createInstruments(meterProvider);
+  }
+
+  ctx.log.info(
+    {
+      service_name: serviceName,
+      tracing: options.tracing.enabled,
+      sampling_rate: options.tracing.enabled ? options.tracing.sampling_rate : undefined,
+      trace_exporters: traceTargets.map((t) => t.url),
+      metric_exporters: metricTargets.map((t) => t.url),
+    },
+    'Telemetry enabled',
+  );
+
+  return {
+    hooks: telemetryHooks({ tracer, instruments, includeDocument: options.tracing.include_document, graph: () => ctx.router.graph }),
+    async stop() {
+      // Delivers what is queued, but never holds the router's shutdown longer than MAX_SHUTDOWN_MS.
+      const timeouts = [...traceTargets, ...metricTargets].map((t) => t.timeoutMs);
+      const bound = Math.min(MAX_SHUTDOWN_MS, Math.max(100, ...timeouts));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown()]),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, bound);
+          timer.unref();
+        }),
+      ]);
+      clearTimeout(timer);
+    },
+  };
+}
+
+function samplerOf(rate: number, parentBased: boolean): Sampler {
+  const root = new TraceIdRatioBasedSampler(rate);
+  return parentBased ? new ParentBasedSampler({ root }) : root;
+}
+
+function createInstruments(provider: MeterProvider): TelemetryInstruments {
+  const meter = provider.getMeter(INSTRUMENTATION_SCOPE);
+  return {
+    requestDuration: meter.createHistogram('http.server.request.duration', {
+      description: 'Duration of GraphQL operations served by the router.',
+      unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    }),
+    subgraphDuration: meter.createHistogram('http.client.request.duration', {
+      description: 'Duration of subgraph calls made by the router.',
+      unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    }),
+    cacheFetches: meter.createCounter('switchyard.response_cache.fetches', {
+      description: 'Subgraph fetches the response cache looked up, by status (hit, partial_hit, miss).',
+      unit: '{fetch}',
+    }),
+  };
+}
+
+/** Logs failed exports (at most once per FAILURE_LOG_INTERVAL_MS), never headers. */
+class FailureReporter {
+  private lastLogged = Number.NEGATIVE_INFINITY;
+  private dropped = 0;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly target: ExportTarget,
+    private readonly signal: 'traces' | 'metrics',
+  ) {}
+
+  report(result: ExportResult): void {
+    if (result.code === 0) return;
+    this.dropped++;
+    const now = performance.now();
+    if (now - this.lastLogged < FAILURE_LOG_INTERVAL_MS) return;
+    this.lastLogged = now;
+    this.log.warn({ signal: this.signal, endpoint: this.target.url, failed_exports: this.dropped, err_message: result.error?.message }, 'Telemetry export failed; data dropped');
+    this.dropped = 0;
+  }
+}
+
+class ReportingSpanExporter implements SpanExporter {
+  private readonly reporter: FailureReporter;
+
+  constructor(
+    private readonly inner: SpanExporter,
+    log: Logger,
+    target: ExportTarget,
+  ) {
+    this.reporter = new FailureReporter(log, target, 'traces');
+  }
+
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    this.inner.export(spans, (result) => {
+      this.reporter.report(result);
+      resultCallback(result);
+    });
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+}
+
+class ReportingMetricExporter implements PushMetricExporter {
+  private readonly reporter: FailureReporter;
+  readonly selectAggregationTemporality: PushMetricExporter['selectAggregationTemporality'];
+  readonly selectAggregation: PushMetricExporter['selectAggregation'];
+
+  constructor(
+    private readonly inner: PushMetricExporter,
+    log: Logger,
+    target: ExportTarget,
+  ) {
+    this.reporter = new FailureReporter(log, target, 'metrics');
+    this.selectAggregationTemporality = inner.selectAggregationTemporality?.bind(inner);
+    this.selectAggregation = inner.selectAggregation?.bind(inner);
+  }
+
+  export(metrics: ResourceMetrics, resultCallback: (result: ExportResult) => void): void {
+    this.inner.export(metrics, (result) => {
+      this.reporter.report(result);
+      resultCallback(result);
+    });
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush();
+  }
+}

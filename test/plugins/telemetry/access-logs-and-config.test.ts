@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessLogsPlugins, telemetryPlugins } from '../../../plugins/telemetry/from-config.js';
+import { ACCESS_LOG_MESSAGE, useAccessLogs, useTelemetry } from '../../../plugins/telemetry/index.js';
+import { exportTargets, resolveServiceName } from '../../../plugins/telemetry/otel-env.js';
+import { telemetryOptionsSchema } from '../../../plugins/telemetry/options.js';
+import { builtinSections } from '../../../src/cli/builtin-plugins.js';
+import { createLogger, loadRouterSetup, parseConfig } from '../../../src/index.js';
+import { startSubgraph, startTestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { productsSubgraph, reviewsSubgraph, TOP_PRODUCTS, usersSubgraph } from './fixtures.js';
+
+let products: TestSubgraph;
+let reviews: TestSubgraph;
+let users: TestSubgraph;
+
+beforeAll(async () => {
+  [products, reviews, users] = await Promise.all([startSubgraph(productsSubgraph()), startSubgraph(reviewsSubgraph()), startSubgraph(usersSubgraph())]);
+});
+
+afterAll(async () => {
+  await Promise.all([products.close(), reviews.close(), users.close()]);
+});
+
+function capturingLogger(): { logger: ReturnType<typeof createLogger>; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
+  return { logger, lines };
+}
+
+describe('access logs', () => {
+  it('writes one JSON line per request with the operation, client, status, duration and subgraph calls', async () => {
+    const { logger, lines } = capturingLogger();
+    const router = await startTestRouter({ subgraphs: [products, reviews, users], plugins: [useAccessLogs({ enabled: true })], logger });
+    try {
+      await router.query({ query: TOP_PRODUCTS, headers: { 'graphql-client-name': 'ios', 'graphql-client-version': '1.2.3' } });
+      await router.query({ query: '{ nope }' });
+    } finally {
+      await router.close();
+    }
+    const access = lines.filter((line) => line.msg === ACCESS_LOG_MESSAGE);
+    expect(access).toHaveLength(2);
+    expect(access[0]).toMatchObject({
+      level: 'info',
+      plugin: 'access-logs',
+      operation_name: 'TopProducts',
+      operation_type: 'query',
+      operation_hash: createHash('sha256').update(TOP_PRODUCTS).digest('hex'),
+      client_name: 'ios',
+      client_version: '1.2.3',
+      method: 'POST',
+      origin: 'http',
+      status: 200,
+      subgraph_calls: 3,
+      cache_hits: 0,
+      errors: 0,
+    });
+    expect(typeof access[0]!.duration_ms).toBe('number');
+    expect(access[0]!.duration_ms as number).toBeGreaterThan(0);
+    expect(access[1]).toMatchObject({ status: 400, subgraph_calls: 0, errors: 1, error_code: 'GRAPHQL_VALIDATION_FAILED', operation_type: 'query' });
+  });
+
+  it('has no hooks when disabled', async () => {
+    const plugin = useAccessLogs({ enabled: false });
+    const instance = await plugin.setup({} as never);
+    expect(instance).toBeUndefined();
+  });
+});
+
+describe('telemetry configuration', () => {
+  const sections = builtinSections.map(({ key, schema, plugin }) => ({ key, schema, plugin }));
+
+  it('reads Cosmo-shaped telemetry sections, next to the Prometheus alias', () => {
+    const config = parseConfig(
+      {
+        version: '1',
+        telemetry: {
+          service_name: 'edge',
+          tracing: { enabled: true, sampling_rate: 0.25, exporters: [{ exporter: 'http', endpoint: 'http://collector:4318', headers: { 'x-api-key': 'k' } }] },
+          metrics: { prometheus: { enabled: true, listen_addr: '127.0.0.1:0' }, otlp: { enabled: true } },
+        },
+        access_logs: { enabled: true },
+      },
+      { env: {}, sections },
+    );
+    expect(config.core.metrics).toMatchObject({ enabled: true, listen_addr: '127.0.0.1:0' });
+    expect(config.sections.telemetry).toMatchObject({
+      service_name: 'edge',
+      tracing: { enabled: true, sampling_rate: 0.25, exporters: [{ endpoint: 'http://collector:4318', path: '/v1/traces', export_timeout: 10_000, batch_timeout: 5_000 }] },
+      metrics: { otlp: { enabled: true, exporters: [], export_interval: 15_000 } },
+    });
+    expect(telemetryPlugins(config).map((p) => p.name)).toEqual(['telemetry']);
+    expect(accessLogsPlugins(config).map((p) => p.name)).toEqual(['access-logs']);
+  });
+
+  it('puts telemetry and access logs first in the plugin list the config file builds', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'switchyard-telemetry-'));
+    try {
+      const configPath = join(folder, 'router.config.yaml');
+      await writeFile(
+        configPath,
+        ['version: "1"', 'telemetry:', '  tracing:', '    enabled: true', 'access_logs:', '  enabled: true', 'response_cache:', '  enabled: true', '  storage:', '    provider: memory'].join('\n'),
+      );
+      const setup = await loadRouterSetup({ configPath, env: {} });
+      expect(setup.plugins.map((p) => p.name).slice(0, 4)).toEqual(['telemetry', 'access-logs', 'cache-tags', 'response-cache']);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('loads nothing when telemetry and access logs are off (the defaults)', () => {
+    const config = parseConfig({ version: '1', telemetry: { metrics: { prometheus: { enabled: false } } } }, { env: {}, sections });
+    expect(telemetryPlugins(config)).toEqual([]);
+    expect(accessLogsPlugins(config)).toEqual([]);
+    expect(telemetryPlugins(parseConfig({ version: '1' }, { env: {}, sections }))).toEqual([]);
+  });
+
+  it('takes the switches from the environment', () => {
+    const config = parseConfig({ version: '1' }, { env: { TELEMETRY_TRACING_ENABLED: 'true', TELEMETRY_TRACING_SAMPLING_RATE: '0.5', ACCESS_LOGS_ENABLED: 'true' }, sections });
+    expect(config.sections.telemetry).toMatchObject({ tracing: { enabled: true, sampling_rate: 0.5 } });
+    expect(accessLogsPlugins(config)).toHaveLength(1);
+  });
+
+  it('refuses bad values naming the key', () => {
+    expect(() => parseConfig({ version: '1', telemetry: { tracing: { sampling_rate: 2 } } }, { env: {}, sections })).toThrow(/telemetry\.tracing\.sampling_rate/);
+    expect(() => parseConfig({ version: '1', telemetry: { tracing: { exporters: [{ exporter: 'grpc' }] } } }, { env: {}, sections })).toThrow(
+      /telemetry\.tracing\.exporters\[0\]\.exporter/,
+    );
+    expect(() => parseConfig({ version: '1', telemetry: { tracing: { exporter: 'http' } } }, { env: {}, sections })).toThrow(/exporter/);
+    expect(() => useTelemetry({ tracing: { enabled: true, exporters: [{ endpoint: 'not a url' }] } })).toThrow(/\[telemetry\] telemetry\.tracing\.exporters\[0\]\.endpoint/);
+  });
+
+  it('honours OTEL_SERVICE_NAME and the OTLP endpoint variables as the OpenTelemetry spec defines them', () => {
+    expect(resolveServiceName(undefined, {})).toBe('switchyard');
+    expect(resolveServiceName(undefined, { OTEL_SERVICE_NAME: 'from-env' })).toBe('from-env');
+    expect(resolveServiceName('from-file', { OTEL_SERVICE_NAME: 'from-env' })).toBe('from-file');
+
+    const defaults = telemetryOptionsSchema.parse({ tracing: { enabled: true } });
+    expect(exportTargets('traces', defaults.tracing.exporters, {}).map((t) => t.url)).toEqual(['http://localhost:4318/v1/traces']);
+    expect(exportTargets('traces', defaults.tracing.exporters, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318/' }).map((t) => t.url)).toEqual([
+      'http://otel:4318/v1/traces',
+    ]);
+    expect(exportTargets('metrics', [], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318' }).map((t) => t.url)).toEqual(['http://otel:4318/v1/metrics']);
+    expect(
+      exportTargets('traces', [], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces:9999/custom' }).map((t) => t.url),
+    ).toEqual(['http://traces:9999/custom']);
+    const configured = telemetryOptionsSchema.parse({
+      tracing: { exporters: [{ endpoint: 'http://mine:4318', path: '/otlp/v1/traces' }, { endpoint: 'http://off:4318', disabled: true }] },
+    });
+    expect(exportTargets('traces', configured.tracing.exporters, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318' }).map((t) => t.url)).toEqual([
+      'http://mine:4318/otlp/v1/traces',
+    ]);
+  });
+});
