@@ -80,6 +80,20 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** The Connect code of an operation that failed as a whole, by its first error's code. */
+function connectCodeOf(code: unknown): Code {
+  switch (code) {
+    case 'GRAPH_NOT_READY':
+      return Code.Unavailable;
+    case 'UNAUTHENTICATED':
+      return Code.Unauthenticated;
+    case 'UNAUTHORIZED_FIELD_OR_TYPE':
+      return Code.PermissionDenied;
+    default:
+      return Code.Unknown;
+  }
+}
+
 /** Runs one call. Throws a `ConnectFailure` for a call that fails. */
 export async function callOperation(router: RouterHandle, entry: MethodEntry, input: CallInput): Promise<CallOutput> {
   const plan = entry.plan;
@@ -101,8 +115,7 @@ export async function callOperation(router: RouterHandle, entry: MethodEntry, in
   const { data, errors } = response.body;
   if (data === null || data === undefined) {
     if (errors && errors.length > 0) {
-      const notReady = errors[0]!.extensions?.code === 'GRAPH_NOT_READY';
-      throw new ConnectFailure(notReady ? Code.Unavailable : Code.Unknown, errors[0]!.message, { details: graphqlErrorDetails(errors) });
+      throw new ConnectFailure(connectCodeOf(errors[0]!.extensions?.code), errors[0]!.message, { details: graphqlErrorDetails(errors) });
     }
     throw new ConnectFailure(Code.Internal, 'the operation answered without data or errors');
   }

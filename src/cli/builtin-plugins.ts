@@ -6,6 +6,9 @@ import { automaticPersistedQueriesConfigSchema } from '../../plugins/automatic-p
 import { persistedOperationsConfigSchema } from '../../plugins/persisted-operations/config.js';
 import { responseCacheOptionsSchema } from '../../plugins/response-cache/options.js';
 import { connectConfigSchema } from '../../plugins/connect/config.js';
+import { accessLogsOptionsSchema, telemetryOptionsSchema } from '../../plugins/telemetry/options.js';
+import { authenticationConfigSchema } from '../../plugins/authentication/config.js';
+import { authorizationConfigSchema } from '../../plugins/authorization/config.js';
 
 /** A built-in plugin's config section, and how it turns into plugin instances. */
 export interface BuiltinSection {
@@ -24,12 +27,38 @@ export interface BuiltinSection {
  * hooks run. Each entry loads its plugin module only when enabled.
  */
 export const builtinSections: readonly BuiltinSection[] = [
+  // Observers first: their hooks see every request (also ones a later plugin answers) and every fetch (also cache hits).
+  {
+    key: 'telemetry',
+    schema: telemetryOptionsSchema,
+    plugin: 'telemetry',
+    plugins: async (config) => (await import('../../plugins/telemetry/from-config.js')).telemetryPlugins(config),
+  },
+  {
+    key: 'access_logs',
+    schema: accessLogsOptionsSchema,
+    plugin: 'access-logs',
+    plugins: async (config) => (await import('../../plugins/telemetry/from-config.js')).accessLogsPlugins(config),
+  },
   // Also on when PPROF_ADDR is set, with no `profiler` section at all.
   {
     key: 'profiler',
     schema: profilerSectionSchema,
     plugin: 'profiling',
     plugins: async (config, env) => (await import('../../plugins/profiling/from-config.js')).profilingPlugins(config, env),
+  },
+  // Authentication and authorization before anything that answers or caches: a bad token is refused first, and fields are removed before any plan is made.
+  {
+    key: 'authentication',
+    schema: authenticationConfigSchema,
+    plugin: 'authentication',
+    plugins: async (config) => (await import('../../plugins/authentication/from-config.js')).authenticationPlugins(config),
+  },
+  {
+    key: 'authorization',
+    schema: authorizationConfigSchema,
+    plugin: 'authorization',
+    plugins: async (config) => (await import('../../plugins/authorization/from-config.js')).authorizationPlugins(config),
   },
   // APQ before persisted operations: an unknown hash is answered by the first (docs/persisted-operations.md).
   {

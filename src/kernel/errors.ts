@@ -36,6 +36,8 @@ export type ErrorCode =
   | 'PERSISTED_QUERY_UNSUPPORTED_VERSION'
   | 'PERSISTED_QUERY_CLIENT_NAME_REQUIRED'
   | 'QUERY_NOT_IN_SAFELIST'
+  | 'UNAUTHENTICATED'
+  | 'UNAUTHORIZED_FIELD_OR_TYPE'
   | (string & {}); // third-party plugins bring their own codes
 
 export interface RouterErrorOptions {

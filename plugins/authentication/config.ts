@@ -1,0 +1,51 @@
+/** The `authentication` section of router.config.yaml (read without loading the plugin). */
+import { duration, url, z } from '../../src/index.js';
+
+/** Algorithms a JWKS key may verify: asymmetric ones only (`none` and the HMAC family never). */
+export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
+
+const algorithm = z.string().refine((value) => (JWT_ALGORITHMS as readonly string[]).includes(value), {
+  error: (issue) =>
+    `unsupported algorithm ${JSON.stringify(issue.input)}; one of ${JWT_ALGORITHMS.join(', ')} (none and HS* are refused: a JWKS publishes public keys)`,
+});
+
+const oneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+
+/** One identity provider's key set. */
+const jwksProviderSchema = z.strictObject({
+  /** URL of the JWKS document (`https://idp.example.com/.well-known/jwks.json`). Required. */
+  url: url(),
+  /** How often the key set is fetched again in the background. Default: `1m`. */
+  refresh_interval: duration({ min: '1s' }).prefault('1m'),
+  /** Algorithms accepted for tokens verified with this key set. Default: every asymmetric one (RS*, PS*, ES*, EdDSA). */
+  algorithms: z.array(algorithm).min(1).optional(),
+  /** A token with an unknown `kid` fetches the key set again, at most once per this interval. Default: `10s`. */
+  min_refetch_interval: duration({ min: '0ms' }).prefault('10s'),
+  /** Accepted `iss` value(s). Default: not checked. */
+  issuer: oneOrMany.optional(),
+  /** Accepted `aud` value(s) (one must match). Default: not checked. */
+  audience: oneOrMany.optional(),
+  /** Time allowed for one fetch of the key set. Default: `5s`. */
+  timeout: duration({ min: '1ms' }).prefault('5s'),
+});
+
+/** Schema of `authentication`. */
+export const authenticationConfigSchema = z.strictObject({
+  jwt: z.strictObject({
+    /** Key sets of the identity providers whose tokens are accepted; tried in order. At least one. */
+    jwks: z.array(jwksProviderSchema).min(1),
+    /** Request header carrying the token. Default: `Authorization`. */
+    header_name: z.string().min(1).default('Authorization'),
+    /** Scheme before the token in that header (`Bearer <token>`); empty: the header is the token. Default: `Bearer`. */
+    header_value_prefix: z.string().default('Bearer'),
+    /** Clock difference tolerated when checking `exp` and `nbf`. Default: `10s`. */
+    clock_skew: duration({ min: '0ms', max: '5m' }).prefault('10s'),
+  }),
+});
+
+/** `authentication` as written in the file. */
+export type AuthenticationConfigInput = z.input<typeof authenticationConfigSchema>;
+/** `authentication` with defaults filled in (durations in ms). */
+export type AuthenticationConfig = z.output<typeof authenticationConfigSchema>;
+/** One `authentication.jwt.jwks[]` entry with defaults filled in. */
+export type JwksProviderConfig = AuthenticationConfig['jwt']['jwks'][number];

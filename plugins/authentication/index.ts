@@ -1,0 +1,93 @@
+/**
+ * `authentication`: JWTs verified against the key sets (JWKS) of one or
+ * more identity providers, in the request stage. A valid token puts the
+ * caller's identity in request state (`AUTHENTICATION`); an invalid one is
+ * answered 401 `UNAUTHENTICATED` before anything else runs; no token goes
+ * on unauthenticated (the `authorization` plugin decides what that may
+ * see, or refuses it with `authorization.require_authentication`).
+ * docs/authentication.md
+ */
+import { definePlugin, RouterError, toErrorResponse, type OperationResponse, type PluginFactory } from '../../src/index.js';
+import { JWT_ALGORITHMS, authenticationConfigSchema } from './config.js';
+import { AUTHENTICATION } from './identity.js';
+import { JwksProvider } from './jwks-provider.js';
+import { TokenError, TokenVerifier } from './verify-token.js';
+
+export {
+  JWT_ALGORITHMS,
+  authenticationConfigSchema,
+  type AuthenticationConfig,
+  type AuthenticationConfigInput,
+  type JwksProviderConfig,
+} from './config.js';
+export { AUTHENTICATION, scopesOf, type AuthenticatedIdentity } from './identity.js';
+
+/** `useAuthentication(options)`: options as the `authentication` section. */
+export const useAuthentication: PluginFactory<typeof authenticationConfigSchema> = definePlugin({
+  name: 'authentication',
+  configKey: 'authentication',
+  options: authenticationConfigSchema,
+  setup(ctx, options) {
+    const { jwt } = options;
+    const providers = jwt.jwks.map((entry) => new JwksProvider(entry, entry.algorithms ?? JWT_ALGORITHMS, ctx.log));
+    // The first fetches run in the background: an identity provider that is down does not stop the router (its tokens get 401 until it answers).
+    for (const provider of providers) void provider.start();
+    const verifier = new TokenVerifier(providers, jwt.clock_skew);
+    const headerName = jwt.header_name.toLowerCase();
+    const prefix = jwt.header_value_prefix;
+    const outcomes = ctx.metrics.counter('authentication_tokens_total', 'Tokens presented, by result', ['result']);
+    ctx.log.info({ providers: providers.map((p) => p.url), header_name: jwt.header_name }, 'JWT authentication enabled');
+    return {
+      hooks: {
+        onRequest(event) {
+          const value = event.input.headers[headerName];
+          if (value === undefined) return;
+          const token = tokenOf(value, prefix);
+          if (token === undefined) {
+            outcomes.inc({ result: 'invalid' });
+            event.respondWith(unauthenticated(`The ${jwt.header_name} header must be "${prefix === '' ? '' : `${prefix} `}<token>".`));
+            return;
+          }
+          const known = verifier.remembered(token);
+          if (known) {
+            event.state.set(AUTHENTICATION, known);
+            outcomes.inc({ result: 'valid' });
+            return;
+          }
+          return verifier.verify(token).then(
+            (identity) => {
+              event.state.set(AUTHENTICATION, identity);
+              outcomes.inc({ result: 'valid' });
+            },
+            (error: unknown) => {
+              if (!(error instanceof TokenError)) throw error;
+              outcomes.inc({ result: 'invalid' });
+              event.log.debug({ reason: error.message }, 'token refused');
+              event.respondWith(unauthenticated(`Invalid token: ${error.message}.`));
+            },
+          );
+        },
+      },
+      stop() {
+        for (const provider of providers) provider.stop();
+      },
+    };
+  },
+});
+
+/** The token in a header value: after the prefix and a space (the prefix compared case-insensitively, as HTTP auth schemes are). */
+function tokenOf(value: string, prefix: string): string | undefined {
+  const trimmed = value.trim();
+  if (prefix === '') return trimmed === '' ? undefined : trimmed;
+  if (trimmed.length <= prefix.length + 1 || trimmed[prefix.length] !== ' ') return undefined;
+  if (trimmed.slice(0, prefix.length).toLowerCase() !== prefix.toLowerCase()) return undefined;
+  const token = trimmed.slice(prefix.length + 1).trim();
+  return token === '' ? undefined : token;
+}
+
+/** 401 `UNAUTHENTICATED`, with the `WWW-Authenticate` challenge of RFC 6750. */
+export function unauthenticated(message: string): OperationResponse {
+  return toErrorResponse(
+    new RouterError('UNAUTHENTICATED', message, { status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } }),
+  );
+}

@@ -1,0 +1,18 @@
+/** The `authorization` section of router.config.yaml (read without loading the plugin). */
+import { z } from '../../src/index.js';
+
+/** Schema of `authorization`. */
+export const authorizationConfigSchema = z.strictObject({
+  /** A request without a valid token is answered 401 `UNAUTHENTICATED` (introspection included). Default: `false`. */
+  require_authentication: z.boolean().default(false),
+  /**
+   * A field or type the token may not see fails the whole operation with 403
+   * `UNAUTHORIZED_FIELD_OR_TYPE`, instead of coming back `null` with an error at its path. Default: `false`.
+   */
+  reject_operation_if_unauthorized: z.boolean().default(false),
+});
+
+/** `authorization` as written in the file. */
+export type AuthorizationConfigInput = z.input<typeof authorizationConfigSchema>;
+/** `authorization` with defaults filled in. */
+export type AuthorizationConfig = z.output<typeof authorizationConfigSchema>;

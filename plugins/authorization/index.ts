@@ -1,0 +1,166 @@
+/**
+ * `authorization`: the supergraph's `@authenticated`, `@requiresScopes` and
+ * `@policy`, enforced before fetching. In the plan stage the operation loses
+ * the fields the caller may not see (per graph, operation and grant,
+ * memoised; the plan of the filtered text is cached as any plan); after the
+ * merge those fields come back `null` with an `UNAUTHORIZED_FIELD_OR_TYPE`
+ * error at their path (or, with `reject_operation_if_unauthorized`, the
+ * operation fails with 403). The caller's identity comes from the
+ * `authentication` plugin's request state. docs/authentication.md
+ */
+import { LRUCache } from 'lru-cache';
+import {
+  definePlugin,
+  RouterError,
+  StateKey,
+  toErrorResponse,
+  z,
+  type GraphInfo,
+  type MaybePromise,
+  type OperationRequest,
+  type PluginFactory,
+} from '../../src/index.js';
+import { AUTHENTICATION, type AuthenticatedIdentity } from '../authentication/index.js';
+import { applyRemovals, UNAUTHORIZED_CODE } from './apply-removals.js';
+import { authorizationConfigSchema } from './config.js';
+import { filterOperation, operationFacts, type FilteredOperation, type OperationFacts, type RemovalNode } from './filter-operation.js';
+import { GraphRules, type Grant } from './graph-rules.js';
+
+export { authorizationConfigSchema, type AuthorizationConfig, type AuthorizationConfigInput } from './config.js';
+export { UNAUTHORIZED_CODE } from './apply-removals.js';
+
+/** What a policy hook is asked about. */
+export interface PolicyContext {
+  /** The caller's identity; undefined without a (valid) token. */
+  readonly identity: AuthenticatedIdentity | undefined;
+  /** The operation request (headers, client name, origin). */
+  readonly request: OperationRequest;
+}
+
+/**
+ * Decides one `@policy` name for one request: true grants it. Called once
+ * per request for each policy name the operation's rules use. A throw or
+ * rejection denies the policy (and is logged).
+ */
+export type PolicyHook = (policy: string, context: PolicyContext) => MaybePromise<boolean>;
+
+const optionsSchema = authorizationConfigSchema.extend({
+  /** Evaluates `@policy` names (code only, not from the config file). Default: none, so every policy is denied. */
+  policy: z.custom<PolicyHook>((value) => typeof value === 'function', { error: 'must be a function (policy, context) => boolean' }).optional(),
+});
+
+/** Memoised filter results per graph. */
+const FILTER_MEMO = 2000;
+
+interface GraphAuthorization {
+  readonly rules: GraphRules;
+  readonly facts: LRUCache<string, OperationFacts>;
+  /** Filtered operations by plan cache key + grant; `null`: the grant sees everything. */
+  readonly filtered: LRUCache<string, FilteredOperation | 'all'>;
+}
+
+/** The request, kept for the policy hook. */
+const REQUEST = new StateKey<OperationRequest>('authorization-request');
+/** What the plan stage removed, for the merge. */
+const REMOVALS = new StateKey<{ removals: RemovalNode; graph: GraphRules }>('authorization-removals');
+
+/** `useAuthorization(options)`: options as the `authorization` section, plus a `policy` hook in code. */
+export const useAuthorization: PluginFactory<typeof optionsSchema> = definePlugin({
+  name: 'authorization',
+  configKey: 'authorization',
+  options: optionsSchema,
+  setup(ctx, options) {
+    const graphs = new WeakMap<GraphInfo, GraphAuthorization>();
+    const forGraph = (graph: GraphInfo): GraphAuthorization => {
+      let known = graphs.get(graph);
+      if (!known) {
+        known = { rules: new GraphRules(graph), facts: new LRUCache({ max: FILTER_MEMO }), filtered: new LRUCache({ max: FILTER_MEMO }) };
+        graphs.set(graph, known);
+      }
+      return known;
+    };
+    const policy = options.policy;
+    const refused = ctx.metrics.counter('authorization_refused_fields_total', 'Fields removed from operations because the caller may not see them', ['reason']);
+    ctx.log.info(
+      { require_authentication: options.require_authentication, reject_operation_if_unauthorized: options.reject_operation_if_unauthorized, policy_hook: policy !== undefined },
+      'Authorization enabled',
+    );
+
+    const grantOf = async (facts: OperationFacts, identity: AuthenticatedIdentity | undefined, request: OperationRequest | undefined, log: typeof ctx.log): Promise<Grant> => {
+      const scopes = identity ? new Set(facts.scopes.filter((scope) => identity.scopes.has(scope))) : new Set<string>();
+      const policies = new Set<string>();
+      if (policy && request && facts.policies.length > 0) {
+        const decisions = await Promise.all(
+          facts.policies.map(async (name) => {
+            try {
+              return (await policy(name, { identity, request })) === true;
+            } catch (error) {
+              log.warn({ policy: name, err: error }, 'policy hook failed; the policy is denied');
+              return false;
+            }
+          }),
+        );
+        facts.policies.forEach((name, i) => decisions[i] && policies.add(name));
+      }
+      return { authenticated: identity !== undefined, scopes, policies };
+    };
+
+    return {
+      hooks: {
+        ...(options.require_authentication || policy
+          ? {
+              onRequest(event) {
+                if (policy) event.state.set(REQUEST, event.input);
+                if (options.require_authentication && !event.state.has(AUTHENTICATION)) {
+                  event.respondWith(
+                    toErrorResponse(
+                      new RouterError('UNAUTHENTICATED', 'Authentication is required: send a valid token.', { status: 401, headers: { 'www-authenticate': 'Bearer' } }),
+                    ),
+                  );
+                }
+              },
+            }
+          : {}),
+        async onPlan(event) {
+          const graph = ctx.router.graph;
+          if (!graph) return;
+          const authorization = forGraph(graph);
+          if (!authorization.rules.any) return;
+          const input = event.input;
+          let facts = authorization.facts.get(input.cacheKey);
+          if (!facts) {
+            facts = operationFacts(authorization.rules, input.document, input.operationName);
+            authorization.facts.set(input.cacheKey, facts);
+          }
+          if (!facts.restricted) return;
+          const identity = event.state.get(AUTHENTICATION);
+          const grant = await grantOf(facts, identity, event.state.get(REQUEST), event.log);
+          const grantKey = `${grant.authenticated ? 1 : 0} ${[...grant.scopes].join(' ')} | ${[...grant.policies].join(' ')}\n${input.cacheKey}`;
+          let filtered = authorization.filtered.get(grantKey);
+          if (!filtered) {
+            filtered = filterOperation(authorization.rules, input.document, input.operationName, input.conditions, grant) ?? 'all';
+            authorization.filtered.set(grantKey, filtered);
+          }
+          if (filtered === 'all') return;
+          for (const _ of filtered.coordinates) refused.inc({ reason: grant.authenticated ? 'forbidden' : 'unauthenticated' });
+          if (options.reject_operation_if_unauthorized) {
+            throw new RouterError(UNAUTHORIZED_CODE, `Unauthorized: the operation selects fields the caller may not see (${filtered.coordinates.join(', ')}).`, {
+              status: 403,
+            });
+          }
+          event.setInput({ ...input, document: filtered.document, cacheKey: filtered.cacheKey });
+          event.state.set(REMOVALS, { removals: filtered.removals, graph: authorization.rules });
+        },
+        onMerge(event) {
+          const removed = event.state.get(REMOVALS);
+          if (!removed) return;
+          return (after) => {
+            const errors = [...after.output.errors];
+            const data = applyRemovals(after.output.data, removed.removals, removed.graph.apiSchema, errors);
+            after.setOutput({ data, errors });
+          };
+        },
+      },
+    };
+  },
+});
