@@ -14,6 +14,18 @@ export const automaticPersistedQueriesConfigSchema = z.strictObject({
       ttl: duration({ min: '1ms' }).optional(),
     })
     .prefault({}),
+  /** Where registered queries are shared between replicas. Default: nowhere (each process keeps its own). */
+  storage: z
+    .strictObject({
+      /**
+       * `id` of a `storage_providers.sharedstore` entry: texts are kept in that
+       * Redis (keys `switchyard:apq:<sha256>`, expiring after `cache.ttl` when
+       * set) behind the in-process cache, so a hash registered on one replica
+       * runs on every other. An unknown id stops startup.
+       */
+      provider_id: z.string().min(1).optional(),
+    })
+    .prefault({}),
 });
 
 /** `automatic_persisted_queries` as written in the file. */

@@ -7,6 +7,7 @@
  */
 import type { LRUCache } from 'lru-cache';
 import type { Counter, StageHook } from '../../src/index.js';
+import type { ApqSharedStore } from './shared-store.js';
 import { answerUnlessResolved, persistedQueryNotFound, persistedQueryResolved, readPersistedQuery } from '../../src/operations/index.js';
 
 /** Query text kept across the cache, in bytes (two a character, JavaScript strings' worst case). */
@@ -19,9 +20,13 @@ export function queryBytes(text: string): number {
   return Math.max(1, text.length * 2);
 }
 
-/** Builds the `onRequest` hook over a cache of query text by SHA-256. */
-export function automaticPersistedQueriesHook(cache: LRUCache<string, string>, requests: Counter): StageHook<'request'> {
-  return function resolveAutomaticPersistedQuery(event) {
+/**
+ * Builds the `onRequest` hook over a cache of query text by SHA-256; with a
+ * shared store, the in-process cache is its front: a registered text goes to
+ * both, and a hash missing in process is looked up in the store.
+ */
+export function automaticPersistedQueriesHook(cache: LRUCache<string, string>, requests: Counter, shared?: ApqSharedStore): StageHook<'request'> {
+  return async function resolveAutomaticPersistedQuery(event) {
     const read = readPersistedQuery(event.input);
     switch (read.kind) {
       case 'none':
@@ -38,10 +43,15 @@ export function automaticPersistedQueriesHook(cache: LRUCache<string, string>, r
           if (after.output.requestError || after.output.status === 400 || after.output.status === 413) return;
           requests.inc({ result: 'registered' });
           cache.set(hash, text);
+          if (shared && queryBytes(text) <= APQ_ENTRY_BYTES) return shared.set(hash, text);
         };
       }
       case 'hash': {
-        const text = cache.get(read.hash);
+        let text = cache.get(read.hash);
+        if (text === undefined && shared) {
+          text = await shared.get(read.hash);
+          if (text !== undefined) cache.set(read.hash, text);
+        }
         if (text === undefined) {
           requests.inc({ result: 'miss' });
           return answerUnlessResolved(persistedQueryNotFound);

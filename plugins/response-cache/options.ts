@@ -40,6 +40,19 @@ const invalidationSchema = z.strictObject({
   guard_concurrent_writes: flag(true),
   /** The HTTP invalidation endpoint. */
   endpoint: endpointSchema.prefault({}),
+  /**
+   * Replicas sharing a Redis apply each other's invalidations: the replica
+   * that accepts one publishes it on Redis pub/sub, every other applies it to
+   * its memory-provider cache. docs/response-cache.md
+   */
+  broadcast: z
+    .strictObject({
+      /** Publish and receive invalidations. Default: `false`. */
+      enabled: flag(false),
+      /** Id of the `storage_providers.sharedstore[]` item carrying them; required when enabled. Default: none. */
+      provider_id: z.string().min(1).optional(),
+    })
+    .prefault({}),
 });
 
 /** Schema of `response_cache` (and of `useResponseCache` options). */
@@ -79,6 +92,15 @@ export const responseCacheOptionsSchema = z
         code: 'custom',
         path: ['storage', 'provider_id'],
         message: 'is required for provider sharedstore: the id of a storage_providers.sharedstore item',
+        input: undefined,
+      });
+    }
+    const broadcast = options.invalidation.broadcast;
+    if (broadcast.enabled && broadcast.provider_id === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['invalidation', 'broadcast', 'provider_id'],
+        message: 'is required when broadcast is enabled: the id of a storage_providers.sharedstore item',
         input: undefined,
       });
     }

@@ -1,13 +1,15 @@
-import { formatDuration, type CoreConfig, type PluginContext, type PluginInstance } from '../../src/index.js';
+import { ConfigError, formatDuration, type CoreConfig, type PluginContext, type PluginInstance } from '../../src/index.js';
 import { CacheKeys } from './cache-key.js';
 import { CacheMetrics } from './cache-metrics.js';
 import { Degradation } from './degraded.js';
 import { FetchEpochs } from './fetch-epochs.js';
 import { createFetchHook } from './fetch-hook.js';
 import { HitMemo } from './hit-memo.js';
+import type { InvalidationBroadcast } from './invalidation-broadcast.js';
 import { startInvalidationEndpoint, type InvalidationEndpoint } from './invalidation-endpoint.js';
 import type { ResolvedResponseCacheOptions } from './options.js';
 import { finishResponse, noteDebugRequest } from './respond-hook.js';
+import { MemoryCacheStore } from './store/memory-store.js';
 import { openStore } from './store/open-store.js';
 
 /** Bus topic carrying invalidated index names to the other workers. */
@@ -38,13 +40,41 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
     },
     'Response cache enabled',
   );
-  const unsubscribe = ctx.cluster.subscribe(INVALIDATE_TOPIC, (indexes) => {
-    if (!Array.isArray(indexes)) return;
-    store.invalidate(indexes.filter((index): index is string => typeof index === 'string')).then(
+  const applyRemote = (indexes: string[]) =>
+    store.invalidate(indexes).then(
       (removed) => metrics.invalidated(removed.flatMap((key) => keys.describe(key) ?? [])),
       (error: unknown) => degradation.report(error, 'invalidate'),
     );
+  const unsubscribe = ctx.cluster.subscribe(INVALIDATE_TOPIC, (indexes) => {
+    if (!Array.isArray(indexes)) return;
+    void applyRemote(indexes.filter((index): index is string => typeof index === 'string'));
   });
+  // Between replicas (memory provider): a shared store already shows every replica the same entries.
+  let broadcast: InvalidationBroadcast | undefined;
+  const broadcastSettings = options.invalidation.broadcast;
+  if (broadcastSettings.enabled && store instanceof MemoryCacheStore) {
+    const memory = store;
+    const declared = ctx.config.storage_providers.sharedstore;
+    const provider = declared.find((item) => item.id === broadcastSettings.provider_id);
+    const problem = !provider
+      ? `"${broadcastSettings.provider_id}" is not in storage_providers.sharedstore (${declared.length === 0 ? 'none are declared' : `declared: ${declared.map((item) => item.id).join(', ')}`})`
+      : provider.cluster_enabled
+        ? `"${broadcastSettings.provider_id}" is a Redis Cluster; the broadcast needs a single Redis server (or a primary with replicas) for now`
+        : undefined;
+    if (problem || !provider) {
+      unsubscribe();
+      await store.close();
+      throw new ConfigError([{ path: 'response_cache.invalidation.broadcast.provider_id', plugin: 'response-cache', message: problem ?? 'unknown' }]);
+    }
+    // The Redis client is loaded only when the broadcast is on.
+    const { openInvalidationBroadcast } = await import('./invalidation-broadcast.js');
+    broadcast = openInvalidationBroadcast(provider, `${options.key_prefix}invalidations`, ctx.log, {
+      invalidate: (indexes) => void applyRemote(indexes),
+      resync: () => memory.clear(),
+    });
+  } else if (broadcastSettings.enabled) {
+    ctx.log.info('response_cache.invalidation.broadcast has nothing to do with the sharedstore provider: every replica reads the same store');
+  }
   let endpoint: InvalidationEndpoint | undefined;
   if (options.invalidation.endpoint.enabled) {
     const settings = options.invalidation.endpoint;
@@ -62,6 +92,8 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
           try {
             // Memory caches are per process: under `--workers` the other workers drop theirs too.
             if (storage.provider === 'memory') ctx.cluster.publish(INVALIDATE_TOPIC, indexes);
+            // Other replicas: published before the local removal, and never waited on (Redis down: local only, warned).
+            void broadcast?.publish(indexes);
             const removed = await store.invalidate(indexes);
             degradation.succeeded();
             metrics.invalidated(removed.flatMap((key) => keys.describe(key) ?? []));
@@ -75,6 +107,7 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
       });
     } catch (error) {
       unsubscribe();
+      await broadcast?.close();
       await store.close();
       throw error;
     }
@@ -96,6 +129,7 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
     async stop() {
       unsubscribe();
       await endpoint?.close();
+      await broadcast?.close();
       await store.close();
     },
   };

@@ -98,3 +98,97 @@ describe('graceful shutdown under load', () => {
     expect(clientsAfter).toBe(1);
   });
 });
+
+/** Writes a router config for the lifecycle tests (no Redis needed). */
+async function lifecycleConfig(port: number, name: string, extra: readonly string[]): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, ['version: "1"', `listen_addr: "127.0.0.1:${port}"`, 'execution_config:', '  file:', '    path: supergraph.graphql', ...extra, ''].join('\n'));
+  return path;
+}
+
+/**
+ * Load until the listener refuses: `loops` clients each send one request at a
+ * time, each on a new connection, until a connection is refused. Every answer
+ * is kept with the time it was sent.
+ */
+function loadUntilRefused(port: number, loops: number): Promise<{ sentAt: number; answer: Answer }[]> {
+  const results: { sentAt: number; answer: Answer }[] = [];
+  const loop = async () => {
+    for (let i = 0; ; i++) {
+      const sentAt = Date.now();
+      const answer = await post(port, JSON.stringify({ query: `{ book(id: "b${(i % 3) + 1}") { title } }` }));
+      results.push({ sentAt, answer });
+      if ('error' in answer) return;
+    }
+  };
+  return Promise.all(Array.from({ length: loops }, loop)).then(() => results);
+}
+
+describe.each([
+  { label: 'one process', workers: [] as string[] },
+  { label: '--workers 2', workers: ['--workers', '2'] },
+])('shutdown_delay and grace_period ($label)', ({ workers }) => {
+  it('flips readiness at once, serves new requests during shutdown_delay, then closes, dropping no request under load', async () => {
+    const port = await freePort();
+    const config = await lifecycleConfig(port, `lifecycle-${workers.length}.yaml`, ['shutdown_delay: 3s', 'grace_period: 10s']);
+    const child = spawnCli(['router', '-c', config, ...workers]);
+    try {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok);
+      // With workers, every worker must be up before the load starts.
+      if (workers.length > 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const load = loadUntilRefused(port, 8);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const signalAt = Date.now();
+      child.kill('SIGTERM');
+      // Readiness flips well before the delay ends.
+      await waitFor(async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/health/ready`, { headers: { connection: 'close' } });
+        return res.status === 503;
+      }, 1_000);
+      expect(Date.now() - signalAt).toBeLessThan(1_500);
+      // Still inside the delay: a new connection is accepted and served.
+      const duringSentAt = Date.now();
+      const during = await post(port, JSON.stringify({ query: '{ book(id: "b1") { title } }' }));
+      expect(duringSentAt - signalAt).toBeLessThan(2_000);
+      expect(during).toMatchObject({ status: 200 });
+      expect(await child.exited.then((r) => r.code)).toBe(0);
+      const results = await load;
+      const served = results.filter((r) => 'status' in r.answer);
+      const failed = results.filter((r) => 'error' in r.answer);
+      // Every request the router accepted was answered; the only failures are refused connections after the listener closed.
+      for (const r of served) expect(r.answer).toMatchObject({ status: 200 });
+      for (const r of failed) {
+        expect(r.answer).toEqual({ error: 'ECONNREFUSED' });
+        expect(r.sentAt - signalAt).toBeGreaterThanOrEqual(2_900);
+      }
+      expect(served.filter((r) => r.sentAt > signalAt + 2_000).length).toBeGreaterThan(0);
+      expect(failed).toHaveLength(8);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('grace_period', () => {
+  it('cuts requests still in flight when grace_period ends, and exits 0', async () => {
+    const slowLibrary = await startSubgraph(librarySubgraph({ delayMs: 3_000 }));
+    const port = await freePort();
+    await writeFile(join(dir, 'slow.graphql'), composeSubgraphs([{ name: slowLibrary.name, url: slowLibrary.url, sdl: slowLibrary.typeDefs }]).supergraphSdl);
+    const config = join(dir, 'grace.yaml');
+    await writeFile(config, ['version: "1"', `listen_addr: "127.0.0.1:${port}"`, 'execution_config:', '  file:', '    path: slow.graphql', 'grace_period: 100ms', ''].join('\n'));
+    const child = spawnCli(['router', '-c', config]);
+    try {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok);
+      // The subgraph takes 3 s; 250 ms drain + 100 ms grace end long before the answer.
+      const slow = send(port, JSON.stringify({ query: '{ book(id: "b1") { title } }' }));
+      await slow.sent;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      child.kill('SIGTERM');
+      expect(await slow.answer).toHaveProperty('error');
+      expect((await child.exited).code).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await slowLibrary.close();
+    }
+  });
+});

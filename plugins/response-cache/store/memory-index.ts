@@ -53,6 +53,8 @@ export class MemoryIndex {
  */
 export class InvalidationMarks {
   private current = 0;
+  /** Epoch of the last mark on every index (a whole-cache clear); 0: none. */
+  private everything = 0;
   private readonly marks = new Map<string, { readonly epoch: number; readonly at: number }>();
 
   constructor(private readonly markTtlMs: number) {}
@@ -70,8 +72,15 @@ export class InvalidationMarks {
     return epoch;
   }
 
+  /** Marks every index at once (the cache was cleared): a write from a fetch that started before is dropped. */
+  bumpAll(): number {
+    this.everything = ++this.current;
+    return this.everything;
+  }
+
   /** Whether any of the indexes was invalidated after epoch `since`. */
   touchedSince(indexes: readonly string[], since: number): boolean {
+    if (this.everything > since) return true;
     for (const id of indexes) {
       const mark = this.marks.get(id);
       if (mark && mark.epoch > since) return true;

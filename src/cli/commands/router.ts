@@ -1,6 +1,8 @@
 /**
  * `switchyard router`: loads the config and graph, builds the plugin list,
- * serves until SIGTERM/SIGINT, then drains in-flight requests and stops.
+ * serves until SIGTERM/SIGINT, then reports not ready, keeps serving for
+ * `shutdown_delay`, closes its listeners and gives in-flight requests
+ * `grace_period` (Router.close), and stops.
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { createRouter } from '../../kernel/router/router.js';
@@ -48,7 +50,8 @@ export async function serveRouter(options: RouterOptions): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    router.log.info({ signal }, 'Router stopping: finishing in-flight requests');
+    const { shutdown_delay, grace_period } = setup.config.core;
+    router.log.info({ signal, shutdown_delay_ms: shutdown_delay, grace_period_ms: grace_period }, 'Router stopping: finishing in-flight requests');
     router
       .close()
       .then(() => process.exit(0))

@@ -122,6 +122,18 @@ export const coreConfigShape = {
   listen_addr: hostPort({ allowPortZero: true }).default('localhost:3002'),
   /** Log level. Default: `info`. */
   log_level: z.enum(LOG_LEVELS).default('info'),
+  /**
+   * After SIGTERM: how long the listeners keep accepting connections while
+   * `/health/ready` already answers 503 (time for a load balancer to take the
+   * replica out). Default: `0s` (the listener still reads requests already on
+   * the wire for 250 ms).
+   */
+  shutdown_delay: duration().prefault('0s'),
+  /**
+   * After the listeners close: how long in-flight requests may take to finish
+   * before their connections are cut. Default: `30s`.
+   */
+  grace_period: duration().prefault('30s'),
   /** Where the graph comes from. Default: `{ file: { watch: true } }`. */
   execution_config: z
     .strictObject({

@@ -196,7 +196,7 @@ class SwitchyardRouter implements Router {
   close(): Promise<void> {
     this.closed ??= (async () => {
       this.graphs.close();
-      await this.server?.close();
+      await this.server?.close(this.config.grace_period, Math.max(this.config.shutdown_delay, MIN_DRAIN_MS));
       await this.metricsServer?.close();
       this.stopping.abort();
       await this.host.stop();
@@ -209,6 +209,9 @@ class SwitchyardRouter implements Router {
     return this.close();
   }
 }
+
+/** Even with `shutdown_delay: 0s`, requests already on the wire when a stop begins are read. */
+const MIN_DRAIN_MS = 250;
 
 function toOperationRequest(request: ExecuteRequest): OperationRequest {
   const headers: Record<string, string> = {};

@@ -25,6 +25,8 @@ describe('core config defaults', () => {
       version: '1',
       listen_addr: 'localhost:3002',
       log_level: 'info',
+      shutdown_delay: 0,
+      grace_period: 30_000,
       execution_config: { file: { watch: true } },
       graph: { name: 'default' },
       playground: { enabled: true },
@@ -256,5 +258,18 @@ describe('cors and plugins', () => {
 
   it('refuses a plugin entry without a package', () => {
     expect(linesOf({ version: '1', plugins: [{ options: {} }] })).toEqual(['plugins[0].package: is required']);
+  });
+});
+
+describe('shutdown_delay and grace_period', () => {
+  it('read durations from the file and the environment', () => {
+    expect(parseCore({ shutdown_delay: '5s', grace_period: '1m' })).toMatchObject({ shutdown_delay: 5_000, grace_period: 60_000 });
+    const fromEnv = parseConfig({ version: '1' }, { env: { SHUTDOWN_DELAY: '2s', GRACE_PERIOD: '10s' } }).core;
+    expect(fromEnv).toMatchObject({ shutdown_delay: 2_000, grace_period: 10_000 });
+  });
+
+  it('refuse a bare number', () => {
+    expect(linesOf({ version: '1', shutdown_delay: 5 })[0]).toMatch(/^shutdown_delay: /);
+    expect(linesOf({ version: '1', grace_period: '30' })[0]).toMatch(/^grace_period: /);
   });
 });
