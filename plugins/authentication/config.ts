@@ -29,8 +29,25 @@ const jwksProviderSchema = z.strictObject({
   timeout: duration({ min: '1ms' }).prefault('5s'),
 });
 
+/** Header names a claim may not be sent as: they frame the HTTP request or carry the client's own credentials. */
+export const RESERVED_CLAIM_HEADERS = ['host', 'connection', 'content-length', 'content-type', 'content-encoding', 'transfer-encoding', 'te', 'upgrade', 'authorization', 'cookie'] as const;
+
+const claimHeaderName = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: 'must be an HTTP header name' })
+  .transform((name) => name.toLowerCase())
+  .refine((name) => !(RESERVED_CLAIM_HEADERS as readonly string[]).includes(name), {
+    error: (issue) => `${JSON.stringify(issue.input)} cannot carry a claim (reserved: ${RESERVED_CLAIM_HEADERS.join(', ')})`,
+  });
+
 /** Schema of `authentication`. */
 export const authenticationConfigSchema = z.strictObject({
+  /**
+   * Claims of a valid token sent to every subgraph as headers: `{ claim: header-name }`
+   * (`{ sub: x-user-id }`). Without a token (or without the claim) the header is not
+   * sent, and a client header of that name is dropped (it cannot be spoofed). Default: none.
+   */
+  forward_claims: z.record(z.string().min(1), claimHeaderName).default(() => ({})),
   jwt: z.strictObject({
     /** Key sets of the identity providers whose tokens are accepted; tried in order. At least one. */
     jwks: z.array(jwksProviderSchema).min(1),

@@ -5,7 +5,8 @@
  * answered 401 `UNAUTHENTICATED` before anything else runs; no token goes
  * on unauthenticated (the `authorization` plugin decides what that may
  * see, or refuses it with `authorization.require_authentication`).
- * docs/authentication.md
+ * `forward_claims` sends chosen claims to subgraphs as headers (and drops
+ * client headers of those names). docs/authentication.md
  */
 import { definePlugin, RouterError, toErrorResponse, type OperationResponse, type PluginFactory } from '../../src/index.js';
 import { JWT_ALGORITHMS, authenticationConfigSchema } from './config.js';
@@ -35,8 +36,12 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
     const verifier = new TokenVerifier(providers, jwt.clock_skew);
     const headerName = jwt.header_name.toLowerCase();
     const prefix = jwt.header_value_prefix;
+    const forwarded = Object.entries(options.forward_claims);
     const outcomes = ctx.metrics.counter('authentication_tokens_total', 'Tokens presented, by result', ['result']);
-    ctx.log.info({ providers: providers.map((p) => p.url), header_name: jwt.header_name }, 'JWT authentication enabled');
+    ctx.log.info(
+      { providers: providers.map((p) => p.url), header_name: jwt.header_name, ...(forwarded.length > 0 ? { forward_claims: options.forward_claims } : {}) },
+      'JWT authentication enabled',
+    );
     return {
       hooks: {
         onRequest(event) {
@@ -67,6 +72,24 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
             },
           );
         },
+        // Claims to subgraphs: set on every subgraph request of a request with a valid token; dropped otherwise, so a client cannot send them itself.
+        ...(forwarded.length > 0
+          ? {
+              onFetch(event) {
+                const input = event.input;
+                const identity = event.state.get(AUTHENTICATION);
+                let headers: Record<string, string> | undefined;
+                for (const [claim, header] of forwarded) {
+                  const value = identity === undefined ? undefined : claimHeaderValue(identity.claims[claim]);
+                  if (value === undefined ? input.headers[header] === undefined : input.headers[header] === value) continue;
+                  const next: Record<string, string> = (headers ??= { ...input.headers });
+                  if (value === undefined) delete next[header];
+                  else next[header] = value;
+                }
+                if (headers) event.setInput({ ...input, headers });
+              },
+            }
+          : {}),
       },
       stop() {
         for (const provider of providers) provider.stop();
@@ -90,4 +113,19 @@ export function unauthenticated(message: string): OperationResponse {
   return toErrorResponse(
     new RouterError('UNAUTHENTICATED', message, { status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } }),
   );
+}
+
+/**
+ * A claim as a header value: strings as they are, numbers and booleans
+ * printed, arrays of those joined with `,`; undefined (not sent) for other
+ * values, and for any value that is empty or not printable ASCII.
+ */
+export function claimHeaderValue(claim: unknown): string | undefined {
+  let value: string;
+  if (typeof claim === 'string') value = claim;
+  else if (typeof claim === 'number' || typeof claim === 'boolean') value = String(claim);
+  else if (Array.isArray(claim) && claim.length > 0 && claim.every((item) => ['string', 'number', 'boolean'].includes(typeof item))) value = claim.join(',');
+  else return undefined;
+  // Printable ASCII only: a control character would inject headers, and the HTTP client refuses other characters (the whole fetch would fail).
+  return /^[\x20-\x7e]+$/.test(value) ? value : undefined;
 }
