@@ -108,8 +108,6 @@ const NO_EQUIVALENT: Readonly<Record<string, string>> = {
   poll_jitter: 'Switchyard does not poll a control plane',
   localhost_fallback_inside_docker: 'routing URLs are used as written',
   dev_mode: 'no development mode; set subgraph_error_propagation and log_level yourself',
-  authentication: 'JWT authentication is not in this build',
-  authorization: 'authorization settings are not in this build',
   shutdown_delay: 'the shutdown delay is not configurable in this build',
   grace_period: 'the grace period is not configurable in this build',
 };
@@ -499,6 +497,33 @@ function migrateConnect(m: Migrator): void {
   m.rest(from, ['enabled', 'server', 'storage', 'graphql_endpoint']);
 }
 
+/**
+ * `authentication` and `authorization` have Cosmo's shape here, so every key
+ * this build's schema knows is copied as it is; the rest is reported.
+ */
+function migrateAuth(m: Migrator): void {
+  for (const section of ['authentication', 'authorization']) {
+    const kept = keepKnown(m, m.get([section]), [section]);
+    if (kept !== undefined) m.put([section], kept);
+  }
+}
+
+function keepKnown(m: Migrator, value: unknown, path: Path): unknown {
+  if (value === undefined) return undefined;
+  if (!schemaAccepts(path)) {
+    m.skip(path, NO_EQUIVALENT[String(path.at(-1))] ?? 'no Switchyard equivalent');
+    return undefined;
+  }
+  if (Array.isArray(value)) return value.map((item, index) => keepKnown(m, item, [...path, index])).filter((item) => item !== undefined);
+  if (!isMapping(value)) return value;
+  const out: Doc = {};
+  for (const [key, item] of Object.entries(value)) {
+    const kept = keepKnown(m, item, [...path, key]);
+    if (kept !== undefined) out[key] = kept;
+  }
+  return out;
+}
+
 function migratePyroscope(m: Migrator): void {
   const from = ['pyroscope'];
   if (m.get(from) === undefined) return;
@@ -518,6 +543,7 @@ const SECTIONS = new Set([
   'version', 'log_level', 'listen_addr', 'playground', 'playground_enabled', 'introspection', 'introspection_enabled', 'query_plans_enabled', 'graph',
   'execution_config', 'router_config_path', 'cors', 'headers', 'traffic_shaping', 'engine', 'security', 'subgraph_error_propagation',
   'storage_providers', 'persisted_operations', 'automatic_persisted_queries', 'response_cache', 'telemetry', 'access_logs', 'connect_rpc', 'pyroscope',
+  'authentication', 'authorization',
 ]);
 
 /** Converts a parsed Cosmo router config into a Switchyard one, listing what it could not carry. */
@@ -538,6 +564,7 @@ export function migrateCosmoConfig(source: Doc): Migration {
   migrateMetrics(m);
   migrateConnect(m);
   migratePyroscope(m);
+  migrateAuth(m);
   for (const key of Object.keys(source)) {
     if (SECTIONS.has(key)) continue;
     if (key in FIXED && source[key] === FIXED[key]) continue;

@@ -289,6 +289,26 @@ rate_limit:
     }
   });
 
+  it('carries Cosmo\'s authentication and authorization sections key by key and names the keys it has no place for', () => {
+    const { config, notCarried } = migrateCosmoConfig({
+      version: '1',
+      authentication: {
+        jwt: {
+          jwks: [{ url: 'https://idp.example.com/.well-known/jwks.json', refresh_interval: '1m', algorithms: ['RS256'], made_up_key: true }],
+          header_name: 'Authorization',
+          header_value_prefix: 'Bearer',
+        },
+      },
+      authorization: { require_authentication: true, reject_operation_if_unauthorized: false },
+    });
+    expect(config.authentication).toEqual({
+      jwt: { jwks: [{ url: 'https://idp.example.com/.well-known/jwks.json', refresh_interval: '1m', algorithms: ['RS256'] }], header_name: 'Authorization', header_value_prefix: 'Bearer' },
+    });
+    expect(config.authorization).toEqual({ require_authentication: true, reject_operation_if_unauthorized: false });
+    expect(notCarried.map((entry) => entry.path)).toEqual(['authentication.jwt.jwks[0].made_up_key']);
+    expect(() => parseConfig(config, { env: {}, sections })).not.toThrow();
+  });
+
   it('answers --help with exit 0 and a wrong --from or a missing option with exit 2', async () => {
     const help = await runCli(['config', 'migrate', '--help']);
     expect(help.code).toBe(0);
