@@ -1,7 +1,9 @@
 /**
  * `persisted-operations`: runs operations registered with
- * `switchyard operations push` by their SHA-256 id
- * (`extensions.persistedQuery.sha256Hash` + `graphql-client-name`), from the
+ * `switchyard operations push` by their SHA-256 id, or a Cosmo manifest's
+ * own ids (`extensions.persistedQuery.sha256Hash` or `documentId`, and the
+ * client name: `graphql-client-name`, `apollographql-client-name`, else
+ * `unknown`), from the
  * store per request or from the graph's manifest (manifest mode, polled and
  * hot-swapped); optionally rejects (`safelist`) or logs (`log_unknown`)
  * free-form operations that are not registered. docs/persisted-operations.md

@@ -30,7 +30,6 @@ type Cached = ResolvedOperation | typeof MISSING;
 
 /** Per-request lookups in the store, cached. */
 export class LookupSource implements OperationSource {
-  readonly needsClientName = true;
   private readonly cache: LRUCache<string, Cached>;
   private readonly inFlight = new Map<string, Promise<ResolvedOperation | undefined>>();
 
@@ -38,8 +37,7 @@ export class LookupSource implements OperationSource {
     this.cache = new LRUCache<string, Cached>({ max: options.cacheSize, ttl: options.cacheTtlMs });
   }
 
-  resolve(client: string | undefined, key: string): ResolvedOperation | undefined | Promise<ResolvedOperation | undefined> {
-    if (client === undefined) return undefined;
+  resolve(client: string, key: string): ResolvedOperation | undefined | Promise<ResolvedOperation | undefined> {
     // An id or client name no push could have stored is not found: no store read, no cache entry.
     if (keyProblem(key) !== undefined || nameProblem('client', client) !== undefined) return undefined;
     const cacheKey = `${client}\n${key}`;
@@ -64,8 +62,7 @@ export class LookupSource implements OperationSource {
     return pending;
   }
 
-  async isRegistered(client: string | undefined, text: string): Promise<boolean> {
-    if (client === undefined) return false;
+  async isRegistered(client: string, text: string): Promise<boolean> {
     if (await this.resolve(client, sha256Hex(text))) return true;
     const normalized = normalizedId(text);
     return normalized !== undefined && (await this.resolve(client, normalized)) !== undefined;

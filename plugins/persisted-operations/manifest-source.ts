@@ -31,11 +31,17 @@ export interface ManifestSourceOptions {
 interface ManifestSnapshot {
   /** The manifest's revision; empty before one was loaded. */
   readonly revision: string;
-  /** Text by SHA-256 id: the parsed manifest's own object (copying 10,000 entries into a Map would only cost time). */
+  /**
+   * Text by id: the parsed manifest's own object (copying 10,000 entries into a Map would only cost time).
+   * An id is a SHA-256, or any string a Cosmo client chose.
+   */
   readonly operations: Readonly<Record<string, string>>;
-  /** SHA-256 id by alias (a prototype-free object). */
+  /** Id by alias (a prototype-free object). */
   readonly aliases: Readonly<Record<string, string>>;
-  /** Normalized ids of every operation; only when the safelist or `log_unknown` needs them. */
+  /**
+   * SHA-256 of every text and of its normalized form, so a free-form text is recognised whatever id it is
+   * listed under; only when the safelist or `log_unknown` needs them.
+   */
   readonly normalized: ReadonlySet<string> | undefined;
 }
 
@@ -43,7 +49,7 @@ const EMPTY: ManifestSnapshot = { revision: '', operations: {}, aliases: {}, nor
 /** Normalization yields to the event loop after this many operations, so a big reload never stalls requests. */
 const NORMALIZE_CHUNK = 200;
 
-/** Loads the manifest (a missing one counts as empty; an unreadable or invalid one fails startup) and starts polling. */
+/** Loads the manifest (a missing one counts as empty; an unreadable or malformed one fails startup) and starts polling. */
 export async function startManifestSource(options: ManifestSourceOptions): Promise<OperationSource> {
   const source = new ManifestSource(options);
   await source.load();
@@ -52,7 +58,6 @@ export async function startManifestSource(options: ManifestSourceOptions): Promi
 }
 
 class ManifestSource implements OperationSource {
-  readonly needsClientName = false;
   private snapshot: ManifestSnapshot = EMPTY;
   /** Tag of the version in service, or of the last bad version (not fetched again). */
   private tag: string | undefined;
@@ -64,20 +69,22 @@ class ManifestSource implements OperationSource {
 
   constructor(private readonly options: ManifestSourceOptions) {}
 
-  resolve(_client: string | undefined, key: string): ResolvedOperation | undefined {
+  resolve(_client: string, key: string): ResolvedOperation | undefined {
     const { operations, aliases } = this.snapshot;
     const id = Object.hasOwn(operations, key) ? key : Object.hasOwn(aliases, key) ? aliases[key] : undefined;
     return id === undefined ? undefined : { id, body: operations[id]! };
   }
 
-  isRegistered(_client: string | undefined, text: string): boolean {
+  isRegistered(_client: string, text: string): boolean {
     const snapshot = this.snapshot;
     const hash = sha256Hex(text);
     if (Object.hasOwn(snapshot.operations, hash)) return true;
     let verdict = this.verdicts.get(hash);
     if (verdict === undefined) {
       const normalized = normalizedId(text);
-      verdict = normalized !== undefined && (Object.hasOwn(snapshot.operations, normalized) || (snapshot.normalized?.has(normalized) ?? false));
+      verdict =
+        (snapshot.normalized?.has(hash) ?? false) ||
+        (normalized !== undefined && (Object.hasOwn(snapshot.operations, normalized) || (snapshot.normalized?.has(normalized) ?? false)));
       this.verdicts.set(hash, verdict);
     }
     return verdict;
@@ -151,10 +158,12 @@ class ManifestSource implements OperationSource {
   }
 }
 
+/** The SHA-256 of every text (its id may be a client's own) and of its normalized form. */
 async function normalizedIds(operations: Readonly<Record<string, string>>): Promise<Set<string>> {
   const ids = new Set<string>();
   let done = 0;
   for (const body of Object.values(operations)) {
+    ids.add(sha256Hex(body));
     const id = normalizedId(body);
     if (id !== undefined) ids.add(id);
     if (++done % NORMALIZE_CHUNK === 0) await yieldToEventLoop();

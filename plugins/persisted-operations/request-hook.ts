@@ -33,8 +33,18 @@ type HookResult = MaybePromise<void | AfterStageHook<'request'>>;
 /** Longest query text a `log_unknown` line carries. */
 const LOGGED_QUERY_LENGTH = 2_000;
 
-const clientNameRequired = () =>
-  errorResponse('PERSISTED_QUERY_CLIENT_NAME_REQUIRED', 'Persisted operations are registered per client: send the graphql-client-name header.', 400);
+/** The client name of a request that names none, as Cosmo Router names it. */
+export const UNKNOWN_CLIENT = 'unknown';
+
+/**
+ * The client a request's operations are looked up for, as Cosmo Router reads it: the first non-empty
+ * of `graphql-client-name` and `apollographql-client-name`, else `unknown`.
+ */
+export function clientNameOf(input: RequestEvent['input']): string {
+  if (input.clientName) return input.clientName;
+  const apollo = input.headers['apollographql-client-name'];
+  return apollo ? apollo : UNKNOWN_CLIENT;
+}
 
 /** The client learns that the store failed, not where it is; the log (PLUGIN_ERROR) has the reason. */
 function storeUnreadable(cause: unknown): never {
@@ -49,11 +59,9 @@ function storeUnreadable(cause: unknown): never {
 export function persistedOperationsHook({ source, safelist, logUnknown, requests }: RequestHookOptions): StageHook<'request'> {
   const checksText = safelist || logUnknown;
 
-  /** Resolves a SHA-256 id, or an alias sent as a document id. */
+  /** Resolves an id (a SHA-256, or an id a Cosmo manifest or file uses) or an alias sent as a document id. */
   function resolveId(event: RequestEvent, key: string): HookResult {
-    const client = event.input.clientName;
-    if (source.needsClientName && client === undefined) return answerUnlessResolved(clientNameRequired);
-    const found = source.resolve(client, key);
+    const found = source.resolve(clientNameOf(event.input), key);
     return found instanceof Promise ? found.then((operation) => applyResolved(event, operation), storeUnreadable) : applyResolved(event, found);
   }
 
@@ -68,16 +76,7 @@ export function persistedOperationsHook({ source, safelist, logUnknown, requests
   }
 
   function checkText(event: RequestEvent, text: string): HookResult {
-    const client = event.input.clientName;
-    if (source.needsClientName && client === undefined) {
-      if (safelist) {
-        event.respondWith(clientNameRequired());
-        return;
-      }
-      reportUnknown(event, text);
-      return;
-    }
-    const registered = source.isRegistered(client, text);
+    const registered = source.isRegistered(clientNameOf(event.input), text);
     if (registered instanceof Promise) return registered.then((known) => (known ? undefined : rejectUnknown(event, text)), storeUnreadable);
     if (!registered) rejectUnknown(event, text);
   }
@@ -92,9 +91,9 @@ export function persistedOperationsHook({ source, safelist, logUnknown, requests
   function reportUnknown(event: RequestEvent, text: string): void {
     requests.inc({ result: 'unknown' });
     if (!logUnknown) return;
-    const { clientName, operationName } = event.input;
+    const { operationName } = event.input;
     event.log.warn(
-      { client_name: clientName, operation_name: operationName, sha256: sha256Hex(text), query: text.slice(0, LOGGED_QUERY_LENGTH) },
+      { client_name: clientNameOf(event.input), operation_name: operationName, sha256: sha256Hex(text), query: text.slice(0, LOGGED_QUERY_LENGTH) },
       'Unknown operation: not a registered persisted operation',
     );
   }

@@ -399,10 +399,15 @@ function migratePersistedOperations(m: Migrator): void {
   const id = m.get([...from, 'storage', 'provider_id']);
   if (id !== undefined) {
     const found = providerOf(m, id);
-    m.skip(
-      [...from, 'storage'],
-      `Cosmo's per-operation storage layout (${found ? `${found.kind} provider "${String(id)}"` : `provider "${String(id)}"`}) is not readable yet; push the operations with \`switchyard operations push\` (default store .switchyard/operations)`,
-    );
+    const path = found?.kind === 'file_system' ? found.provider.path : undefined;
+    // Cosmo's tree (<graph>/operations/<client>/<id>.json, manifest.json) is read as it is from a folder.
+    if (typeof path === 'string') m.put([...from, 'storage'], { provider: 'file', path }, [...from, 'storage', 'provider_id']);
+    else {
+      m.skip(
+        [...from, 'storage'],
+        `${found ? `a ${found.kind} provider ("${String(id)}")` : `provider "${String(id)}"`} is not readable: copy Cosmo's operations tree to a folder (or serve it over HTTP) and set persisted_operations.storage to it`,
+      );
+    }
   }
   if (m.get([...from, 'cache']) !== undefined) m.skip([...from, 'cache'], 'Cosmo sizes this cache in bytes; Switchyard counts operations (persisted_operations.lookup_cache.size)');
   m.rest(from, ['disabled', 'log_unknown', 'safelist', 'manifest', 'storage', 'cache']);

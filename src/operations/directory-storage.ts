@@ -115,6 +115,7 @@ export class DirectoryStorage implements OperationsStorage {
   }
 }
 
+/** No such file (a folder where a file is asked for counts: a client named `manifest.json` is a folder beside Cosmo's manifest path). */
 function isMissing(error: unknown): boolean {
-  return error instanceof Error && 'code' in error && (error.code === 'ENOENT' || error.code === 'ENOTDIR');
+  return error instanceof Error && 'code' in error && (error.code === 'ENOENT' || error.code === 'ENOTDIR' || error.code === 'EISDIR');
 }

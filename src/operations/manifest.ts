@@ -4,15 +4,20 @@
  *
  * ```json
  * {"version": 1, "revision": "…", "generatedAt": "2025-01-01T00:00:00.000Z",
- *  "operations": {"<sha256>": "<operation text>"}}
+ *  "operations": {"<id>": "<operation text>"}}
  * ```
  *
- * Relay ids pushed as aliases add an `aliases` object (`{"<relay id>": "<sha256>"}`),
+ * `switchyard operations push` writes SHA-256 ids; a manifest from Cosmo
+ * may carry ids its clients chose (Relay or Apollo manifest ids, any
+ * string): those are loaded as they are and found by that id. An id of 64
+ * hex characters is read in lower case, as requests' hashes are.
+ *
+ * Relay ids pushed as aliases add an `aliases` object (`{"<relay id>": "<id>"}`),
  * written only when there are any; readers that do not know it ignore it.
  */
 import { randomUUID } from 'node:crypto';
 import { isRecord } from './json-value.js';
-import { isSha256Hex, sha256Hex } from './operation-id.js';
+import { isSha256Hex } from './operation-id.js';
 
 /** The manifest of one federated graph. */
 export interface OperationsManifest {
@@ -20,11 +25,15 @@ export interface OperationsManifest {
   readonly version: 1;
   /** Opaque; changes on every push and deletion. */
   readonly revision: string;
-  /** When the manifest was written, ISO 8601. */
+  /** When the manifest was written, ISO 8601; empty when a manifest read had none (Cosmo does not require it). */
   readonly generatedAt: string;
-  /** Operation text by SHA-256 id (lower-case hex), of every client. */
+  /**
+   * Operation text by id, of every client (a prototype-free object). Ids
+   * Switchyard writes are SHA-256 (lower-case hex); a Cosmo manifest's may be
+   * any non-empty string its clients chose.
+   */
   readonly operations: Readonly<Record<string, string>>;
-  /** SHA-256 id by alias (Relay ids). Absent when there are none. */
+  /** Id by alias (Relay ids). Absent when there are none. */
   readonly aliases?: Readonly<Record<string, string>>;
 }
 
@@ -45,8 +54,11 @@ export function newRevision(): string {
 const SLICE = 500;
 
 /**
- * Parses and checks a manifest: version 1, a revision, and every id the
- * SHA-256 of its text (a corrupted or hand-edited entry is refused whole).
+ * Parses and checks a manifest: version 1, a non-empty revision, an
+ * `operations` object of non-empty id -> string text (Cosmo's checks, plus
+ * the types). An id need not be the SHA-256 of its text (Cosmo's ids are
+ * client-supplied). Hex ids are read in lower case; of two that differ only
+ * in case, the first stands.
  */
 export function parseManifest(text: string): OperationsManifest {
   const steps = manifestParser(text);
@@ -77,25 +89,27 @@ function* manifestParser(text: string): Generator<void, OperationsManifest> {
   if (!isRecord(raw)) throw new ManifestFormatError('expected a JSON object');
   if (raw.version !== 1) throw new ManifestFormatError(`unsupported version ${JSON.stringify(raw.version)}; only version 1 is read`);
   if (typeof raw.revision !== 'string' || raw.revision === '') throw new ManifestFormatError('"revision" must be a non-empty string');
-  if (typeof raw.generatedAt !== 'string') throw new ManifestFormatError('"generatedAt" must be a string');
+  if (raw.generatedAt !== undefined && raw.generatedAt !== null && typeof raw.generatedAt !== 'string') throw new ManifestFormatError('"generatedAt" must be a string');
   if (!isRecord(raw.operations)) throw new ManifestFormatError('"operations" must be an object of id -> operation text');
-  const operations: Record<string, string> = {};
+  // No prototype: an id is any string a client chose, `__proto__` included.
+  const operations: Record<string, string> = Object.create(null) as Record<string, string>;
   let checked = 0;
   for (const [id, body] of Object.entries(raw.operations)) {
-    if (typeof body !== 'string') throw new ManifestFormatError(`operation ${id}: the text must be a string`);
-    if (!isSha256Hex(id)) throw new ManifestFormatError(`operation id "${id}" is not a SHA-256 (64 hex characters)`);
-    if (sha256Hex(body) !== id.toLowerCase()) throw new ManifestFormatError(`operation ${id}: the id is not the SHA-256 of its text`);
-    operations[id.toLowerCase()] = body;
+    if (typeof body !== 'string') throw new ManifestFormatError(`operation ${JSON.stringify(id)}: the text must be a string`);
+    const key = isSha256Hex(id) ? id.toLowerCase() : id;
+    // Two hex ids differing only in case: the first one stands (Cosmo would keep both, but requests' hashes are case-insensitive here).
+    if (!Object.hasOwn(operations, key)) operations[key] = body;
     if (++checked % SLICE === 0) yield;
   }
-  const manifest = { version: 1 as const, revision: raw.revision, generatedAt: raw.generatedAt, operations };
+  const manifest = { version: 1 as const, revision: raw.revision, generatedAt: typeof raw.generatedAt === 'string' ? raw.generatedAt : '', operations };
   if (raw.aliases === undefined) return manifest;
   if (!isRecord(raw.aliases)) throw new ManifestFormatError('"aliases" must be an object of alias -> id');
   // No prototype: an alias is any string a client chose, `__proto__` included.
   const aliases: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [alias, id] of Object.entries(raw.aliases)) {
-    if (typeof id !== 'string' || !Object.hasOwn(operations, id.toLowerCase())) throw new ManifestFormatError(`alias "${alias}" names no operation of the manifest`);
-    aliases[alias] = id.toLowerCase();
+    const target = typeof id === 'string' && isSha256Hex(id) ? id.toLowerCase() : id;
+    if (typeof target !== 'string' || !Object.hasOwn(operations, target)) throw new ManifestFormatError(`alias "${alias}" names no operation of the manifest`);
+    aliases[alias] = target;
   }
   return { ...manifest, aliases };
 }

@@ -9,7 +9,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ManifestFormatError, newRevision, parseManifest, parseManifestInSlices, serializeManifest, type OperationsManifest } from './manifest.js';
 import { isSha256Hex, sha256Hex } from './operation-id.js';
 import { emptyRegistry, parseRegistry, serializeRegistry, type OperationType, type Registry, type RegistryClient, type RegistryEntry } from './registry.js';
-import { keyProblem, manifestPath, nameProblem, operationPath, registryPath } from './store-layout.js';
+import { cosmoManifestPath, keyProblem, manifestPath, nameProblem, operationPath, registryPath } from './store-layout.js';
 import { ReadOnlyStoreError, type OperationsStorage, type StorageChange } from './storage.js';
 
 /** One operation to push (validated, id = SHA-256 of `body`). */
@@ -57,7 +57,7 @@ export interface RegisteredOperation {
 
 /** An operation found by id or alias. */
 export interface ResolvedOperation {
-  /** Its SHA-256 id. */
+  /** Its id: the SHA-256 of its text, or the id a Cosmo manifest lists it under. */
   readonly id: string;
   /** The operation text, as pushed. */
   readonly body: string;
@@ -85,6 +85,9 @@ export class OperationsStoreError extends Error {
     this.name = 'OperationsStoreError';
   }
 }
+
+/** Prefix of a manifest tag that belongs to Cosmo's manifest path. */
+const COSMO_PATH_TAG = 'cosmo:';
 
 /** The registry and manifest logic over a storage provider. */
 export class OperationsStore {
@@ -188,18 +191,28 @@ export class OperationsStore {
     return parseOperationFile(text, `${this.location}/${path}`);
   }
 
-  /** Reads the graph's manifest unless it still has `knownTag`. Throws when the provider cannot be read. */
+  /**
+   * Reads the graph's manifest unless it still has `knownTag`: `<graph>/manifest.json`, or when that is
+   * absent Cosmo's `<graph>/operations/manifest.json`. Throws when the provider cannot be read.
+   */
   async readManifest(graph: string, knownTag?: string, signal?: AbortSignal): Promise<ManifestRead> {
-    const read = await this.storage.readIfChanged(manifestPath(graph), knownTag, signal);
+    // A tag of Cosmo's path carries a prefix, so the next poll asks the right file with it.
+    const cosmoTag = knownTag?.startsWith(COSMO_PATH_TAG) ? knownTag.slice(COSMO_PATH_TAG.length) : undefined;
+    let read = await this.storage.readIfChanged(manifestPath(graph), cosmoTag === undefined ? knownTag : undefined, signal);
+    let prefix = '';
+    if (read.status === 'missing') {
+      read = await this.storage.readIfChanged(cosmoManifestPath(graph), cosmoTag, signal);
+      prefix = COSMO_PATH_TAG;
+    }
     if (read.status !== 'found') return read;
     let manifest: OperationsManifest;
     try {
       manifest = await parseManifestInSlices(read.text, yieldToEventLoop);
     } catch (error) {
-      if (error instanceof ManifestFormatError) return { status: 'invalid', reason: error.message, tag: read.tag };
+      if (error instanceof ManifestFormatError) return { status: 'invalid', reason: error.message, tag: read.tag === undefined ? undefined : prefix + read.tag };
       throw error;
     }
-    return { status: 'found', manifest, tag: read.tag ?? `"${manifest.revision}"` };
+    return { status: 'found', manifest, tag: prefix + (read.tag ?? `"${manifest.revision}"`) };
   }
 
   /** Closes the provider. */
@@ -242,8 +255,11 @@ export class OperationsStore {
     stamp: string,
   ): Promise<StorageChange[][]> {
     const bodyOf = async (id: string): Promise<string> => {
-      const known = bodies.get(id) ?? manifest?.operations[id];
-      if (known !== undefined) return known;
+      const pushed = bodies.get(id);
+      if (pushed !== undefined) return pushed;
+      // A manifest's id need not be the SHA-256 of its text (Cosmo's client-supplied ids): only a text that hashes to the id is taken.
+      const listed = manifest && Object.hasOwn(manifest.operations, id) ? manifest.operations[id] : undefined;
+      if (listed !== undefined && sha256Hex(listed) === id) return listed;
       for (const [name, registered] of Object.entries(registry.clients)) {
         if (!registered.operations[id]) continue;
         const found = await this.lookup(graph, name, id);

@@ -8,6 +8,12 @@
  * <graph>/operations/<client>/<key>.json     {"version":1,"id":"<sha256>","body":"…"}
  * ```
  *
+ * This is Cosmo's layout under its `<organization id>/` folder: Cosmo writes
+ * `<graph>/operations/<client>/<id>.json` as `{"version":1,"body":"…"}` (no
+ * `id`; the file name is the client's id) and its manifest at
+ * `<graph>/operations/manifest.json`, which is read when
+ * `<graph>/manifest.json` is absent.
+ *
  * `<key>` is the SHA-256 id, a Relay alias, or the SHA-256 of the normalized
  * text (so the safelist finds equivalent texts). Names are percent-encoded
  * path segments.
@@ -55,6 +61,11 @@ export function segment(name: string): string {
 /** `<graph>/manifest.json` */
 export function manifestPath(graph: string): string {
   return `${segment(graph)}/manifest.json`;
+}
+
+/** `<graph>/operations/manifest.json`: where Cosmo keeps a graph's manifest (read when `manifestPath` is absent). */
+export function cosmoManifestPath(graph: string): string {
+  return `${segment(graph)}/operations/manifest.json`;
 }
 
 /** `<graph>/registry.json` */

@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
+  DirectoryStorage,
   HttpStorage,
   OperationsStore,
   ReadOnlyStoreError,
@@ -275,5 +276,68 @@ describe('the operations store over HTTP', () => {
     const store = new OperationsStore(new HttpStorage(host.url, { timeoutMs: 2000 }));
     await expect(store.readManifest('default')).rejects.toThrow(`cannot read ${host.url}/default/manifest.json: `);
     host = await startStaticHost(dir.path);
+  });
+});
+
+describe('manifests and operation files as Cosmo writes them', () => {
+  it('parses ids that are not the SHA-256 of their text, lower-casing only hex ids', () => {
+    const upper = sha256Hex('another text').toUpperCase();
+    const manifest = parseManifest(
+      JSON.stringify({ version: 1, revision: 'r', operations: { '7f3a9c1e': priceQuery, [upper]: productQuery, ['__proto__']: topProductsQuery, Relay_ID: priceQuery } }),
+    );
+    expect(Object.entries(manifest.operations)).toEqual([
+      ['7f3a9c1e', priceQuery],
+      [upper.toLowerCase(), productQuery],
+      ['__proto__', topProductsQuery],
+      ['Relay_ID', priceQuery],
+    ]);
+    expect(manifest.generatedAt).toBe('');
+    expect(Object.getPrototypeOf({})).toBe(Object.prototype);
+  });
+
+  it('still refuses what Cosmo refuses, with the reason', () => {
+    expect(() => parseManifest('{"version": 2, "revision": "r", "operations": {}}')).toThrow('unsupported version 2; only version 1 is read');
+    expect(() => parseManifest('{"version": 1, "operations": {}}')).toThrow('"revision" must be a non-empty string');
+    expect(() => parseManifest('{"version": 1, "revision": "r"}')).toThrow('"operations" must be an object of id -> operation text');
+    expect(() => parseManifest('{"version": 1, "revision": "r", "operations": {"a": 1}}')).toThrow('operation "a": the text must be a string');
+    expect(() => parseManifest('{"version": 1, "revision": "r", "generatedAt": 5, "operations": {}}')).toThrow('"generatedAt" must be a string');
+  });
+
+  it('reads Cosmo\'s operation files and its manifest path from a directory store', async () => {
+    const dir = await tempDir();
+    try {
+      const storage = new DirectoryStorage(dir.path);
+      await storage.commit('g', [
+        [
+          { path: 'g/operations/my%20app/7f3a9c1e.json', text: JSON.stringify({ version: 1, body: priceQuery }) },
+          { path: 'g/operations/manifest.json', text: JSON.stringify({ version: 1, revision: 'cosmo', operations: { '7f3a9c1e': priceQuery } }) },
+        ],
+      ]);
+      const store = new OperationsStore(storage);
+      expect(await store.lookup('g', 'my app', '7f3a9c1e')).toEqual({ id: sha256Hex(priceQuery), body: priceQuery });
+      const read = await store.readManifest('g');
+      expect(read).toMatchObject({ status: 'found', manifest: { revision: 'cosmo', operations: { '7f3a9c1e': priceQuery } } });
+      expect(await store.readManifest('g', read.status === 'found' ? read.tag : undefined)).toEqual({ status: 'unchanged' });
+      // A push writes <graph>/manifest.json, which is read from then on.
+      await store.push('g', 'web', [graphqlInput(topProductsQuery)]);
+      const after = await store.readManifest('g', read.status === 'found' ? read.tag : undefined);
+      expect(after.status === 'found' && Object.keys(after.manifest.operations)).toEqual([sha256Hex(topProductsQuery)]);
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  it('does not carry a manifest text into a push unless it hashes to its id', async () => {
+    const dir = await tempDir();
+    try {
+      const store = await openOperationsStore({ provider: 'file', path: dir.path });
+      await store.push('default', 'web', [graphqlInput(topProductsQuery)]);
+      await writeFile(join(dir.path, 'default', 'manifest.json'), JSON.stringify({ version: 1, revision: 'x', operations: { [sha256Hex(topProductsQuery)]: priceQuery } }));
+      await store.push('default', 'ios', [graphqlInput(productQuery)]);
+      const manifest = parseManifest(await readFile(join(dir.path, 'default', 'manifest.json'), 'utf8'));
+      expect(manifest.operations[sha256Hex(topProductsQuery)]).toBe(topProductsQuery);
+    } finally {
+      await dir.remove();
+    }
   });
 });

@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
+import { clientNameOf } from './client-name.js';
 
 /** Media types a single (non-streamed) GraphQL result can be sent as; when one `Accept` entry matches both, yoga picks the last. */
 const RESULT_TYPES = ['application/json', 'application/graphql-response+json'] as const;
@@ -54,7 +55,7 @@ export async function answerPost(req: IncomingMessage, res: ServerResponse, opti
     documentId: params.documentId,
     headers,
     method: 'POST',
-    clientName: headers['graphql-client-name'],
+    clientName: clientNameOf(headers),
     origin: 'http',
   };
   const aborted = new AbortController();

@@ -15,6 +15,7 @@ import { parseListenAddress } from './listen-address.js';
 import { bindListener, guardHttpServer, MAIN_LISTENER_TIMEOUTS, type ListenerTimeouts } from './listener-guard.js';
 import { Playground } from './playground.js';
 
+import { clientNameOf } from './client-name.js';
 /** Where the router listens. */
 export interface ListenInfo {
   readonly host: string;
@@ -287,7 +288,7 @@ function routerBridge(options: HttpServerOptions): YogaPlugin {
           documentId: documentIdOf(current),
           headers,
           method: request.method === 'GET' ? 'GET' : 'POST',
-          clientName: headers['graphql-client-name'],
+          clientName: clientNameOf(headers),
           origin: 'http',
         };
         const response = await options.execute(operation, request.signal);

@@ -20,6 +20,7 @@ import { runOperation, type OperationEnvironment } from './operation-runner.js';
 import { PluginHost } from './plugin-host.js';
 
 /** Options of `createRouter`. */
+import { clientNameOf } from './client-name.js';
 export interface CreateRouterOptions {
   /**
    * Core configuration, in the file's shape (durations as `"30s"`), or a
@@ -224,7 +225,7 @@ function toOperationRequest(request: ExecuteRequest): OperationRequest {
     documentId: request.documentId,
     headers,
     method: request.method ?? 'POST',
-    clientName: request.clientName ?? headers['graphql-client-name'],
+    clientName: request.clientName ?? clientNameOf(headers),
     origin: request.origin ?? 'execute',
   };
 }

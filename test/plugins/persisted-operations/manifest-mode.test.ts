@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { usePersistedOperations } from '../../../plugins/persisted-operations/index.js';
@@ -114,12 +114,23 @@ describe('manifest mode', () => {
     expect(lines.filter((line) => line.msg === 'Persisted operations manifest is invalid; keeping the previous one')).toHaveLength(1);
   });
 
-  it('refuses a manifest whose id is not the SHA-256 of its text, keeping the previous one', async () => {
+  it('swaps in a manifest whose id is not the SHA-256 of its text, serving that text under that id (Cosmo\'s ids are client-supplied)', async () => {
     await store.push('default', 'web', [graphqlInput(topProducts)]);
     const served = await start();
-    const tampered = { version: 1, revision: 'tampered', generatedAt: new Date().toISOString(), operations: { [sha256Hex(topProducts)]: prices } };
-    await writeFile(join(dir.path, 'default', 'manifest.json'), JSON.stringify(tampered));
+    const relisted = { version: 1, revision: 'relisted', generatedAt: new Date().toISOString(), operations: { [sha256Hex(topProducts)]: prices } };
+    await writeFile(join(dir.path, 'default', 'manifest.json'), JSON.stringify(relisted));
+    await vi.waitFor(() => expect(loadedRevisions()).toContain('relisted'), { timeout: 5000, interval: 10 });
+    expect((await served.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual({ data: { topProducts: [{ price: 899 }, { price: 1299 }] } });
+    expect(lines.some((line) => line.msg === 'Persisted operations manifest is invalid; keeping the previous one')).toBe(false);
+  });
+
+  it('keeps the previous manifest when a new one is malformed (an operation text that is not a string)', async () => {
+    await store.push('default', 'web', [graphqlInput(topProducts)]);
+    const served = await start();
+    await writeFile(join(dir.path, 'default', 'manifest.json'), JSON.stringify({ version: 1, revision: 'bad', operations: { abc: 42 } }));
     await vi.waitFor(() => expect(lines.some((line) => line.msg === 'Persisted operations manifest is invalid; keeping the previous one')).toBe(true), { timeout: 5000 });
+    const error = lines.find((line) => line.msg === 'Persisted operations manifest is invalid; keeping the previous one');
+    expect(error).toMatchObject({ reason: 'operation "abc": the text must be a string' });
     expect((await served.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual({ data: topProductsData });
   });
 
@@ -224,5 +235,74 @@ describe('manifest mode over HTTP and Redis', () => {
     await redisStore.delete('default', 'web', sha256Hex(topProducts));
     await vi.waitFor(async () => expect((await router!.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual(NOT_FOUND_BODY), { timeout: 5000 });
     await redisStore.close();
+  });
+});
+
+describe('a Cosmo manifest with client-supplied ids', () => {
+  // As Cosmo's control plane writes it: ids as the clients pushed them (Relay, Apollo manifests), no `aliases`, compact JSON.
+  const hexId = 'ab'.repeat(32); // 64 hex characters, not the SHA-256 of its text
+  const upperId = sha256Hex('some other text').toUpperCase();
+  const cosmoManifest = {
+    version: 1,
+    revision: sha256Hex('revision'),
+    generatedAt: '2026-01-01T00:00:00.000Z',
+    operations: { [hexId]: topProducts, '7f3a9c1e': prices, [upperId]: productByUpc, ['__proto__']: prices },
+  };
+
+  async function startWithCosmoManifest(options: Parameters<typeof usePersistedOperations>[0] = {}, manifest: object = cosmoManifest): Promise<TestRouter> {
+    await mkdir(join(dir.path, 'default'), { recursive: true });
+    await writeFile(join(dir.path, 'default', 'manifest.json'), JSON.stringify(manifest));
+    return start(options);
+  }
+
+  it('loads at startup and finds each operation by the id sent as sha256Hash, without a client name', async () => {
+    const served = await startWithCosmoManifest();
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'Persisted operations manifest loaded', revision: cosmoManifest.revision, operations: 4 }));
+    expect(await served.query({ extensions: byHash(hexId) })).toMatchObject({ status: 200, body: { data: topProductsData } });
+    // Hex ids are case-insensitive, whichever case the manifest and the request use.
+    const product = await served.query({ extensions: byHash(upperId.toLowerCase()), variables: { upc: 'p2' }, headers: { 'apollographql-client-name': 'ios' } });
+    expect(product).toMatchObject({ status: 200, body: { data: { product: { upc: 'p2', name: 'Couch', price: 1299 } } } });
+    // The SHA-256 of a listed text is not an id the manifest has.
+    expect((await served.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual(NOT_FOUND_BODY);
+  });
+
+  it('finds an id that is not 64 hex characters when sent as documentId or doc_id', async () => {
+    const served = await startWithCosmoManifest();
+    const pricesData = { data: { topProducts: [{ price: 899 }, { price: 1299 }] } };
+    expect(await postJson(served, { documentId: '7f3a9c1e' })).toMatchObject({ status: 200, body: pricesData });
+    expect(await postJson(served, { doc_id: '__proto__' })).toMatchObject({ status: 200, body: pricesData });
+    // As in Cosmo, extensions.persistedQuery.sha256Hash must be 64 hex characters.
+    const asHash = await served.query({ extensions: byHash('7f3a9c1e') });
+    expect(asHash.status).toBe(400);
+    expect(asHash.body).toMatchObject({ errors: [{ extensions: { code: 'PERSISTED_QUERY_INVALID_HASH' } }] });
+  });
+
+  it('refuses text sent with an id that is not its SHA-256, before any lookup (as Cosmo)', async () => {
+    const served = await startWithCosmoManifest();
+    const response = await served.query({ query: topProducts, extensions: byHash(hexId) });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ errors: [{ extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH' } }] });
+  });
+
+  it('lets the safelist recognise a listed text, whatever id it is listed under', async () => {
+    const served = await startWithCosmoManifest({ safelist: true });
+    expect(await served.query(topProducts)).toMatchObject({ status: 200, body: { data: topProductsData } });
+    expect(await served.query({ query: topProducts, extensions: byHash(sha256Hex(topProducts)) })).toMatchObject({ status: 200, body: { data: topProductsData } });
+    expect((await served.query('query Names { topProducts { name } }')).status).toBe(403);
+  });
+
+  it('loads a manifest without generatedAt, as Cosmo does', async () => {
+    const { generatedAt: _omitted, ...withoutDate } = cosmoManifest;
+    const served = await startWithCosmoManifest({}, withoutDate);
+    expect(await served.query({ extensions: byHash(hexId) })).toMatchObject({ status: 200, body: { data: topProductsData } });
+  });
+
+  it.each([
+    ['a version other than 1', { ...cosmoManifest, version: 2 }, 'unsupported version 2; only version 1 is read'],
+    ['no revision', { ...cosmoManifest, revision: '' }, '"revision" must be a non-empty string'],
+    ['no operations', { version: 1, revision: 'r' }, '"operations" must be an object of id -> operation text'],
+    ['a text that is not a string', { version: 1, revision: 'r', operations: { abc: null } }, 'operation "abc": the text must be a string'],
+  ])('still fails startup on a malformed manifest: %s', async (_case, manifest, reason) => {
+    await expect(startWithCosmoManifest({}, manifest)).rejects.toThrow(`the manifest of graph "default" at ${dir.path} is invalid: ${reason}`);
   });
 });

@@ -78,13 +78,15 @@ describe.each(modes)('the safelist in $mode', ({ manifest, headers }) => {
 });
 
 describe('the safelist outside manifest mode', () => {
-  it('needs the client name to tell registered operations apart', async () => {
+  it('checks a request without a client name against client "unknown", as Cosmo does', async () => {
     const { router } = await start({ safelist: true });
     const response = await router.query(topProducts);
-    expect(response.status).toBe(400);
-    expect(response.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_CLIENT_NAME_REQUIRED');
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual(NOT_IN_SAFELIST);
     const otherClient = await router.query({ query: topProducts, headers: { 'graphql-client-name': 'ios' } });
     expect(otherClient.status).toBe(403);
+    const apollo = await router.query({ query: topProducts, headers: { 'apollographql-client-name': 'web' } });
+    expect(apollo).toMatchObject({ status: 200, body: { data: topProductsData } });
   });
 });
 
