@@ -9,9 +9,11 @@ import type { FetchEpoch, FetchEpochs } from './fetch-epochs.js';
 import type { HitMemo } from './hit-memo.js';
 import { indexesOf } from './index-ids.js';
 import type { IndexSwitches } from './options.js';
+import type { ShadowMode } from './shadow.js';
 import { rebuildEntities } from './partial-batch.js';
 import { recordOf, type FetchCacheStatus, type ResponseCacheRecord } from './request-record.js';
 import type { CacheStore, EntryWrite, StoredEntry } from './store/cache-store.js';
+import { answeredFromMemory } from './store/tiered-store.js';
 
 /** What the fetch hook works with. */
 export interface FetchHookContext {
@@ -35,6 +37,8 @@ export interface FetchHookContext {
   readonly fetchMissingEntitiesOnly: boolean;
   /** The plugin's logger. */
   readonly log: Logger;
+  /** Set with `shadow_mode`: hits are compared with the subgraph's answer, never served. */
+  readonly shadow?: ShadowMode;
 }
 
 type FetchEvent = StageEvent<'fetch'>;
@@ -52,7 +56,7 @@ export function createFetchHook(context: FetchHookContext): StageHook<'fetch'> {
     const record = recordOf(event.state);
     const status: FetchCacheStatus = { subgraph: request.subgraph, kind: request.kind, status: 'skip' };
     record.fetches.push(status);
-    if (request.operationType !== 'query') {
+    if (request.operationType !== 'query' || request.subscription) {
       record.parts.push(UNCACHEABLE);
       return;
     }
@@ -63,6 +67,7 @@ export function createFetchHook(context: FetchHookContext): StageHook<'fetch'> {
       }
       return recordAnswerPart(record, context.fallbackTtlMs);
     }
+    if (context.shadow) return shadowLookup(context, context.shadow, event, record, status);
     return request.kind === 'root' ? lookupRoot(context, event, record, status) : lookupEntities(context, event, record, status);
   };
 }
@@ -70,7 +75,7 @@ export function createFetchHook(context: FetchHookContext): StageHook<'fetch'> {
 async function lookupRoot(context: FetchHookContext, event: FetchEvent, record: ResponseCacheRecord, status: FetchCacheStatus): Promise<FetchAfter | void> {
   const request = event.input;
   const key = context.keys.root(request);
-  const found = await read(context, [key]);
+  const found = record.refresh ? [undefined] : await read(context, [key]);
   if (!found) return recordAnswerPart(record, context.fallbackTtlMs);
   const entry = found[0];
   if (entry) {
@@ -108,7 +113,7 @@ async function lookupEntities(
   const { keys, types } = lookup;
   // Read before the store: a change while reading makes the next request read again.
   const version = context.store.version?.();
-  const reused = context.memo.reusableHit(lookup, version);
+  const reused = record.refresh ? undefined : context.memo.reusableHit(lookup, version);
   if (reused) {
     status.status = 'hit';
     context.metrics.hits(request.subgraph, types);
@@ -116,7 +121,8 @@ async function lookupEntities(
     event.respondWith(reused.answer);
     return;
   }
-  const found = await read(context, keys);
+  // A refresh (client `no-cache`) reads nothing: every entity is fetched and written again.
+  const found = record.refresh ? keys.map(() => undefined) : await read(context, keys);
   if (!found) return recordAnswerPart(record, context.fallbackTtlMs);
   const missing: number[] = [];
   found.forEach((entry, i) => {
@@ -174,6 +180,59 @@ async function lookupEntities(
   };
 }
 
+/**
+ * Shadow mode: the lookup a normal fetch makes (hits and misses counted as
+ * usual, the debug status as the cache would have had it), but the whole
+ * fetch always goes to the subgraph. Misses are written as usual; each hit
+ * is compared with the fresh answer and left as it is, so a stale entry
+ * keeps being counted as the clients would have kept getting it.
+ */
+async function shadowLookup(
+  context: FetchHookContext,
+  shadow: ShadowMode,
+  event: FetchEvent,
+  record: ResponseCacheRecord,
+  status: FetchCacheStatus,
+): Promise<FetchAfter | void> {
+  const request = event.input;
+  const representations = request.representations ?? [];
+  if (request.kind === 'entity' && representations.length === 0) return recordAnswerPart(record, context.fallbackTtlMs);
+  const lookup = request.kind === 'entity' ? context.memo.entityLookup(request, representations) : undefined;
+  const keys = lookup ? lookup.keys : [context.keys.root(request)];
+  const types = lookup ? lookup.types : [ROOT_TYPE];
+  const found = record.refresh ? keys.map(() => undefined) : await read(context, keys);
+  if (!found) return recordAnswerPart(record, context.fallbackTtlMs);
+  const hits = found.flatMap((entry, i) => (entry ? [i] : []));
+  const missing = found.flatMap((entry, i) => (entry ? [] : [i]));
+  status.status = missing.length === 0 ? 'hit' : hits.length === 0 ? 'miss' : 'partial_hit';
+  context.metrics.hits(request.subgraph, hits.map((i) => types[i]!));
+  context.metrics.misses(request.subgraph, missing.map((i) => types[i]!));
+  const claim = missing.length > 0 ? await claimEpoch(context, request) : undefined;
+  return async function compareShadow(after) {
+    claim?.end();
+    const policy = policyOf(after, context.fallbackTtlMs);
+    record.parts.push(partOf(policy));
+    const response = after.output;
+    if (after.shortCircuitedBy !== undefined || (response.errors?.length ?? 0) > 0) return;
+    const fresh: unknown[] | undefined = lookup ? (Array.isArray(response.data?._entities) ? response.data._entities : undefined) : [response.data];
+    if (!fresh || fresh.length !== keys.length) return;
+    for (const i of hits) shadow.compare(request.subgraph, types[i]!, keys[i]!, found[i]!.value, fresh[i]);
+    if (missing.length === 0 || !policy.store || !writable(after, claim)) return;
+    const tags = after.state.get(CACHE_TAGS)?.of(after.input);
+    const writes: EntryWrite[] = [];
+    const written: string[] = [];
+    for (const i of missing) {
+      const value = fresh[i];
+      if (!isObject(value)) continue;
+      const tagList = lookup ? (tags?.kind === 'entity' ? tags.entities[i] : undefined) : tags?.kind === 'root' ? tags.tags : undefined;
+      const indexes = indexesOf(context.switches, request.subgraph, lookup ? types[i] : undefined, tagList);
+      writes.push({ key: keys[i]!, value, ttlMs: policy.ttlMs, isPublic: policy.isPublic, indexes });
+      written.push(types[i]!);
+    }
+    await write(context, request.subgraph, writes, written, claim);
+  };
+}
+
 /** After-hook of a fetch the cache did not answer and will not store: records how cacheable its answer is. */
 function recordAnswerPart(record: ResponseCacheRecord, fallbackTtlMs: number): FetchAfter {
   return function recordCacheability(after) {
@@ -185,7 +244,8 @@ function recordAnswerPart(record: ResponseCacheRecord, fallbackTtlMs: number): F
 async function read(context: FetchHookContext, keys: readonly string[]): Promise<Array<StoredEntry | undefined> | undefined> {
   try {
     const entries = await context.store.getMany(keys);
-    context.degradation.succeeded();
+    // A memory-tier answer says nothing about Redis: it must not log "reachable again".
+    if (!answeredFromMemory(entries)) context.degradation.succeeded();
     return entries;
   } catch (error) {
     context.degradation.report(error, 'read');

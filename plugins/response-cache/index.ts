@@ -26,6 +26,7 @@ export { decideCaching, parseCacheControl, type CachePolicy } from './cache-cont
 export { mergeCacheControl, type AnswerPart } from './client-cache-control.js';
 export { CACHE_KEY_VERSION } from './cache-key.js';
 export { DEGRADED_MESSAGE } from './degraded.js';
+export { SHADOW_MISMATCH_MESSAGE } from './shadow.js';
 export { CACHE_DEBUG_HEADER } from './respond-hook.js';
 export { RESPONSE_CACHE, ResponseCacheRecord, type FetchCacheStatus } from './request-record.js';
 export { checkStoreVersion, MIN_STORE_VERSION, type VersionCheck } from './store/store-version.js';

@@ -1,4 +1,4 @@
-import { duration, hostPort, z } from '../../src/index.js';
+import { byteSize, duration, hostPort, z } from '../../src/index.js';
 
 /** Shortest `invalidation.endpoint.shared_key` accepted. */
 export const MIN_SHARED_KEY_LENGTH = 32;
@@ -70,6 +70,54 @@ export const responseCacheOptionsSchema = z
     fetch_missing_entities_only: flag(true),
     /** Indexes kept for invalidation, and the invalidation endpoint. */
     invalidation: invalidationSchema.prefault({}),
+    /**
+     * A breaker around the shared store: after `failure_threshold` failed or
+     * timed-out operations in a row, no Redis call is made for `cool_down`
+     * (requests go to the subgraphs); then one probe decides. docs/response-cache.md
+     */
+    circuit_breaker: z
+      .strictObject({
+        /** Open the breaker after repeated failures (sharedstore only). Default: `true`. */
+        enabled: flag(true),
+        /** Failed or timed-out store operations in a row that open it. Default: `5`. */
+        failure_threshold: z.int().min(1).default(5),
+        /** How long it stays open before one probe is let through. Default: `10s`. */
+        cool_down: duration({ min: '100ms' }).prefault('10s'),
+        /** Longest wait for one request-path store operation; longer counts as a failure. Default: `1s`. */
+        timeout: duration({ min: '10ms' }).prefault('1s'),
+      })
+      .prefault({}),
+    /**
+     * A client's `Cache-Control: no-cache` (or `Pragma: no-cache`) skips the
+     * cache reads of its request and refreshes the entries fetched.
+     */
+    client_control: z
+      .strictObject({
+        /** Honour the client's no-cache request headers. Default: `false`. */
+        enabled: flag(false),
+      })
+      .prefault({}),
+    /**
+     * Read and write the cache but always answer from the subgraphs,
+     * comparing each hit with the fresh answer (metrics, sampled log line).
+     */
+    shadow_mode: z
+      .strictObject({
+        /** Never serve from the cache; count hit/fresh mismatches. Default: `false`. */
+        enabled: flag(false),
+      })
+      .prefault({}),
+    /** With `storage.provider: sharedstore`: an in-process tier in front of Redis. */
+    memory_tier: z
+      .strictObject({
+        /** Keep entries in process too; a hit there makes no Redis call. Default: `false`. */
+        enabled: flag(false),
+        /** Bytes of entries kept (approximate: their JSON length), least recently used evicted beyond. Default: `64MB`. */
+        max_size: byteSize({ min: 1024 }).prefault('64MB'),
+        /** Entries kept, least recently used evicted beyond. Default: `10000`. */
+        max_entries: z.int().min(1).default(10_000),
+      })
+      .prefault({}),
     /** Debugging aids. */
     debug: z
       .strictObject({
@@ -92,6 +140,14 @@ export const responseCacheOptionsSchema = z
         code: 'custom',
         path: ['storage', 'provider_id'],
         message: 'is required for provider sharedstore: the id of a storage_providers.sharedstore item',
+        input: undefined,
+      });
+    }
+    if (options.memory_tier.enabled && options.storage && options.storage.provider !== 'sharedstore') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['memory_tier', 'enabled'],
+        message: 'needs storage.provider: sharedstore (the memory provider is in process already)',
         input: undefined,
       });
     }

@@ -23,6 +23,8 @@ export class ResponseCacheRecord {
   readonly parts: AnswerPart[] = [];
   /** The client asked for `extensions.responseCache`. */
   debug = false;
+  /** The client sent `Cache-Control: no-cache` (with `client_control`): skip reads, write what is fetched. */
+  refresh = false;
 }
 
 /** Request state slot of the response cache's per-request record. */

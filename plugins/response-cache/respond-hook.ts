@@ -11,6 +11,34 @@ export const noteDebugRequest: StageHook<'request'> = function noteCacheDebugReq
 };
 
 /**
+ * Whether a client's request headers ask for a fresh answer: a
+ * `Cache-Control` with `no-cache`, or `Pragma: no-cache`. (`max-age=0`,
+ * which browsers send on every reload, does not count.)
+ */
+export function asksForFreshAnswer(headers: Readonly<Record<string, string>>): boolean {
+  const directives = (headers['cache-control'] ?? '').toLowerCase().split(',').map((part) => part.trim());
+  if (directives.some((directive) => directive === 'no-cache' || directive.startsWith('no-cache='))) return true;
+  return (headers.pragma ?? '').toLowerCase().split(',').some((part) => part.trim() === 'no-cache');
+}
+
+/** Notes a client's request for a fresh answer (`client_control.enabled`). */
+export const noteRefreshRequest: StageHook<'request'> = function noteCacheRefreshRequest(event) {
+  if (asksForFreshAnswer(event.input.headers)) recordOf(event.state).refresh = true;
+};
+
+/** The request-stage hook for the switches that are on; undefined when none is. */
+export function requestHook(debug: boolean, clientControl: boolean): StageHook<'request'> | undefined {
+  if (debug && clientControl) {
+    return function responseCacheRequest(event) {
+      void noteDebugRequest(event);
+      void noteRefreshRequest(event);
+    };
+  }
+  if (debug) return noteDebugRequest;
+  return clientControl ? noteRefreshRequest : undefined;
+}
+
+/**
  * Finishes the client's answer: a `Cache-Control` merged from every
  * subgraph answer (unless something already set one) and, when asked,
  * `extensions.responseCache` with the status of each fetch.

@@ -8,9 +8,12 @@ import { HitMemo } from './hit-memo.js';
 import type { InvalidationBroadcast } from './invalidation-broadcast.js';
 import { startInvalidationEndpoint, type InvalidationEndpoint } from './invalidation-endpoint.js';
 import type { ResolvedResponseCacheOptions } from './options.js';
-import { finishResponse, noteDebugRequest } from './respond-hook.js';
+import { finishResponse, requestHook } from './respond-hook.js';
+import { ShadowMode } from './shadow.js';
+import type { CacheStore } from './store/cache-store.js';
 import { MemoryCacheStore } from './store/memory-store.js';
 import { openStore } from './store/open-store.js';
+import { TieredCacheStore } from './store/tiered-store.js';
 
 /** Bus topic carrying invalidated index names to the other workers. */
 const INVALIDATE_TOPIC = 'response-cache:invalidate';
@@ -27,7 +30,9 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
   const storage = options.storage;
   if (!storage) throw new Error('storage is required when the response cache is enabled');
   const longestFetchMs = longestSubgraphTimeout(ctx.config) + WRITE_SLACK_MS;
-  const store = await openStore(storage, options.key_prefix, ctx.config, ctx.log, longestFetchMs);
+  const store = await openStore(storage, options.key_prefix, ctx.config, ctx.log, longestFetchMs, options.circuit_breaker, options.memory_tier);
+  // What this process keeps by itself, and must drop when another worker or replica invalidates.
+  const local = inProcessPart(store);
   const metrics = new CacheMetrics(ctx.metrics);
   const degradation = new Degradation(ctx.log, metrics);
   const keys = new CacheKeys(storage.provider === 'memory' ? '' : options.key_prefix);
@@ -40,8 +45,12 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
     },
     'Response cache enabled',
   );
+  if (store instanceof TieredCacheStore) {
+    ctx.log.info({ max_size_bytes: options.memory_tier.max_size, max_entries: options.memory_tier.max_entries }, 'Response cache memory tier enabled');
+  }
+  if (options.shadow_mode.enabled) ctx.log.info('Response cache shadow mode: hits are compared with the subgraph answers, never served');
   const applyRemote = (indexes: string[]) =>
-    store.invalidate(indexes).then(
+    local?.invalidate(indexes).then(
       (removed) => metrics.invalidated(removed.flatMap((key) => keys.describe(key) ?? [])),
       (error: unknown) => degradation.report(error, 'invalidate'),
     );
@@ -49,11 +58,11 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
     if (!Array.isArray(indexes)) return;
     void applyRemote(indexes.filter((index): index is string => typeof index === 'string'));
   });
-  // Between replicas (memory provider): a shared store already shows every replica the same entries.
+  // Between replicas (memory provider, memory tier): a shared store alone already shows every replica the same entries.
   let broadcast: InvalidationBroadcast | undefined;
   const broadcastSettings = options.invalidation.broadcast;
-  if (broadcastSettings.enabled && store instanceof MemoryCacheStore) {
-    const memory = store;
+  if (broadcastSettings.enabled && local) {
+    const memory = local;
     const declared = ctx.config.storage_providers.sharedstore;
     const provider = declared.find((item) => item.id === broadcastSettings.provider_id);
     const problem = !provider
@@ -74,6 +83,10 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
     });
   } else if (broadcastSettings.enabled) {
     ctx.log.info('response_cache.invalidation.broadcast has nothing to do with the sharedstore provider: every replica reads the same store');
+  } else if (store instanceof TieredCacheStore) {
+    ctx.log.warn(
+      'response_cache.memory_tier without invalidation.broadcast: an invalidation clears the memory tier of the replica that receives it only; other replicas keep theirs until the entries expire',
+    );
   }
   let endpoint: InvalidationEndpoint | undefined;
   if (options.invalidation.endpoint.enabled) {
@@ -89,12 +102,18 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
           return graph ? new Set(graph.subgraphs.keys()) : undefined;
         },
         async invalidate(indexes) {
-          try {
-            // Memory caches are per process: under `--workers` the other workers drop theirs too.
-            if (storage.provider === 'memory') ctx.cluster.publish(INVALIDATE_TOPIC, indexes);
-            // Other replicas: published before the local removal, and never waited on (Redis down: local only, warned).
+          // Memory caches are per process: under `--workers` the other workers drop theirs too, and other
+          // replicas through the broadcast (never waited on; Redis down: local only, warned).
+          const tell = () => {
+            if (local) ctx.cluster.publish(INVALIDATE_TOPIC, indexes);
             void broadcast?.publish(indexes);
-            const removed = await store.invalidate(indexes);
+          };
+          // With the memory tier the others are told once Redis is cleared (whether that worked or not): told
+          // earlier, one of them could read the old entry back from Redis into its memory tier.
+          const tellAfter = store instanceof TieredCacheStore;
+          if (!tellAfter) tell();
+          try {
+            const removed = await (tellAfter ? store.invalidate(indexes).finally(tell) : store.invalidate(indexes));
             degradation.succeeded();
             metrics.invalidated(removed.flatMap((key) => keys.describe(key) ?? []));
             return removed.length;
@@ -123,9 +142,11 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
     fallbackTtlMs: options.fallback_ttl,
     fetchMissingEntitiesOnly: options.fetch_missing_entities_only,
     log: ctx.log,
+    shadow: options.shadow_mode.enabled ? new ShadowMode(ctx.metrics, ctx.log) : undefined,
   });
+  const onRequest = requestHook(options.debug.enabled, options.client_control.enabled);
   return {
-    hooks: options.debug.enabled ? { onRequest: noteDebugRequest, onFetch, onRespond: finishResponse } : { onFetch, onRespond: finishResponse },
+    hooks: onRequest ? { onRequest, onFetch, onRespond: finishResponse } : { onFetch, onRespond: finishResponse },
     async stop() {
       unsubscribe();
       await endpoint?.close();
@@ -133,6 +154,22 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
       await store.close();
     },
   };
+}
+
+/** The in-process part of a store, which other workers' and replicas' invalidations must reach: none for Redis alone. */
+function inProcessPart(store: CacheStore): { invalidate(indexes: string[]): Promise<string[]>; clear(): number } | undefined {
+  if (store instanceof MemoryCacheStore) return { invalidate: (indexes) => store.invalidate(indexes), clear: () => store.clear() };
+  if (store instanceof TieredCacheStore) {
+    // Redis was cleared by the replica that received the invalidation; only the memory tier is left (not counted again).
+    return {
+      invalidate: async (indexes) => {
+        store.invalidateMemory(indexes);
+        return [];
+      },
+      clear: () => store.clearMemory(),
+    };
+  }
+  return undefined;
 }
 
 function longestSubgraphTimeout(config: CoreConfig): number {

@@ -8,6 +8,8 @@ export interface StoredEntry {
   readonly expiresAt: number;
   /** The subgraph marked it `public`. */
   readonly isPublic: boolean;
+  /** Index ids it is listed under, when the store keeps them with the value (memory tier). */
+  readonly indexes?: readonly string[];
 }
 
 /** One entry to store. */
@@ -64,4 +66,6 @@ export interface StoredValue {
   readonly d: JsonObject;
   /** 1 when public. */
   readonly p?: 1;
+  /** Index ids, kept only with `memory_tier` (so other replicas' memory tiers can apply index invalidations). */
+  readonly i?: readonly string[];
 }

@@ -9,6 +9,8 @@ export interface RedisStoreOptions {
   readonly keyPrefix: string;
   /** How long an invalidation mark is kept for writes racing it (longest possible fetch). */
   readonly markTtlMs: number;
+  /** Keep each entry's index ids in its value (`memory_tier`: other replicas' tiers need them). Default: false. */
+  readonly keepIndexes?: boolean;
 }
 
 /**
@@ -58,7 +60,7 @@ export class RedisCacheStore implements CacheStore {
   async write(entries: readonly EntryWrite[], since: number | undefined): Promise<EntryWrite[]> {
     if (entries.length === 0) return [];
     const { keyv, commands } = this.connection;
-    await keyv.setMany(entries.map((entry) => ({ key: entry.key, value: toStoredValue(entry), ttl: entry.ttlMs })));
+    await keyv.setMany(entries.map((entry) => ({ key: entry.key, value: toStoredValue(entry, this.options.keepIndexes), ttl: entry.ttlMs })));
     const now = Date.now();
     const byIndex = new Map<string, { members: Array<{ score: number; value: string }>; expiresAt: number }>();
     for (const entry of entries) {

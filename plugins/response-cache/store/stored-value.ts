@@ -2,8 +2,9 @@ import type { DeserializedData } from 'keyv';
 import type { EntryWrite, StoredEntry, StoredValue } from './cache-store.js';
 
 /** The value keyv stores for an entry. */
-export function toStoredValue(entry: EntryWrite): StoredValue {
-  return entry.isPublic ? { d: entry.value, p: 1 } : { d: entry.value };
+export function toStoredValue(entry: EntryWrite, withIndexes = false): StoredValue {
+  const value: StoredValue = entry.isPublic ? { d: entry.value, p: 1 } : { d: entry.value };
+  return withIndexes ? { ...value, i: entry.indexes } : value;
 }
 
 /** A keyv row (`{ value, expires }`) as an entry; undefined for a miss or a row of another shape. */
@@ -11,5 +12,6 @@ export function toStoredEntry(row: DeserializedData<StoredValue> | undefined): S
   if (!row || typeof row.expires !== 'number') return undefined;
   const value = row.value;
   if (!value || typeof value !== 'object' || !value.d || typeof value.d !== 'object') return undefined;
-  return { value: value.d, expiresAt: row.expires, isPublic: value.p === 1 };
+  const indexes = Array.isArray(value.i) && value.i.every((id) => typeof id === 'string') ? value.i : undefined;
+  return indexes ? { value: value.d, expiresAt: row.expires, isPublic: value.p === 1, indexes } : { value: value.d, expiresAt: row.expires, isPublic: value.p === 1 };
 }

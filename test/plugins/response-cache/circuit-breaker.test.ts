@@ -1,0 +1,179 @@
+/**
+ * `response_cache.circuit_breaker`: a real redis-server frozen with
+ * `DEBUG SLEEP` opens the breaker within `failure_threshold` store
+ * operations; requests then answer from the subgraphs about as fast as with
+ * the cache off, and the breaker closes again once Redis answers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestRouter } from '../../../src/testing/index.js';
+import { DEGRADED_MESSAGE } from '../../../plugins/response-cache/index.js';
+import { BreakerCacheStore, BreakerOpenError } from '../../../plugins/response-cache/store/breaker-store.js';
+import type { CacheStore } from '../../../plugins/response-cache/store/cache-store.js';
+import { createLogger } from '../../../src/index.js';
+import { startRedis, type RedisServer } from '../../support/redis.js';
+import { capturingLogger, sleep, startCacheGraph, type CacheGraph } from './fixtures.js';
+
+const QUERY = 'query Top($first: Int) { products(first: $first) { upc reviews { body } } }';
+const ANSWER = {
+  data: {
+    products: [
+      { upc: 'p1', reviews: [{ body: 'Love it!' }] },
+      { upc: 'p2', reviews: [{ body: 'Too expensive.' }] },
+    ],
+  },
+};
+const OPEN = 'Response cache circuit breaker open: no shared store calls during the cool-down';
+const CLOSED = 'Response cache circuit breaker closed: the shared store answers again';
+
+function p99(samples: readonly number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)]!;
+}
+
+async function timed(router: TestRouter): Promise<number> {
+  const started = performance.now();
+  const response = await router.query({ query: QUERY, variables: { first: 2 } });
+  const took = performance.now() - started;
+  expect(response.status).toBe(200);
+  expect(response.body).toEqual(ANSWER);
+  return took;
+}
+
+describe('the circuit breaker on a frozen Redis', () => {
+  let graph: CacheGraph;
+  let redis: RedisServer;
+  let cached: TestRouter;
+  let uncached: TestRouter;
+  const logs = capturingLogger('info');
+
+  beforeAll(async () => {
+    [graph, redis] = await Promise.all([startCacheGraph(), startRedis({ args: ['--enable-debug-command', 'local'] })]);
+    const config = { storage_providers: { sharedstore: [{ id: 'main', urls: [redis.url] }] } };
+    cached = await graph.router({
+      cache: {
+        enabled: true,
+        storage: { provider: 'sharedstore', provider_id: 'main' },
+        circuit_breaker: { failure_threshold: 3, cool_down: '1s', timeout: '100ms' },
+      },
+      config,
+      logger: logs.logger,
+    });
+    uncached = await graph.router({ cache: { enabled: false } });
+  });
+
+  afterAll(async () => {
+    await Promise.all([cached?.close(), uncached?.close()]);
+    await Promise.all([graph?.close(), redis?.stop()]);
+  });
+
+  it('opens within failure_threshold operations, keeps requests fast, and closes once Redis is back', async () => {
+    await timed(cached);
+    await timed(cached);
+    expect(graph.products.calls).toHaveLength(1);
+
+    for (let i = 0; i < 5; i++) await timed(uncached);
+    const cacheOff: number[] = [];
+    for (let i = 0; i < 30; i++) cacheOff.push(await timed(uncached));
+
+    graph.reset();
+    const frozen = redis.cli('DEBUG', 'SLEEP', '3');
+    await sleep(100);
+    const frozenAt = Date.now();
+    // Each request makes two store reads (root and entities): threshold 3 is reached by the second request.
+    let requestsUntilOpen = 0;
+    while (!logs.lines.some((line) => line.msg === OPEN) && requestsUntilOpen < 10) {
+      await timed(cached);
+      requestsUntilOpen++;
+    }
+    expect(requestsUntilOpen).toBeGreaterThanOrEqual(1);
+    expect(requestsUntilOpen).toBeLessThanOrEqual(2);
+    expect(logs.lines.find((line) => line.msg === OPEN)).toMatchObject({ level: 'warn', plugin: 'response-cache', failures: 3 });
+
+    const open: number[] = [];
+    for (let i = 0; i < 30; i++) open.push(await timed(cached));
+    // Open: no store call at all, so as fast as the cache off (generously: twice its p99, plus scheduling noise).
+    expect(p99(open)).toBeLessThanOrEqual(2 * p99(cacheOff) + 25);
+    const degraded = logs.lines.filter((line) => line.msg === DEGRADED_MESSAGE);
+    expect(degraded.length).toBeGreaterThanOrEqual(1);
+    expect(degraded.length).toBeLessThanOrEqual(Math.floor((Date.now() - frozenAt) / 1000) + 1);
+
+    await frozen;
+    // Past the cool-down: the next request's first read is the probe, which succeeds and closes the breaker.
+    let closed = false;
+    for (let attempt = 0; attempt < 30 && !closed; attempt++) {
+      await sleep(200);
+      await timed(cached);
+      closed = logs.lines.some((line) => line.msg === CLOSED);
+    }
+    expect(closed).toBe(true);
+    graph.reset();
+    await timed(cached);
+    await timed(cached);
+    expect(graph.products.calls.length).toBeLessThanOrEqual(1);
+  }, 30_000);
+});
+
+describe('BreakerCacheStore', () => {
+  const log = createLogger({ level: 'silent' });
+
+  function failingStore(): CacheStore & { calls: number; fail: boolean } {
+    const store = {
+      provider: 'sharedstore' as const,
+      calls: 0,
+      fail: true,
+      async getMany(keys: readonly string[]) {
+        store.calls++;
+        if (store.fail) throw new Error('down');
+        return keys.map(() => undefined);
+      },
+      epoch: async () => 0,
+      write: async () => [],
+      invalidate: async () => [],
+      close: async () => undefined,
+    };
+    return store;
+  }
+
+  it('makes no call while open, lets one probe through after the cool-down, and reopens when it fails', async () => {
+    const inner = failingStore();
+    const breaker = new BreakerCacheStore(inner, { failureThreshold: 2, coolDownMs: 150, timeoutMs: 50 }, log);
+    await expect(breaker.getMany(['a'])).rejects.toThrow('down');
+    expect(breaker.state).toBe('closed');
+    await expect(breaker.getMany(['a'])).rejects.toThrow('down');
+    expect(breaker.state).toBe('open');
+    for (let i = 0; i < 10; i++) await expect(breaker.getMany(['a'])).rejects.toBeInstanceOf(BreakerOpenError);
+    expect(inner.calls).toBe(2);
+
+    await sleep(160);
+    expect(breaker.state).toBe('half_open');
+    await expect(breaker.getMany(['a'])).rejects.toThrow('down');
+    expect(inner.calls).toBe(3);
+    expect(breaker.state).toBe('open');
+
+    await sleep(160);
+    inner.fail = false;
+    // Only one probe at a time: a second call while it is out fails at once.
+    const probe = breaker.getMany(['a']);
+    await expect(breaker.getMany(['b'])).rejects.toBeInstanceOf(BreakerOpenError);
+    await expect(probe).resolves.toEqual([undefined]);
+    expect(breaker.state).toBe('closed');
+    await breaker.getMany(['a']);
+    expect(inner.calls).toBe(5);
+  });
+
+  it('counts an operation slower than the timeout as a failure', async () => {
+    const slow: CacheStore = {
+      provider: 'sharedstore',
+      getMany: () => new Promise(() => undefined),
+      epoch: async () => 0,
+      write: async () => [],
+      invalidate: async () => [],
+      close: async () => undefined,
+    };
+    const breaker = new BreakerCacheStore(slow, { failureThreshold: 1, coolDownMs: 1000, timeoutMs: 30 }, log);
+    const started = Date.now();
+    await expect(breaker.getMany(['a'])).rejects.toThrow('took longer than 30ms');
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(breaker.state).toBe('open');
+  });
+});

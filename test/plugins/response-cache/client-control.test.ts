@@ -1,0 +1,78 @@
+/**
+ * `response_cache.client_control`: a client's `Cache-Control: no-cache` (or
+ * `Pragma: no-cache`) skips the cache reads of its request and refreshes
+ * the entries it fetches; ignored when the switch is off.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TestRouter } from '../../../src/testing/index.js';
+import { asksForFreshAnswer } from '../../../plugins/response-cache/respond-hook.js';
+import { type CacheGraph, memoryCache, useCacheGraph } from './fixtures.js';
+
+const QUERY = 'query Top($first: Int) { products(first: $first) { upc name reviews { body } } }';
+
+let graph: CacheGraph;
+useCacheGraph((started) => (graph = started));
+
+let router: TestRouter | undefined;
+afterEach(async () => {
+  await router?.close();
+  router = undefined;
+});
+
+async function ask(headers: Record<string, string> = {}) {
+  const response = await router!.query({ query: QUERY, variables: { first: 2 }, headers: { 'x-switchyard-cache-debug': 'true', ...headers } });
+  const body = response.body as {
+    data: { products: Array<{ name: string; reviews: Array<{ body: string }> }> };
+    extensions?: { responseCache?: Array<{ status: string }> };
+  };
+  return { name: body.data.products[0]!.name, review: body.data.products[0]!.reviews[0]!.body, statuses: body.extensions?.responseCache?.map((item) => item.status) };
+}
+
+function change() {
+  graph.data.products.get('p1')!.name = 'Desk';
+  graph.data.reviews.set('p1', [{ id: 'r9', body: 'Changed my mind.' }]);
+}
+
+describe('client_control', () => {
+  it('with no-cache, skips reads, answers fresh data and writes it for the next requests', async () => {
+    router = await graph.router({ cache: { ...memoryCache, client_control: { enabled: true }, debug: { enabled: true } } });
+    await ask();
+    expect(await ask()).toMatchObject({ name: 'Table', statuses: ['hit', 'hit'] });
+    change();
+    expect(await ask()).toMatchObject({ name: 'Table', review: 'Love it!' });
+
+    const calls = graph.products.calls.length;
+    expect(await ask({ 'cache-control': 'no-cache' })).toEqual({ name: 'Desk', review: 'Changed my mind.', statuses: ['miss', 'miss'] });
+    expect(graph.products.calls.length).toBe(calls + 1);
+    // Refreshed: the next plain request is a hit with the new data.
+    expect(await ask()).toEqual({ name: 'Desk', review: 'Changed my mind.', statuses: ['hit', 'hit'] });
+    expect(graph.products.calls.length).toBe(calls + 1);
+  });
+
+  it('takes Pragma: no-cache too', async () => {
+    router = await graph.router({ cache: { ...memoryCache, client_control: { enabled: true } } });
+    await ask();
+    change();
+    expect(await ask({ pragma: 'no-cache' })).toMatchObject({ name: 'Desk' });
+    expect(await ask()).toMatchObject({ name: 'Desk' });
+  });
+
+  it('is off by default: the header is ignored', async () => {
+    router = await graph.router({ cache: memoryCache });
+    await ask();
+    change();
+    expect(await ask({ 'cache-control': 'no-cache', pragma: 'no-cache' })).toMatchObject({ name: 'Table', review: 'Love it!' });
+    expect(graph.products.calls).toHaveLength(1);
+  });
+});
+
+describe('asksForFreshAnswer', () => {
+  it('reads no-cache from Cache-Control or Pragma, not max-age=0', () => {
+    expect(asksForFreshAnswer({ 'cache-control': 'no-cache' })).toBe(true);
+    expect(asksForFreshAnswer({ 'cache-control': 'max-stale=5, No-Cache' })).toBe(true);
+    expect(asksForFreshAnswer({ pragma: 'no-cache' })).toBe(true);
+    expect(asksForFreshAnswer({ 'cache-control': 'max-age=0' })).toBe(false);
+    expect(asksForFreshAnswer({ 'cache-control': 'no-store' })).toBe(false);
+    expect(asksForFreshAnswer({})).toBe(false);
+  });
+});
