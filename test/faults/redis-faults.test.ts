@@ -15,7 +15,8 @@ beforeAll(async () => {
   [graph, redis] = await Promise.all([startCacheGraph(), startRedis()]);
   logs = capturingLogger('info');
   router = await graph.router({
-    cache: { enabled: true, storage: { provider: 'sharedstore', provider_id: 'main' } },
+    // A short breaker cool-down: recovery after Redis returns is what is tested, not the default's wait.
+    cache: { enabled: true, storage: { provider: 'sharedstore', provider_id: 'main' }, circuit_breaker: { cool_down: '1s' } },
     config: { storage_providers: { sharedstore: [{ id: 'main', urls: [redis.url] }] } },
     logger: logs.logger,
   });
