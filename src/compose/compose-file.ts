@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { YAMLParseError, parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { RouterError } from '../kernel/errors.js';
-import { isGrpcTarget } from '../kernel/graph/execution-config.js';
+import { isGrpcTarget, type SubscriptionSettings } from '../kernel/graph/execution-config.js';
 
 /** Fields every subgraph of a compose file has. */
 interface ComposeSubgraphBase {
@@ -15,6 +15,8 @@ interface ComposeSubgraphBase {
   name: string;
   /** URL the router sends this subgraph's fetches to (`routing_url`). */
   routingUrl: string;
+  /** `subscription: {url, protocol, websocket_subprotocol}`; the URL defaults to `routing_url`. Default: none (WebSocket at the routing URL). */
+  subscription?: SubscriptionSettings;
 }
 
 /** A subgraph whose schema is read from a local SDL file (`schema: {file}`). */
@@ -60,7 +62,6 @@ export interface ComposeFile {
 
 /** Keys Cosmo's compose file knows that Switchyard does not (yet); named in the error instead of "unknown key". */
 const COSMO_ONLY_KEYS: Readonly<Record<string, string>> = {
-  subscription: 'subscriptions are not supported by Switchyard yet',
   plugin: 'Cosmo router plugins are not supported; use a grpc subgraph',
   feature_flags: 'feature flags are not supported by Switchyard yet',
   raw: 'only `{ _service { sdl } }` introspection is supported',
@@ -77,6 +78,13 @@ const subgraphSchema = z
       .strictObject({ url: nonEmpty.optional(), headers: z.record(z.string(), z.string()).optional() })
       .optional(),
     grpc: z.strictObject({ schema_file: nonEmpty, proto_file: nonEmpty, mapping_file: nonEmpty }).optional(),
+    subscription: z
+      .strictObject({
+        url: nonEmpty.optional(),
+        protocol: z.enum(['ws', 'sse', 'sse_post']).optional(),
+        websocket_subprotocol: z.enum(['auto', 'graphql-ws', 'graphql-transport-ws']).optional(),
+      })
+      .optional(),
   })
   .superRefine((subgraph, ctx) => {
     const sources = (['schema', 'introspection', 'grpc'] as const).filter((key) => subgraph[key] !== undefined);
@@ -92,6 +100,13 @@ const subgraphSchema = z
     const url = subgraph.introspection?.url;
     if (url !== undefined && !isHttpUrl(url)) {
       ctx.addIssue({ code: 'custom', path: ['introspection', 'url'], message: 'must be an http(s) URL' });
+    }
+    const subscriptionUrl = subgraph.subscription?.url;
+    if (subscriptionUrl !== undefined && !/^(wss?|https?):\/\//i.test(subscriptionUrl)) {
+      ctx.addIssue({ code: 'custom', path: ['subscription', 'url'], message: 'must be a ws(s) or http(s) URL' });
+    }
+    if (subgraph.subscription !== undefined && subgraph.grpc !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['subscription'], message: 'a grpc subgraph serves no subscriptions' });
     }
   });
 
@@ -158,7 +173,11 @@ function errorMap(issue: z.core.$ZodRawIssue): string | undefined {
 }
 
 function toSubgraph(raw: RawSubgraph, folder: string): ComposeSubgraph {
-  const base = { name: raw.name, routingUrl: raw.routing_url };
+  const base: ComposeSubgraphBase = { name: raw.name, routingUrl: raw.routing_url };
+  if (raw.subscription) {
+    const { url = raw.routing_url, protocol = 'ws', websocket_subprotocol = 'auto' } = raw.subscription;
+    base.subscription = { url, protocol, websocketSubprotocol: websocket_subprotocol };
+  }
   if (raw.schema) return { ...base, kind: 'schema', schemaFile: resolve(folder, raw.schema.file) };
   if (raw.grpc) {
     const { schema_file, proto_file, mapping_file } = raw.grpc;

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { composeServices, type ServiceDefinition } from '@theguild/federation-composition';
 import { GraphQLError, parse, type DocumentNode } from 'graphql';
 import { RouterError } from '../kernel/errors.js';
-import type { SubgraphRecord } from '../kernel/graph/execution-config.js';
+import type { SubgraphRecord, SubscriptionSettings } from '../kernel/graph/execution-config.js';
 import { readComposeFile, type ComposeSubgraph } from './compose-file.js';
 import { loadGrpcSubgraph } from './grpc-subgraph.js';
 import { introspectSubgraph } from './introspect.js';
@@ -48,7 +48,7 @@ async function readSchemaFile(file: string): Promise<string> {
 }
 
 async function loadSubgraph(subgraph: ComposeSubgraph, options: ComposeGraphOptions): Promise<SubgraphSdl & { origin: string }> {
-  const base = { name: subgraph.name, url: subgraph.routingUrl };
+  const base = { name: subgraph.name, url: subgraph.routingUrl, ...(subgraph.subscription ? { subscription: subgraph.subscription } : {}) };
   switch (subgraph.kind) {
     case 'schema':
       return { ...base, sdl: await readSchemaFile(subgraph.schemaFile), origin: subgraph.schemaFile };
@@ -123,6 +123,8 @@ export interface SubgraphSdl {
   readonly sdl: string;
   /** Set for a gRPC service: its generated `service.proto` text and parsed `mapping.json`. Default: none (GraphQL over HTTP). */
   readonly grpc?: { readonly proto: string; readonly mapping: Record<string, unknown> };
+  /** How the subgraph serves subscriptions (compose file's `subscription`). Default: none. */
+  readonly subscription?: SubscriptionSettings;
 }
 
 /** A subgraph ready to compose, with what its execution config record needs. */
@@ -140,8 +142,9 @@ export function composeSubgraphs(subgraphs: readonly SubgraphSdl[], origin = 'su
   return composeServiceDefinitions(services, origin);
 }
 
-function recordOf({ name, url, sdl, grpc }: SubgraphSdl): SubgraphRecord {
-  return grpc ? { kind: 'grpc', name, url, sdl, proto: grpc.proto, mapping: grpc.mapping } : { kind: 'graphql', name, url };
+function recordOf({ name, url, sdl, grpc, subscription }: SubgraphSdl): SubgraphRecord {
+  if (grpc) return { kind: 'grpc', name, url, sdl, proto: grpc.proto, mapping: grpc.mapping };
+  return subscription ? { kind: 'graphql', name, url, subscription } : { kind: 'graphql', name, url };
 }
 
 function composeServiceDefinitions(loaded: readonly LoadedService[], origin: string): ComposedGraph {

@@ -29,6 +29,9 @@ export type ErrorCode =
   | 'PLUGIN_DUPLICATE'
   | 'COMPOSITION_FAILED'
   | 'QUERY_PLANNING_FAILED'
+  | 'SUBSCRIPTION_NOT_SUPPORTED'
+  | 'SUBSCRIPTION_LIMIT_EXCEEDED'
+  | 'SUBSCRIPTION_UPSTREAM_FAILED'
   // Codes owned by built-in plugins; listed here so the catalogue stays one list.
   | 'PERSISTED_QUERY_NOT_FOUND'
   | 'PERSISTED_QUERY_HASH_MISMATCH'

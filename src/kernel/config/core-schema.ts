@@ -169,6 +169,17 @@ export const coreConfigShape = {
       enabled: flag(true),
     })
     .prefault({}),
+  /** GraphQL subscriptions over WebSocket on `/graphql` (docs/subscriptions.md). */
+  subscriptions: z
+    .strictObject({
+      /** Serve `Subscription` fields when the graph has them. Default: `true`. */
+      enabled: flag(true),
+      /** Most active subscriptions on one WebSocket connection; more are answered with an error. Default: `100`. */
+      max_per_connection: count(100),
+      /** Most active subscriptions on this process; more are answered with an error. Default: `10000`. */
+      max_total: count(10_000),
+    })
+    .prefault({}),
   /** Request limits. Default: body 1MB, other limits off. */
   limits: z
     .strictObject({

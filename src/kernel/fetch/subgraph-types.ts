@@ -29,6 +29,8 @@ export interface SubgraphRequest {
    * Merged requests are not cached.
    */
   readonly merged?: boolean;
+  /** Set on the fetches an event of a subscription runs: response caches must neither answer nor store them. Default: unset. */
+  readonly subscription?: boolean;
 }
 
 /** What a subgraph answered. */

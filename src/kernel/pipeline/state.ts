@@ -32,4 +32,11 @@ export class RequestState {
   delete(key: StateKey<unknown>): void {
     this.slots?.delete(key);
   }
+
+  /** A new state holding what this one holds now (each event of a subscription runs on its own fork). */
+  fork(): RequestState {
+    const copy = new RequestState();
+    if (this.slots) copy.slots = new Map(this.slots);
+    return copy;
+  }
 }

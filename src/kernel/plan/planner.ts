@@ -1,5 +1,4 @@
 import { Kind, type SelectionSetNode } from 'graphql';
-import { RouterError } from '../errors.js';
 import type { FederationIndex } from '../graph/federation-index.js';
 import { subFieldSet } from '../graph/field-set.js';
 import type { KeyDef } from '../graph/supergraph-model.js';
@@ -77,9 +76,6 @@ export class Planner {
 
   plan(): PlannedGroups {
     const { operation } = this;
-    if (operation.operationType === 'subscription') {
-      throw new RouterError('GRAPHQL_VALIDATION_FAILED', 'Subscriptions are not supported by this router yet.', { status: 400 });
-    }
     const rootFields = operation.selections.filter((s): s is NField => s.kind === 'Field');
     let scope = 0;
     let previous: FetchGroup | undefined;

@@ -11,11 +11,12 @@ import { CorsPolicy, type CorsHeaders } from './cors.js';
 import { CsrfGuard } from './csrf.js';
 import { checkParams, useStrictParams } from './graphql-params.js';
 import { answerPost, postLaneCandidate, type PostLaneOptions } from './graphql-post-lane.js';
+import type { WebSocketEndpoint } from '../subscriptions/websocket-server.js';
 import { parseListenAddress } from './listen-address.js';
 import { bindListener, guardHttpServer, MAIN_LISTENER_TIMEOUTS, type ListenerTimeouts } from './listener-guard.js';
 import { Playground } from './playground.js';
-
 import { clientNameOf } from './client-name.js';
+
 /** Where the router listens. */
 export interface ListenInfo {
   readonly host: string;
@@ -32,6 +33,8 @@ export interface HttpServerOptions {
   /** Whether a graph is loaded (readiness). */
   readonly ready: () => boolean;
   readonly metrics: Metrics;
+  /** Attaches GraphQL over WebSocket to the bound listener (subscriptions/websocket-server.ts). Default: none. */
+  readonly webSocket?: (server: Server) => WebSocketEndpoint;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
@@ -57,6 +60,8 @@ export class HttpServer {
   private readonly csrf: CsrfGuard;
   /** The last `Host` header found usable in a URL (they rarely change). */
   private knownHost: string | undefined;
+  /** GraphQL over WebSocket on the listener, when attached. */
+  private webSocket: WebSocketEndpoint | undefined;
 
   constructor(private readonly options: HttpServerOptions) {
     const { config } = options;
@@ -117,6 +122,7 @@ export class HttpServer {
     guardHttpServer(server, { name: 'router', log: this.options.log, base: MAIN_LISTENER_TIMEOUTS, timeouts });
     const bound = await bindListener(server, host, port, { name: 'router', log: this.options.log });
     this.server = server;
+    this.webSocket = this.options.webSocket?.(server);
     const info = { host, port: bound.port, url: `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}` };
     this.options.log.info({ listen_addr: `${host}:${bound.port}`, playground: this.options.config.playground.enabled }, 'Router listening');
     return info;
@@ -132,6 +138,9 @@ export class HttpServer {
     if (!server) return;
     this.server = undefined;
     this.draining = true;
+    // Subscriptions complete first (clients get `complete`, then close code 1001).
+    await this.webSocket?.close();
+    this.webSocket = undefined;
     await new Promise((resolve) => setTimeout(resolve, drainMs));
     await new Promise<void>((resolve) => {
       // Connections that finish their in-flight request go idle; close those as they

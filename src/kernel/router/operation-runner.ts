@@ -1,4 +1,4 @@
-import { getVariableValues, GraphQLError, isNonNullType, type DocumentNode } from 'graphql';
+import { getVariableValues, GraphQLError, isNonNullType, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { queryPlansEnabled, type CoreConfig } from '../config/core-schema.js';
 import { RouterError } from '../errors.js';
 import { executePlan } from '../execute/execute-plan.js';
@@ -72,6 +72,50 @@ function identity<T>(value: T): T {
 
 async function runPipeline(env: OperationEnvironment, request: OperationRequest, scope: StageScope, hooks: StageHooks): Promise<OperationResponse> {
   try {
+    const prepared = await prepareOperation(env, request, scope, hooks);
+    if (!('document' in prepared)) return prepared;
+    if (prepared.operation.operation === 'subscription') {
+      // Subscriptions stream: served over WebSocket (subscriptions/), never through this single-answer path.
+      const reason = env.config.subscriptions.enabled
+        ? 'Subscriptions are served over WebSocket (graphql-transport-ws) on /graphql.'
+        : 'Subscriptions are disabled (subscriptions.enabled: false).';
+      throw new RouterError('SUBSCRIPTION_NOT_SUPPORTED', reason, { status: 400 });
+    }
+    return await answerPrepared(prepared);
+  } catch (error) {
+    return errorResponse(error, env.log);
+  }
+}
+
+/** A parsed, valid operation with coerced variables: what execution (or a subscription) starts from. */
+export interface PreparedOperation {
+  readonly session: ReturnType<ExecutionEngine['begin']>;
+  readonly document: DocumentNode;
+  readonly operation: OperationDefinitionNode;
+  readonly coerced: Readonly<Record<string, unknown>>;
+  readonly context: OperationContext;
+}
+
+/** Executes a prepared query or mutation (envelop's `execute` wraps it). */
+export async function answerPrepared(prepared: PreparedOperation): Promise<OperationResponse> {
+  const { session, document, operation, coerced, context } = prepared;
+  let body: GraphQLResponseBody;
+  try {
+    body = await session.execute(document, operation.name?.value ?? context.request.operationName, coerced, context);
+  } catch (error) {
+    if (isStackOverflow(error)) throw nestedTooDeeply('plan');
+    throw error;
+  }
+  return { body, status: 200, headers: {} };
+}
+
+/**
+ * The stages before execution (parse, document limits, validate,
+ * introspection and method checks, variable coercion): a prepared operation,
+ * or the answer that ends the request. Throws what `errorResponse` turns into answers.
+ */
+export async function prepareOperation(env: OperationEnvironment, request: OperationRequest, scope: StageScope, hooks: StageHooks): Promise<PreparedOperation | OperationResponse> {
+  {
     const graph = env.graph();
     if (!graph) throw new RouterError('GRAPH_NOT_READY', 'The router has no graph loaded yet.', { status: 503 });
     const query = request.query;
@@ -112,16 +156,7 @@ async function runPipeline(env: OperationEnvironment, request: OperationRequest,
     const coerced = getVariableValues(graph.apiSchema, operation.variableDefinitions ?? [], { ...request.variables }, { maxErrors: 50 });
     if (coerced.errors) return requestErrors(coerced.errors, 'BAD_USER_INPUT');
     const context: OperationContext = { env, graph, request, scope, variables: request.variables ?? {} };
-    let body: GraphQLResponseBody;
-    try {
-      body = await session.execute(document, operation.name?.value ?? request.operationName, coerced.coerced, context);
-    } catch (error) {
-      if (isStackOverflow(error)) throw nestedTooDeeply('plan');
-      throw error;
-    }
-    return { body, status: 200, headers: {} };
-  } catch (error) {
-    return errorResponse(error, env.log);
+    return { session, document, operation, coerced: coerced.coerced, context };
   }
 }
 

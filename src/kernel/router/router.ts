@@ -17,10 +17,12 @@ import { DocumentCache, directEngine, envelopEngine, type ExecutionEngine } from
 import { GraphManager, type GraphInput } from './graph-manager.js';
 import { HttpServer, type ListenInfo } from './http-server.js';
 import { runOperation, type OperationEnvironment } from './operation-runner.js';
+import { startOperation } from '../subscriptions/subscription-runner.js';
+import { attachWebSocketEndpoint } from '../subscriptions/websocket-server.js';
 import { PluginHost } from './plugin-host.js';
+import { clientNameOf } from './client-name.js';
 
 /** Options of `createRouter`. */
-import { clientNameOf } from './client-name.js';
 export interface CreateRouterOptions {
   /**
    * Core configuration, in the file's shape (durations as `"30s"`), or a
@@ -171,6 +173,16 @@ class SwitchyardRouter implements Router {
       execute: (request, signal) => this.executeOperation(request, signal),
       ready: () => this.graphs.current !== undefined,
       metrics: this.metrics,
+      webSocket: this.config.subscriptions.enabled
+        ? (server) =>
+            attachWebSocketEndpoint(server, {
+              log: this.log,
+              start: (request, signal, initPayload) => startOperation(this.environment, request, signal, { initPayload }),
+              maxPerConnection: this.config.subscriptions.max_per_connection,
+              maxTotal: this.config.subscriptions.max_total,
+              maxPayloadBytes: this.config.limits.max_request_body,
+            })
+        : undefined,
     });
     return this.server;
   }

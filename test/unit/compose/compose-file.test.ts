@@ -89,9 +89,45 @@ subgraphs:
 
   it('explains Cosmo-only keys instead of calling them unknown', () => {
     const lines = problems(
-      'version: 1\nsubgraphs:\n  - name: a\n    routing_url: http://x/graphql\n    subscription: {protocol: sse}\n',
+      'version: 1\nsubgraphs:\n  - name: a\n    routing_url: http://x/graphql\n    feature_flags: []\n',
     );
-    expect(lines).toEqual([`${FILE}: subgraphs[0] ("a").subscription: not supported: subscriptions are not supported by Switchyard yet`]);
+    expect(lines).toEqual([`${FILE}: subgraphs[0] ("a").feature_flags: not supported: feature flags are not supported by Switchyard yet`]);
+  });
+
+  it('reads the subscription section, the URL defaulting to routing_url', () => {
+    const file = parseComposeFile(
+      [
+        'version: 1',
+        'subgraphs:',
+        '  - name: a',
+        '    routing_url: http://x/graphql',
+        '    schema: {file: a.graphql}',
+        '    subscription: {url: ws://x/ws, protocol: ws, websocket_subprotocol: graphql-transport-ws}',
+        '  - name: b',
+        '    routing_url: http://y/graphql',
+        '    schema: {file: b.graphql}',
+        '    subscription: {protocol: sse}',
+        '  - name: c',
+        '    routing_url: http://z/graphql',
+        '    schema: {file: c.graphql}',
+        '',
+      ].join('\n'),
+      FILE,
+    );
+    expect(file.subgraphs.map((s) => s.subscription)).toEqual([
+      { url: 'ws://x/ws', protocol: 'ws', websocketSubprotocol: 'graphql-transport-ws' },
+      { url: 'http://y/graphql', protocol: 'sse', websocketSubprotocol: 'auto' },
+      undefined,
+    ]);
+  });
+
+  it('refuses a bad subscription section', () => {
+    expect(problems('version: 1\nsubgraphs:\n  - name: a\n    routing_url: http://x/graphql\n    subscription: {protocol: carrier-pigeon}\n')).toEqual([
+      `${FILE}: subgraphs[0] ("a").subscription.protocol: Invalid option: expected one of "ws"|"sse"|"sse_post"`,
+    ]);
+    expect(problems('version: 1\nsubgraphs:\n  - name: a\n    routing_url: http://x/graphql\n    subscription: {url: ftp://x}\n')).toEqual([
+      `${FILE}: subgraphs[0] ("a").subscription.url: must be a ws(s) or http(s) URL`,
+    ]);
   });
 
   it('reports a missing routing_url', () => {

@@ -1,0 +1,224 @@
+/**
+ * GraphQL over WebSocket (`graphql-transport-ws`) on `/graphql` of the main
+ * listener, with the `graphql-ws` package's server on a `ws` server attached
+ * to the HTTP server's `upgrade` event. The protocol (init, ping/pong, close
+ * codes: 4400 malformed message, 4401 subscribe before init, 4406 unknown
+ * subprotocol, 4408 no init in time, 4409 duplicate id) is the package's;
+ * every subscribe message runs through the router's pipeline (startOperation).
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { GraphQLError, GraphQLSchema, parse, type ExecutionArgs } from 'graphql';
+import { GRAPHQL_TRANSPORT_WS_PROTOCOL, type FormattedExecutionResult, type OperationResult, type SubscribePayload } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Logger } from '../logger.js';
+import type { GraphQLResponseBody, OperationRequest } from '../pipeline/stages.js';
+import type { EventStream, StartedOperation } from './subscription-runner.js';
+
+/** What the WebSocket endpoint needs from the router. */
+export interface WebSocketEndpointOptions {
+  readonly log: Logger;
+  /** Starts one operation (subscriptions stream; the rest answer once). */
+  readonly start: (request: OperationRequest, signal: AbortSignal, initPayload: Readonly<Record<string, unknown>> | undefined) => Promise<StartedOperation>;
+  /** `subscriptions.max_per_connection`; 0 = no limit. */
+  readonly maxPerConnection: number;
+  /** `subscriptions.max_total`; 0 = no limit. */
+  readonly maxTotal: number;
+  /** Largest message accepted (`limits.max_request_body`); larger ones close the connection with 1009. */
+  readonly maxPayloadBytes: number;
+}
+
+/** The endpoint attached to a listener. */
+export interface WebSocketEndpoint {
+  /** Active subscriptions on this listener. */
+  readonly active: number;
+  /** Completes every subscription (clients get `complete`), then closes the connections with 1001. */
+  close(): Promise<void>;
+}
+
+const GRAPHQL_PATH = '/graphql';
+
+/** graphql-ws wants execution arguments; the router's own answer rides in `contextValue`. */
+interface Carried {
+  readonly stream?: EventStream;
+  readonly result?: GraphQLResponseBody;
+}
+
+/** Stands in for the schema and document in the arguments graphql-ws passes around (the router's pipeline did the real work). */
+const PLACEHOLDER_SCHEMA = new GraphQLSchema({});
+const STREAM_DOCUMENT = parse('subscription { __typename }');
+const SINGLE_DOCUMENT = parse('{ __typename }');
+
+/** Attaches the endpoint to `server`'s `upgrade` event. */
+export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpointOptions): WebSocketEndpoint {
+  const { log } = options;
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxPayloadBytes,
+  });
+  const all = new Set<EventStream>();
+  const perSocket = new WeakMap<WebSocket, Set<EventStream>>();
+  const startingOn = new WeakMap<WebSocket, number>();
+  let startingTotal = 0;
+  let closing = false;
+
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const path = (request.url ?? '/').split('?')[0];
+    if (path !== GRAPHQL_PATH || closing) {
+      const status = closing ? '503 Service Unavailable' : '404 Not Found';
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+  };
+  server.on('upgrade', onUpgrade);
+  wss.on('connection', (ws: WebSocket) => {
+    ws.on('error', (error) => log.debug({ reason: error.message }, 'WebSocket connection failed'));
+  });
+
+  /** Counts the stream as active until it ends, whichever way. */
+  const track = (socket: WebSocket, stream: EventStream): EventStream => {
+    let owned = perSocket.get(socket);
+    if (!owned) perSocket.set(socket, (owned = new Set()));
+    owned.add(stream);
+    all.add(stream);
+    const release = (): void => {
+      owned.delete(stream);
+      all.delete(stream);
+    };
+    const tracked: EventStream = {
+      async next() {
+        try {
+          const result = await stream.next();
+          if (result.done) release();
+          return result;
+        } catch (error) {
+          release();
+          throw error;
+        }
+      },
+      async return() {
+        release();
+        return stream.return();
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+    return tracked;
+  };
+
+  const endpoint = useServer<Record<string, unknown> | undefined>(
+    {
+      isProd: true,
+      onSubscribe: async (ctx, _id, payload) => {
+        const socket = ctx.extra.socket;
+        // Operations still starting count too, so concurrent subscribes cannot pass the limits together.
+        const starting = startingOn.get(socket) ?? 0;
+        if (options.maxPerConnection > 0 && (perSocket.get(socket)?.size ?? 0) + starting >= options.maxPerConnection) {
+          return [limitError(`This connection has ${options.maxPerConnection} subscriptions (subscriptions.max_per_connection).`)];
+        }
+        if (options.maxTotal > 0 && all.size + startingTotal >= options.maxTotal) {
+          return [limitError(`The router serves ${options.maxTotal} subscriptions (subscriptions.max_total).`)];
+        }
+        const initPayload = ctx.connectionParams ?? undefined;
+        const request = operationRequest(payload, ctx.extra.request, initPayload);
+        const controller = new AbortController();
+        startingOn.set(socket, starting + 1);
+        startingTotal++;
+        let started: StartedOperation;
+        try {
+          started = await options.start(request, controller.signal, initPayload);
+        } finally {
+          startingOn.set(socket, (startingOn.get(socket) ?? 1) - 1);
+          startingTotal--;
+        }
+        if (started.kind === 'single') {
+          const { response } = started;
+          if (response.requestError || response.body.data === undefined) return toGraphQLErrors(response.body);
+          return args(SINGLE_DOCUMENT, { result: response.body });
+        }
+        if (closing || socket.readyState !== socket.OPEN) {
+          await started.events.return();
+          return [new GraphQLError('The router is shutting down.', { extensions: { code: 'GRAPH_NOT_READY' } })];
+        }
+        const events = started.events;
+        const stream: EventStream = {
+          next: () => events.next(),
+          async return() {
+            controller.abort();
+            return events.return();
+          },
+          [Symbol.asyncIterator]() {
+            return this;
+          },
+        };
+        return args(STREAM_DOCUMENT, { stream: track(socket, stream) });
+      },
+      // Sent as they are: the router's answers are JSON already (graphql-ws would call toJSON on each error).
+      onNext: (_ctx, _id, _payload, _args, result) => result as FormattedExecutionResult,
+      // The router's answers are JSON already (errors as plain objects): graphql-ws sends them as they are.
+      subscribe: (execution) => (execution.contextValue as Carried).stream as unknown as OperationResult,
+      execute: (execution) => (execution.contextValue as Carried).result as unknown as OperationResult,
+    },
+    wss,
+  );
+  // useServer answers an unknown subprotocol with none, which clients take as a failed handshake. Accept the
+  // first offered instead, so graphql-ws closes the connection with the protocol's code, 4406.
+  wss.options.handleProtocols = (protocols: Set<string>) =>
+    protocols.has(GRAPHQL_TRANSPORT_WS_PROTOCOL) ? GRAPHQL_TRANSPORT_WS_PROTOCOL : (protocols.values().next().value ?? false);
+
+  return {
+    get active() {
+      return all.size;
+    },
+    async close() {
+      closing = true;
+      // Ending each stream makes graphql-ws send `complete` for it.
+      await Promise.allSettled([...all].map((stream) => stream.return()));
+      await new Promise((resolve) => setImmediate(resolve));
+      server.off('upgrade', onUpgrade);
+      await endpoint.dispose();
+    },
+  };
+}
+
+function args(document: ExecutionArgs['document'], carried: Carried): ExecutionArgs {
+  return { schema: PLACEHOLDER_SCHEMA, document, contextValue: carried };
+}
+
+function limitError(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'SUBSCRIPTION_LIMIT_EXCEEDED' } });
+}
+
+function toGraphQLErrors(body: GraphQLResponseBody): GraphQLError[] {
+  const errors = body.errors?.length ? body.errors : [{ message: 'The operation failed.' }];
+  return errors.map((error) => new GraphQLError(error.message, { path: error.path, extensions: error.extensions }));
+}
+
+/**
+ * The kernel's request: the upgrade request's headers, overlaid by string
+ * entries of the init payload's `headers` object (browsers cannot set
+ * headers on a WebSocket), names lowercased.
+ */
+function operationRequest(payload: SubscribePayload, upgrade: IncomingMessage, initPayload: Readonly<Record<string, unknown>> | undefined): OperationRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(upgrade.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const extra = initPayload?.headers;
+  if (typeof extra === 'object' && extra !== null && !Array.isArray(extra)) {
+    for (const [name, value] of Object.entries(extra)) if (typeof value === 'string') headers[name.toLowerCase()] = value;
+  }
+  return {
+    query: payload.query,
+    operationName: payload.operationName ?? undefined,
+    variables: payload.variables ?? undefined,
+    extensions: payload.extensions ?? undefined,
+    headers,
+    method: 'POST',
+    clientName: headers['graphql-client-name'],
+    origin: 'websocket',
+  };
+}
