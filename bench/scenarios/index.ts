@@ -1,5 +1,6 @@
 /** Every scenario `--scenario` can name; the first is the default. */
 import type { Scenario } from '../harness/scenario.js';
+import { authScenario } from './auth.js';
 import { connectScenario } from './connect.js';
 import { federatedScenario } from './federated.js';
 import { grpcScenario } from './grpc.js';
@@ -7,4 +8,4 @@ import { profilingScenario } from './profiling.js';
 import { responseCacheScenario } from './response-cache.js';
 import { workersScenario } from './workers.js';
 
-export const scenarios: readonly Scenario[] = [federatedScenario, workersScenario, responseCacheScenario, grpcScenario, profilingScenario, connectScenario];
+export const scenarios: readonly Scenario[] = [federatedScenario, workersScenario, responseCacheScenario, grpcScenario, profilingScenario, connectScenario, authScenario];
