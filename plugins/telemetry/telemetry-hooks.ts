@@ -116,7 +116,7 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
     const facts = record.facts;
     const cache = cacheCounts(state);
     if (record.execute) {
-      record.execute.end();
+      record.execute.end(clockNow());
       record.execute = undefined;
     }
     const span = record.span;
@@ -150,7 +150,7 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
         span.setStatus({ code: SpanStatusCode.ERROR, message: errors?.[0]?.message });
       }
     }
-    span?.end();
+    span?.end(clockNow());
     if (instruments) {
       const attributes: Attributes = { 'http.request.method': record.request.method, 'http.response.status_code': status };
       if (facts?.type !== undefined) attributes['graphql.operation.type'] = facts.type;
@@ -173,7 +173,7 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
       let propagate = false;
       if (tracer) {
         const parent = propagator.extract(ROOT_CONTEXT, request.headers, headerGetter);
-        span = tracer.startSpan(operationSpanName(request), { kind: SpanKind.SERVER }, parent);
+        span = tracer.startSpan(operationSpanName(request), { startTime: clockNow(), kind: SpanKind.SERVER }, parent);
         context = trace.setSpan(parent, span);
         recording = span.isRecording();
         propagate = recording || trace.getSpanContext(parent) !== undefined;
@@ -203,13 +203,13 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
     onParse(event) {
       const record = event.state.get(TELEMETRY);
       if (!record || (!record.recording && !instruments)) return;
-      const span = record.recording ? tracer!.startSpan('parse', { kind: SpanKind.INTERNAL }, record.context) : undefined;
+      const span = record.recording ? tracer!.startSpan('parse', { startTime: clockNow(), kind: SpanKind.INTERNAL }, record.context) : undefined;
       if (span && runtime.includeDocument) record.text = event.input.query;
       event.whenSettled((outcome) => {
         if (outcome.ok) {
           record.facts ??= operationFacts(outcome.output, record.request.operationName);
         } else if (span) fail(span, outcome.error);
-        span?.end();
+        span?.end(clockNow());
       });
     },
 
@@ -219,15 +219,15 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
       // The plan's operation name is the one that runs (a plugin may have set it after the request arrived).
       record.facts = operationFacts(event.input.document, event.input.operationName);
       if (!record.recording) return;
-      const span = tracer!.startSpan('plan', { kind: SpanKind.INTERNAL }, record.context);
+      const span = tracer!.startSpan('plan', { startTime: clockNow(), kind: SpanKind.INTERNAL }, record.context);
       event.whenSettled((outcome) => {
         if (!outcome.ok) {
           fail(span, outcome.error);
-          span.end();
+          span.end(clockNow());
           return;
         }
-        span.end();
-        record.execute = tracer!.startSpan('execute', { kind: SpanKind.INTERNAL }, record.context);
+        span.end(clockNow());
+        record.execute = tracer!.startSpan('execute', { startTime: clockNow(), kind: SpanKind.INTERNAL }, record.context);
         record.executeContext = trace.setSpan(record.context!, record.execute);
       });
     },
@@ -241,7 +241,7 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
         const parent = record.executeContext ?? record.context!;
         let context = parent;
         if (record.recording) {
-          span = tracer!.startSpan(`fetch ${input.subgraph}`, { kind: SpanKind.CLIENT, attributes: fetchAttributes(input, targetOf(input.subgraph)) }, parent);
+          span = tracer!.startSpan(`fetch ${input.subgraph}`, { startTime: clockNow(), kind: SpanKind.CLIENT, attributes: fetchAttributes(input, targetOf(input.subgraph)) }, parent);
           context = trace.setSpan(parent, span);
         }
         const headers: Record<string, string> = { ...input.headers };
@@ -268,7 +268,7 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
               span.setStatus({ code: SpanStatusCode.ERROR, message: errors[0]!.message });
             }
           }
-          span.end();
+          span.end(clockNow());
         }
         if (instruments && answeredBy === undefined) {
           const attributes: Attributes = { ...targetOf(input.subgraph), 'switchyard.subgraph.name': input.subgraph };
@@ -285,7 +285,7 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
   hooks.onValidate = (event) => {
     const record = event.state.get(TELEMETRY);
     if (!record?.recording) return;
-    const span = tracer.startSpan('validate', { kind: SpanKind.INTERNAL }, record.context);
+    const span = tracer.startSpan('validate', { startTime: clockNow(), kind: SpanKind.INTERNAL }, record.context);
     event.whenSettled((outcome) => {
       if (!outcome.ok) fail(span, outcome.error);
       else if (outcome.output.length > 0) {
@@ -293,7 +293,7 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
         for (const error of outcome.output.slice(0, MAX_ERROR_EVENTS)) span.recordException({ name: 'GraphQLError', message: error.message });
         span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.output[0]!.message });
       }
-      span.end();
+      span.end(clockNow());
     });
   };
 
@@ -304,7 +304,7 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
       const execute = record.execute;
       if (!execute) return;
       if (!outcome.ok) fail(execute, outcome.error);
-      execute.end();
+      execute.end(clockNow());
       record.execute = undefined;
     });
   };
@@ -391,4 +391,14 @@ function fail(span: Span, error: unknown): void {
   span.recordException(exception);
   span.setAttribute('error.type', error instanceof RouterError ? error.code : exception.name);
   span.setStatus({ code: SpanStatusCode.ERROR, message: exception.message });
+}
+
+/**
+ * Span times from one monotonic clock. The SDK stamps a span's start with
+ * Date.now() (whole milliseconds) and measures its duration finely, so a
+ * child started in the same millisecond as its parent could appear to end
+ * after it; explicit times keep every child inside its parent.
+ */
+function clockNow(): number {
+  return performance.timeOrigin + performance.now();
 }
