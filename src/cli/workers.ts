@@ -20,8 +20,13 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
     return;
   }
   let stopping = false;
+  // Our own count: node:cluster drops a worker from cluster.workers at 'exit'
+  // only if its IPC channel closed first, so that map can still hold the last
+  // worker when it has exited, and the primary would wait forever.
+  const live = new Set<Worker>();
   const fork = (): Worker => {
     const worker = cluster.fork({ SWITCHYARD_WORKERS: String(count) });
+    live.add(worker);
     // An unhandled 'error' here would end the primary, and every worker with it.
     worker.on('error', (error: Error) => process.stderr.write(`worker ${worker.process.pid}: ${error.message}\n`));
     return worker;
@@ -29,17 +34,17 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
   for (let i = 0; i < count; i++) fork();
   cluster.on('message', (from, message: unknown) => {
     if (!isBusMessage(message)) return;
-    for (const worker of Object.values(cluster.workers ?? {})) {
+    for (const worker of live) {
       // A worker may exit between the check and the send: the callback takes that error instead of an 'error' event.
-      if (worker && worker !== from && worker.isConnected()) worker.send(message, () => undefined);
+      if (worker !== from && worker.isConnected()) worker.send(message, () => undefined);
     }
   });
-  const services = await primary?.();
+  // Handlers go on before anything is awaited, so no exit or signal is missed while the primary's services start.
+  let services: Promise<PrimaryServices | undefined> = Promise.resolve(undefined);
   cluster.on('exit', (worker, code, signal) => {
+    live.delete(worker);
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) {
-        void (services?.close() ?? Promise.resolve()).then(() => process.exit(0));
-      }
+      if (live.size === 0) void services.then((started) => started?.close()).finally(() => process.exit(0));
       return;
     }
     process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
@@ -47,8 +52,10 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
   });
   const stop = (signal: NodeJS.Signals) => {
     stopping = true;
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+    for (const worker of live) worker.process.kill(signal);
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  services = primary?.() ?? services;
+  await services;
 }
