@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 /** A plugin that records when each of its hooks and after-hooks ran. */
-function recorder(name: string, log: string[], options: { dependsOn?: string[] } = {}): SwitchyardPlugin {
+function recorder(name: string, log: string[], options: { dependsOn?: string[]; optionalDependsOn?: string[] } = {}): SwitchyardPlugin {
   const record = (stage: string) => () => {
     log.push(`${name}:before:${stage}`);
     return () => void log.push(`${name}:after:${stage}`);
@@ -21,6 +21,7 @@ function recorder(name: string, log: string[], options: { dependsOn?: string[] }
   return {
     name,
     dependsOn: options.dependsOn,
+    optionalDependsOn: options.optionalDependsOn,
     setup: () => {
       log.push(`${name}:setup`);
       return {
@@ -157,6 +158,15 @@ describe('the plugin contract', () => {
     await expect(
       startTestRouter({ subgraphs: [library], plugins: [recorder('child', [], { dependsOn: ['parent'] }), recorder('parent', [])] }),
     ).rejects.toMatchObject({ message: 'plugin "child" depends on "parent", which must be registered before it' });
+  });
+
+  it('starts without an optional dependency, but refuses it registered after the plugin', async () => {
+    const alone = await startTestRouter({ subgraphs: [library], plugins: [recorder('reader', [], { optionalDependsOn: ['identity'] })] });
+    expect((await alone.query('{ books { id } }')).status).toBe(200);
+    await alone.close();
+    await expect(
+      startTestRouter({ subgraphs: [library], plugins: [recorder('reader', [], { optionalDependsOn: ['identity'] }), recorder('identity', [])] }),
+    ).rejects.toMatchObject({ code: 'PLUGIN_DEPENDENCY_MISSING', message: 'plugin "reader" works with "identity", which must be registered before it' });
   });
 
   it('stops the plugins already set up when a later setup fails', async () => {

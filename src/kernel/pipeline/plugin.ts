@@ -76,6 +76,8 @@ export interface SwitchyardPlugin {
   readonly name: string;
   /** Plugins that must be registered before this one. */
   readonly dependsOn?: readonly string[];
+  /** Plugins this one works with when they are there (it reads their request state): if registered, they must come before it. */
+  readonly optionalDependsOn?: readonly string[];
   setup(context: PluginContext): MaybePromise<PluginInstance | void>;
 }
 
@@ -87,6 +89,7 @@ export interface PluginDefinition<Schema extends z.ZodType> {
   /** Schema of the options; validated when the factory is called. */
   readonly options: Schema;
   readonly dependsOn?: readonly string[];
+  readonly optionalDependsOn?: readonly string[];
   setup(context: PluginContext, options: z.output<Schema>): MaybePromise<PluginInstance | void>;
 }
 
@@ -110,6 +113,7 @@ export function definePlugin<Schema extends z.ZodType>(definition: PluginDefinit
   const fromParsed = (parsed: z.output<Schema>): SwitchyardPlugin => ({
     name: definition.name,
     dependsOn: definition.dependsOn,
+    optionalDependsOn: definition.optionalDependsOn,
     setup: (context) => definition.setup(context, parsed),
   });
   const configure = (options: unknown, at: ReadonlyArray<string | number>): SwitchyardPlugin =>
