@@ -43,6 +43,14 @@ const claimHeaderName = z
 /** Schema of `authentication`. */
 export const authenticationConfigSchema = z.strictObject({
   /**
+   * An operation made only of introspection fields (`__schema`, `__type`,
+   * `__typename`) may run without a token even with
+   * `authorization.require_authentication` (Cosmo's key of the same name). A token
+   * that is sent is still verified; `introspection.enabled: false` still refuses
+   * introspection. Default: `false`.
+   */
+  ignore_introspection: z.boolean().default(false),
+  /**
    * Claims of a valid token sent to every subgraph as headers: `{ claim: header-name }`
    * (`{ sub: x-user-id }`). Without a token (or without the claim) the header is not
    * sent, and a client header of that name is dropped (it cannot be spoofed). Default: none.

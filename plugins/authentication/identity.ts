@@ -21,6 +21,14 @@ export interface AuthenticatedIdentity {
  */
 export const AUTHENTICATION = new StateKey<AuthenticatedIdentity>('authentication');
 
+/**
+ * Set (to true) by `authentication` on a request that carried no token, when
+ * `ignore_introspection` is on: a plugin that requires a token (as
+ * `authorization` does with `require_authentication`) lets an operation made
+ * only of introspection fields through without one.
+ */
+export const INTROSPECTION_WITHOUT_TOKEN = new StateKey<boolean>('authentication-introspection-without-token');
+
 /** Scopes of a `scope` claim: a space-separated string or an array of strings; anything else gives none. */
 export function scopesOf(claim: unknown): ReadonlySet<string> {
   if (typeof claim === 'string') return new Set(claim.split(' ').filter((scope) => scope !== ''));

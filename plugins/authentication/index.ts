@@ -6,11 +6,13 @@
  * on unauthenticated (the `authorization` plugin decides what that may
  * see, or refuses it with `authorization.require_authentication`).
  * `forward_claims` sends chosen claims to subgraphs as headers (and drops
- * client headers of those names). docs/authentication.md
+ * client headers of those names). `ignore_introspection` marks tokenless
+ * requests so that `require_authentication` lets introspection-only
+ * documents through. docs/authentication.md
  */
-import { definePlugin, RouterError, toErrorResponse, type OperationResponse, type PluginFactory } from '../../src/index.js';
+import { definePlugin, RouterError, toErrorResponse, type OperationResponse, type PluginFactory, type StageEvent } from '../../src/index.js';
 import { JWT_ALGORITHMS, authenticationConfigSchema } from './config.js';
-import { AUTHENTICATION } from './identity.js';
+import { AUTHENTICATION, INTROSPECTION_WITHOUT_TOKEN } from './identity.js';
 import { JwksProvider } from './jwks-provider.js';
 import { TokenError, TokenVerifier } from './verify-token.js';
 
@@ -21,7 +23,7 @@ export {
   type AuthenticationConfigInput,
   type JwksProviderConfig,
 } from './config.js';
-export { AUTHENTICATION, scopesOf, type AuthenticatedIdentity } from './identity.js';
+export { AUTHENTICATION, INTROSPECTION_WITHOUT_TOKEN, scopesOf, type AuthenticatedIdentity } from './identity.js';
 
 /** `useAuthentication(options)`: options as the `authentication` section. */
 export const useAuthentication: PluginFactory<typeof authenticationConfigSchema> = definePlugin({
@@ -37,16 +39,26 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
     const headerName = jwt.header_name.toLowerCase();
     const prefix = jwt.header_value_prefix;
     const forwarded = Object.entries(options.forward_claims);
+    const forwardedHeaders = forwarded.map(([, header]) => header);
     const outcomes = ctx.metrics.counter('authentication_tokens_total', 'Tokens presented, by result', ['result']);
     ctx.log.info(
-      { providers: providers.map((p) => p.url), header_name: jwt.header_name, ...(forwarded.length > 0 ? { forward_claims: options.forward_claims } : {}) },
+      {
+        providers: providers.map((p) => p.url),
+        header_name: jwt.header_name,
+        ...(forwarded.length > 0 ? { forward_claims: options.forward_claims } : {}),
+        ...(options.ignore_introspection ? { ignore_introspection: true } : {}),
+      },
       'JWT authentication enabled',
     );
     return {
       hooks: {
         onRequest(event) {
+          if (forwardedHeaders.length > 0) dropClientClaimHeaders(event, forwardedHeaders);
           const value = event.input.headers[headerName];
-          if (value === undefined) return;
+          if (value === undefined) {
+            if (options.ignore_introspection) event.state.set(INTROSPECTION_WITHOUT_TOKEN, true);
+            return;
+          }
           const token = tokenOf(value, prefix);
           if (token === undefined) {
             outcomes.inc({ result: 'invalid' });
@@ -97,6 +109,20 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
     };
   },
 });
+
+/**
+ * Takes the headers that carry claims out of the client's request, so that no
+ * path to a subgraph can pass a client's own `x-user-id` on (the fetch hook
+ * sets them on subgraph requests; a subscription's own upstream connection is
+ * opened without the fetch stage, from the request's headers and the header rules).
+ */
+function dropClientClaimHeaders(event: StageEvent<'request'>, names: readonly string[]): void {
+  const input = event.input;
+  if (!names.some((name) => input.headers[name] !== undefined)) return;
+  const headers = { ...input.headers };
+  for (const name of names) delete headers[name];
+  event.setInput({ ...input, headers });
+}
 
 /** The token in a header value: after the prefix and a space (the prefix compared case-insensitively, as HTTP auth schemes are). */
 function tokenOf(value: string, prefix: string): string | undefined {

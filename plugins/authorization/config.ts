@@ -3,7 +3,10 @@ import { z } from '../../src/index.js';
 
 /** Schema of `authorization`. */
 export const authorizationConfigSchema = z.strictObject({
-  /** A request without a valid token is answered 401 `UNAUTHENTICATED` (introspection included). Default: `false`. */
+  /**
+   * A request without a valid token is answered 401 `UNAUTHENTICATED`; introspection too, unless
+   * `authentication.ignore_introspection` lets an introspection-only document through. Default: `false`.
+   */
   require_authentication: z.boolean().default(false),
   /**
    * A field or type the token may not see fails the whole operation with 403

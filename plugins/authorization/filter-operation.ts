@@ -71,6 +71,8 @@ export interface OperationFacts {
 /** The operation filtered for one grant. */
 export interface FilteredOperation {
   readonly document: DocumentNode;
+  /** The operation's type: a subscription that loses its root field has no stream left to answer. */
+  readonly operationType: OperationDefinitionNode['operation'];
   /** Plan cache key of the filtered operation. */
   readonly cacheKey: string;
   readonly removals: RemovalNode;
@@ -261,7 +263,7 @@ export function filterOperation(
   });
   const filtered: DocumentNode = { kind: Kind.DOCUMENT, definitions };
   const key = `authorization\n${operationName ?? ''}\n${JSON.stringify(conditions)}\n${print(filtered)}`;
-  return { document: filtered, cacheKey: key, removals, coordinates: [...new Set(coordinates)] };
+  return { document: filtered, operationType: operation.operation, cacheKey: key, removals, coordinates: [...new Set(coordinates)] };
 }
 
 function hasConditions(node: RemovalNode): boolean {

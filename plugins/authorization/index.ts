@@ -6,8 +6,11 @@
  * merge those fields come back `null` with an `UNAUTHORIZED_FIELD_OR_TYPE`
  * error at their path (or, with `reject_operation_if_unauthorized`, the
  * operation fails with 403). The caller's identity comes from the
- * `authentication` plugin's request state. docs/authentication.md
+ * `authentication` plugin's request state; `require_authentication` refuses
+ * requests without one (401), except introspection-only documents when
+ * `authentication.ignore_introspection` says so. docs/authentication.md
  */
+import type { DocumentNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import {
   definePlugin,
@@ -19,12 +22,14 @@ import {
   type MaybePromise,
   type OperationRequest,
   type PluginFactory,
+  type RequestState,
 } from '../../src/index.js';
-import { AUTHENTICATION, type AuthenticatedIdentity } from '../authentication/index.js';
+import { AUTHENTICATION, INTROSPECTION_WITHOUT_TOKEN, type AuthenticatedIdentity } from '../authentication/index.js';
 import { applyRemovals, UNAUTHORIZED_CODE } from './apply-removals.js';
 import { authorizationConfigSchema } from './config.js';
 import { filterOperation, operationFacts, type FilteredOperation, type OperationFacts, type RemovalNode } from './filter-operation.js';
 import { GraphRules, type Grant } from './graph-rules.js';
+import { isIntrospectionOnly } from './introspection-only.js';
 
 export { authorizationConfigSchema, type AuthorizationConfig, type AuthorizationConfigInput } from './config.js';
 export { UNAUTHORIZED_CODE } from './apply-removals.js';
@@ -61,6 +66,12 @@ interface GraphAuthorization {
 
 /** The request, kept for the policy hook. */
 const REQUEST = new StateKey<OperationRequest>('authorization-request');
+/**
+ * A request without a token that `require_authentication` lets on only if its
+ * document turns out to be introspection only (`authentication.ignore_introspection`):
+ * judged once parsed, before validation; again in the plan stage should the parse stage have been answered by another plugin.
+ */
+const TOKEN_REQUIRED_UNLESS_INTROSPECTION = new StateKey<true>('authorization-token-required-unless-introspection');
 /** What the plan stage removed, for the merge. */
 const REMOVALS = new StateKey<{ removals: RemovalNode; graph: GraphRules }>('authorization-removals');
 
@@ -69,6 +80,8 @@ export const useAuthorization: PluginFactory<typeof optionsSchema> = definePlugi
   name: 'authorization',
   configKey: 'authorization',
   options: optionsSchema,
+  // Reads the identity the authentication plugin leaves in request state.
+  optionalDependsOn: ['authentication'],
   setup(ctx, options) {
     const graphs = new WeakMap<GraphInfo, GraphAuthorization>();
     const forGraph = (graph: GraphInfo): GraphAuthorization => {
@@ -112,16 +125,22 @@ export const useAuthorization: PluginFactory<typeof optionsSchema> = definePlugi
               onRequest(event) {
                 if (policy) event.state.set(REQUEST, event.input);
                 if (options.require_authentication && !event.state.has(AUTHENTICATION)) {
-                  event.respondWith(
-                    toErrorResponse(
-                      new RouterError('UNAUTHENTICATED', 'Authentication is required: send a valid token.', { status: 401, headers: { 'www-authenticate': 'Bearer' } }),
-                    ),
-                  );
+                  if (event.state.get(INTROSPECTION_WITHOUT_TOKEN) === true) event.state.set(TOKEN_REQUIRED_UNLESS_INTROSPECTION, true);
+                  else event.respondWith(toErrorResponse(authenticationRequired()));
                 }
               },
             }
           : {}),
+        ...(options.require_authentication
+          ? {
+              onParse(event) {
+                if (!event.state.has(TOKEN_REQUIRED_UNLESS_INTROSPECTION)) return;
+                return (after) => requireTokenUnlessIntrospection(after.state, after.output);
+              },
+            }
+          : {}),
         async onPlan(event) {
+          if (options.require_authentication && event.state.has(TOKEN_REQUIRED_UNLESS_INTROSPECTION)) requireTokenUnlessIntrospection(event.state, event.input.document);
           const graph = ctx.router.graph;
           if (!graph) return;
           const authorization = forGraph(graph);
@@ -143,6 +162,9 @@ export const useAuthorization: PluginFactory<typeof optionsSchema> = definePlugi
           }
           if (filtered === 'all') return;
           for (const _ of filtered.coordinates) refused.inc({ reason: grant.authenticated ? 'forbidden' : 'unauthenticated' });
+          // A subscription selects one root field: without it there is no stream to send nulls on, so it is refused.
+          const refusedRoot = filtered.operationType === 'subscription' ? filtered.removals.removed[0] : undefined;
+          if (refusedRoot) throw new RouterError(UNAUTHORIZED_CODE, `Unauthorized to access ${refusedRoot.coordinate}: ${refusedRoot.reason}.`, { status: 403 });
           if (options.reject_operation_if_unauthorized) {
             throw new RouterError(UNAUTHORIZED_CODE, `Unauthorized: the operation selects fields the caller may not see (${filtered.coordinates.join(', ')}).`, {
               status: 403,
@@ -164,3 +186,14 @@ export const useAuthorization: PluginFactory<typeof optionsSchema> = definePlugi
     };
   },
 });
+
+/** 401 `UNAUTHENTICATED` for a request without a token where one is required. */
+function authenticationRequired(): RouterError {
+  return new RouterError('UNAUTHENTICATED', 'Authentication is required: send a valid token.', { status: 401, headers: { 'www-authenticate': 'Bearer' } });
+}
+
+/** Lets a tokenless request on when its document is introspection only; otherwise it ends with 401. */
+function requireTokenUnlessIntrospection(state: RequestState, document: DocumentNode): void {
+  if (!isIntrospectionOnly(document)) throw authenticationRequired();
+  state.delete(TOKEN_REQUIRED_UNLESS_INTROSPECTION);
+}

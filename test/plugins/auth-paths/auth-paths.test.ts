@@ -12,6 +12,7 @@ import { claimHeaderValue, useAuthentication } from '../../../plugins/authentica
 import { useAuthorization } from '../../../plugins/authorization/index.js';
 import { useConnect } from '../../../plugins/connect/index.js';
 import { usePersistedOperations } from '../../../plugins/persisted-operations/index.js';
+import { migrateCosmoConfig } from '../../../src/cli/cosmo-config-migration.js';
 import { composeSubgraphs } from '../../../src/compose/index.js';
 import { readSupergraph } from '../../../src/kernel/graph/read-supergraph.js';
 import { loadRouterSetup, type SwitchyardPlugin } from '../../../src/index.js';
@@ -215,6 +216,32 @@ authorization:
     } finally {
       await router.close();
     }
+  });
+
+  it('ignore_introspection from the file or the environment lets introspection through without a token; Cosmo\'s key carries over', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'router.config.yaml');
+    await writeFile(path, `version: "1"\nauthentication:\n  jwt:\n    jwks: [{ url: ${jwks.url} }]\nauthorization:\n  require_authentication: true\n`);
+    for (const setup of [
+      await loadRouterSetup({ configPath: path, env: { AUTHENTICATION_IGNORE_INTROSPECTION: 'true' } }),
+      await (async () => {
+        await writeFile(path, `version: "1"\nauthentication:\n  ignore_introspection: true\n  jwt:\n    jwks: [{ url: ${jwks.url} }]\nauthorization:\n  require_authentication: true\n`);
+        return loadRouterSetup({ configPath: path, env: {} });
+      })(),
+    ]) {
+      const router = await startTestRouter({ subgraphs: [shop], plugins: setup.plugins });
+      try {
+        expect((await router.query('{ __schema { queryType { name } } }')).body).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
+        expect((await router.query('{ __typename item(id: "1") { name } }')).status).toBe(401);
+      } finally {
+        await router.close();
+      }
+    }
+    await writeFile(path, `version: "1"\nauthentication:\n  ignore_introspection: 1\n  jwt:\n    jwks: [{ url: ${jwks.url} }]\n`);
+    await expect(loadRouterSetup({ configPath: path, env: {} })).rejects.toThrow(/authentication\.ignore_introspection/);
+    const migrated = migrateCosmoConfig({ version: '1', authentication: { ignore_introspection: true, jwt: { jwks: [{ url: jwks.url }] } }, authorization: { require_authentication: true } });
+    expect(migrated.notCarried).toEqual([]);
+    expect(migrated.config.authentication).toEqual({ ignore_introspection: true, jwt: { jwks: [{ url: jwks.url }] } });
   });
 
   it('refuses a claim sent as a reserved header', async () => {

@@ -50,8 +50,12 @@ afterAll(async () => {
   await jwks?.close();
 });
 
-async function routerWith(authentication: AuthenticationConfigInput, authorization: Parameters<typeof useAuthorization>[0] = {}): Promise<TestRouter> {
-  return startTestRouter({ subgraphs: [hello], plugins: [useAuthentication(authentication), useAuthorization(authorization), useWhoAmI()] });
+async function routerWith(
+  authentication: AuthenticationConfigInput,
+  authorization: Parameters<typeof useAuthorization>[0] = {},
+  config: Parameters<typeof startTestRouter>[0]['config'] = {},
+): Promise<TestRouter> {
+  return startTestRouter({ subgraphs: [hello], config, plugins: [useAuthentication(authentication), useAuthorization(authorization), useWhoAmI()] });
 }
 
 describe('authentication', () => {
@@ -298,5 +302,72 @@ describe('require_authentication', () => {
     } finally {
       await router.close();
     }
+  });
+});
+
+describe('ignore_introspection', () => {
+  let router: TestRouter;
+  beforeAll(async () => {
+    router = await routerWith({ jwt: { jwks: [{ url: jwks.url }] }, ignore_introspection: true }, { require_authentication: true });
+  });
+  afterAll(() => router?.close());
+
+  it('lets a document of introspection fields only run without a token', async () => {
+    const schema = await router.query('{ __schema { queryType { name } } }');
+    expect({ status: schema.status, body: schema.body }).toEqual({ status: 200, body: { data: { __schema: { queryType: { name: 'Query' } } } } });
+    const typed = await router.query({ query: 'query Types { __type(name: "Query") { fields { name } } t: __typename }', operationName: 'Types' });
+    expect(typed.body).toEqual({ data: { __type: { fields: [{ name: 'hello' }] }, t: 'Query' } });
+    const fragments = await router.query('{ ...Schema ... on Query { __typename } } fragment Schema on Query { __schema { queryType { name } } }');
+    expect(fragments.body).toEqual({ data: { __schema: { queryType: { name: 'Query' } }, __typename: 'Query' } });
+    const get = await router.query({ query: '{ __typename }', method: 'GET' });
+    expect(get.body).toEqual({ data: { __typename: 'Query' } });
+    expect((await router.router.execute({ query: '{ __schema { queryType { name } } }' })).status).toBe(200);
+  });
+
+  it('answers 401 to a document that mixes introspection with other fields, before validating it', async () => {
+    hello.reset();
+    for (const request of [
+      { query: '{ __schema { queryType { name } } hello }' },
+      { query: '{ ...F } fragment F on Query { __typename hello }' },
+      { query: '{ ... on Query { __type(name: "Query") { name } hello } }' },
+      // Every operation of the document counts, not only the one asked for.
+      { query: 'query A { __typename } query B { hello }', operationName: 'A' },
+      // A misspelt field gives no "Did you mean" suggestion to a client without a token.
+      { query: '{ __typename helo }' },
+    ]) {
+      const response = await router.query(request);
+      expect({ query: request.query, status: response.status, body: response.body }).toEqual({ query: request.query, status: 401, body: UNAUTHENTICATED });
+      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    }
+    expect(hello.calls).toHaveLength(0);
+    // With a token, the same mixed document runs.
+    const allowed = await router.query({ query: '{ __typename hello }', headers: bearer(await sign(rsa)) });
+    expect(allowed.body).toEqual({ data: { __typename: 'Query', hello: 'world' } });
+  });
+
+  it('still verifies a token that is sent', async () => {
+    const response = await router.query({ query: '{ __schema { queryType { name } } }', headers: { authorization: 'Bearer not.a.token' } });
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual(UNAUTHENTICATED);
+  });
+
+  it('keeps introspection.enabled: false, with or without a token', async () => {
+    const closed = await routerWith({ jwt: { jwks: [{ url: jwks.url }] }, ignore_introspection: true }, { require_authentication: true }, { introspection: { enabled: false } });
+    try {
+      for (const headers of [{}, bearer(await sign(rsa))]) {
+        const response = await closed.query({ query: '{ __schema { queryType { name } } }', headers });
+        expect(response.status).toBe(400);
+        expect(response.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+        expect(response.body.errors?.[0]?.message).toMatch(/introspection has been disabled/);
+      }
+      expect((await closed.query('{ hello }')).status).toBe(401);
+    } finally {
+      await closed.close();
+    }
+  });
+
+  it('is off by default, and refuses a value that is not a boolean', async () => {
+    expect(useAuthentication.optionsSchema.parse({ jwt: { jwks: [{ url: jwks.url }] } }).ignore_introspection).toBe(false);
+    expect(() => useAuthentication({ jwt: { jwks: [{ url: jwks.url }] }, ignore_introspection: 'yes' as unknown as boolean })).toThrow(/ignore_introspection/);
   });
 });
