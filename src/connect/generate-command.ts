@@ -1,5 +1,5 @@
 /**
- * The `--with-operations <dir>` part of `switchyard grpc-service generate`:
+ * The `--connect-contract <dir>` part of `switchyard grpc-service generate`:
  * the contract in `<dir>` is checked against the command's schema and its
  * proto, lock and OpenAPI document are written into `<dir>`.
  */

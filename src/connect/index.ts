@@ -1,6 +1,6 @@
 /**
  * Connect contracts: named GraphQL operations served as Connect RPCs.
- * Generation (`switchyard grpc-service generate --with-operations`) and the
+ * Generation (`switchyard grpc-service generate --connect-contract`) and the
  * pieces the `connect` plugin serves them with (docs/connect.md).
  */
 export { compileContract, type CompileContractOptions, type CompiledContract } from './compile-contract.js';

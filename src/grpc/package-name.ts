@@ -1,8 +1,10 @@
 /**
- * Proto package and service names of generated gRPC services. The package
- * carries a version segment (`service.v1`), as `buf lint` asks; the service
- * name is the one Cosmo's `wgc grpc-service generate <name>` gives for the
- * package's last non-version segment (`service.v1` -> `ServiceService`).
+ * Proto package and service names of generated gRPC services.
+ * `grpc-service generate -p` takes any proto package, as wgc does
+ * (`protoPackageProblem`); Connect contracts, named after their folder, keep
+ * a version segment as `buf lint` asks (`packageNameProblem`). A service
+ * generated without a name argument is named after its package
+ * (`serviceNameFor`).
  */
 
 /** Package of a generated service when `-p` is not given. */
@@ -12,7 +14,21 @@ const SEGMENT = /^[a-z][a-z0-9_]*$/;
 /** buf's PACKAGE_VERSION_SUFFIX forms: v1, v1beta1, v1alpha, v2test, v1p1beta1. */
 const VERSION = /^v[1-9][0-9]*(p[1-9][0-9]*)?((alpha|beta)[1-9]?[0-9]*|test[a-z0-9]*)?$/;
 
-/** Why a package name cannot be used, or `undefined` when it can. */
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Why `name` cannot be the package of a generated service, or `undefined`
+ * when it can: dot-separated proto identifiers, with or without a version
+ * segment (`service.v1`, `service`, `Acme.Catalog`). wgc writes any text it
+ * is given; text that is not a package would give a proto nothing can load.
+ */
+export function protoPackageProblem(name: string): string | undefined {
+  const bad = name.split('.').find((segment) => !IDENTIFIER.test(segment));
+  if (bad === undefined) return undefined;
+  return `"${name}" is not a proto package: ${bad === '' ? 'it has an empty segment' : `segment "${bad}" must start with a letter or _ and use only letters, digits and _`}`;
+}
+
+/** Why a Connect contract's package name cannot be used (it needs a version segment), or `undefined` when it can. */
 export function packageNameProblem(name: string): string | undefined {
   const segments = name.split('.');
   if (segments.length < 2) return `"${name}" has no version segment; use a name such as ${DEFAULT_PACKAGE} or acme.projects.v1`;

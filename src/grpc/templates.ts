@@ -13,6 +13,8 @@ export interface GrpcServiceTemplate {
   readonly name: string;
   /** One line for `list-templates`. */
   readonly description: string;
+  /** Other `--template` values that pick it: the name of Cosmo's template for the same stack, so a `wgc grpc-service init` line works. */
+  readonly aliases: readonly string[];
 }
 
 /** The templates, in the order `list-templates` prints them. */
@@ -20,12 +22,24 @@ export const GRPC_SERVICE_TEMPLATES: readonly GrpcServiceTemplate[] = [
   {
     name: 'typescript',
     description: 'TypeScript service on Connect RPC (@connectrpc/connect-node): npm run bootstrap, then npm start runs it (gRPC on 50051) with the router (3002)',
+    aliases: ['typescript-connect-rpc-fastify'],
   },
   {
     name: 'go',
     description: 'Go service on Connect RPC (connectrpc.com/connect): make generates and builds it with your Go toolchain, make start runs it with the router',
+    aliases: ['golang-connect-rpc'],
   },
 ];
+
+/** Every `--template` value accepted: names, then Cosmo's names. */
+export function templateNames(): string[] {
+  return [...GRPC_SERVICE_TEMPLATES.map((t) => t.name), ...GRPC_SERVICE_TEMPLATES.flatMap((t) => t.aliases)];
+}
+
+/** The template a `--template` value picks, by name or Cosmo's name. */
+export function findTemplate(name: string): GrpcServiceTemplate | undefined {
+  return GRPC_SERVICE_TEMPLATES.find((t) => t.name === name || t.aliases.includes(name));
+}
 
 /** What `initProject` wrote. */
 export interface InitializedProject {
@@ -38,7 +52,7 @@ export interface InitializedProject {
 
 /** Options of `initProject`. */
 export interface InitProjectOptions {
-  /** Template name (`typescript` or `go`). */
+  /** Template name (`typescript` or `go`), or Cosmo's name for it. */
   readonly template: string;
   /** Where the project goes; created when missing. */
   readonly directory: string;
@@ -89,8 +103,8 @@ const TEXT_FILE = /\.(json|ya?ml|md|ts|mjs|go|mod|graphql|proto)$|(^|\/)(Makefil
  * a non-empty directory (unless `force`) with `InitRefusedError`.
  */
 export async function initProject({ template: name, directory, force = false }: InitProjectOptions): Promise<InitializedProject> {
-  const template = GRPC_SERVICE_TEMPLATES.find((t) => t.name === name);
-  if (!template) throw new InitRefusedError(`unknown template "${name}"; available: ${GRPC_SERVICE_TEMPLATES.map((t) => t.name).join(', ')}`);
+  const template = findTemplate(name);
+  if (!template) throw new InitRefusedError(`unknown template "${name}"; available: ${templateNames().join(', ')}`);
   const target = resolve(directory);
   const info = await stat(target).catch(() => undefined);
   if (info && !info.isDirectory()) throw new InitRefusedError(`${target} exists and is not a directory`);

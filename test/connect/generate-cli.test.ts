@@ -5,7 +5,7 @@ import { switchyard, tempDir } from '../grpc/support.js';
 
 const SCHEMA = 'type Query { hello(name: String!): String! }\ntype Mutation { wave: Boolean }\n';
 
-describe('switchyard grpc-service generate --with-operations', () => {
+describe('switchyard grpc-service generate --connect-contract', () => {
   it('writes the contract proto, its lock and the OpenAPI document beside the operations, and names what it wrote', async ({ onTestFinished }) => {
     const dir = await tempDir(onTestFinished);
     const contract = join(dir, 'services', 'greeter', 'v1');
@@ -13,7 +13,7 @@ describe('switchyard grpc-service generate --with-operations', () => {
     await writeFile(join(dir, 'schema.graphql'), SCHEMA);
     await writeFile(join(contract, 'Hello.graphql'), 'query Hello($name: String!) { hello(name: $name) }\n');
     await writeFile(join(contract, 'Wave.graphql'), 'mutation Wave { wave }\n');
-    const result = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '--with-operations', 'services/greeter/v1'], dir);
+    const result = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '--connect-contract', 'services/greeter/v1'], dir);
     expect(result).toEqual({
       code: 0,
       stdout:
@@ -33,7 +33,7 @@ describe('switchyard grpc-service generate --with-operations', () => {
     await mkdir(contract, { recursive: true });
     await writeFile(join(dir, 'schema.graphql'), SCHEMA);
     await writeFile(join(contract, 'Anon.graphql'), '{ hello(name: "x") }\n');
-    const result = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '--with-operations', 'ops'], dir);
+    const result = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '--connect-contract', 'ops'], dir);
     expect(result).toEqual({
       code: 1,
       stdout: '',

@@ -1,13 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { compileGraphQLToMapping, compileGraphQLToProto } from '@wundergraph/protographic';
 import { describe, expect, it } from 'vitest';
 import { generateService } from '../../src/grpc/generate.js';
-import { packageNameProblem, serviceNameFor } from '../../src/grpc/package-name.js';
+import { packageNameProblem, protoPackageProblem, serviceNameFor } from '../../src/grpc/package-name.js';
+import { serviceNameFromArgument } from '../../src/grpc/service-name.js';
 import { findService, loadProto } from '../../src/grpc/proto-root.js';
-import { writeServiceFiles } from '../../src/grpc/service-files.js';
 import { RouterError } from '../../src/index.js';
 import { CATALOG_SDL } from '../plugins/grpc/catalog-fixture.js';
 import { tempDir } from './support.js';
@@ -37,29 +36,6 @@ describe('generating a gRPC service from a GraphQL schema', () => {
     expect(service.proto).toMatch(/rpc LookupProductById\(LookupProductByIdRequest\)/);
     expect(service.proto).toMatch(/enum ProductKind \{\s+PRODUCT_KIND_UNSPECIFIED = 0;\s+PRODUCT_KIND_PHYSICAL = 1;\s+PRODUCT_KIND_DIGITAL = 2;\s+\}/);
     expect(service.proto).toMatch(/message QueryProductResponse \{\s+Product product = 1;\s+\}/);
-  });
-
-  it('writes exactly what Cosmo’s generator writes, as wgc grpc-service generate calls it', async ({ onTestFinished }) => {
-    const dir = await tempDir(onTestFinished);
-    const schemaFile = join(dir, 'schema.graphql');
-    await writeFile(schemaFile, CATALOG_SDL);
-    const out = join(dir, 'generated');
-    const first = await writeServiceFiles({ schemaFile, outDir: out, packageName: 'acme.catalog.v1' });
-    // wgc grpc-service generate catalog -i schema.graphql -o generated -p acme.catalog.v1
-    const serviceName = 'CatalogService';
-    const expected = compileGraphQLToProto(CATALOG_SDL, { serviceName, packageName: 'acme.catalog.v1', lockData: undefined });
-    expect(first.serviceName).toBe(serviceName);
-    expect(await readFile(join(out, 'service.proto'), 'utf8')).toBe(expected.proto);
-    expect(await readFile(join(out, 'mapping.json'), 'utf8')).toBe(JSON.stringify(compileGraphQLToMapping(CATALOG_SDL, serviceName), null, 2));
-    expect(await readFile(join(out, 'service.proto.lock.json'), 'utf8')).toBe(JSON.stringify(expected.lockData, null, 2));
-
-    // The next run reads the lock in the output folder, as wgc does.
-    const changed = CATALOG_SDL.replace('  stock: Int\n', '').replace('  discontinued: Boolean\n', '  discontinued: Boolean\n    color: String\n');
-    await writeFile(schemaFile, changed);
-    await writeServiceFiles({ schemaFile, outDir: out, packageName: 'acme.catalog.v1' });
-    const again = compileGraphQLToProto(changed, { serviceName, packageName: 'acme.catalog.v1', lockData: expected.lockData ?? undefined });
-    expect(await readFile(join(out, 'service.proto'), 'utf8')).toBe(again.proto);
-    expect(await readFile(join(out, 'service.proto.lock.json'), 'utf8')).toBe(JSON.stringify(again.lockData, null, 2));
   });
 
   it('keeps field numbers across regenerations and reserves the numbers of removed fields for good', async () => {
@@ -116,13 +92,25 @@ describe('generating a gRPC service from a GraphQL schema', () => {
     expect(product.toObject(decoded, { defaults: true })).toMatchObject({ id: 'p1', stock: { value: 0 }, aliases: { list: { items: ['a'] } }, kind: 2, metadata: null });
   });
 
-  it('names the service after the package, as wgc names it after its argument', () => {
+  it('names the service after its argument as wgc does, or after the package without one', () => {
+    // wgc's upperFirst(camelCase(name)); test/grpc/wgc-equivalence.test.ts runs wgc itself on some of these.
+    expect(
+      ['Service', 'service.v1', 'projects-service', 'myAPIService', 'XMLHttpRequest', 'order_items2', 'get 1st item', 'ABC'].map(serviceNameFromArgument),
+    ).toEqual(['Service', 'ServiceV1', 'ProjectsService', 'MyApiService', 'XmlHttpRequest', 'OrderItems2', 'Get1stItem', 'Abc']);
+    expect(serviceNameFromArgument('1abc')).toBeUndefined();
+    expect(serviceNameFromArgument('--')).toBeUndefined();
     expect(serviceNameFor('service.v1')).toBe('ServiceService');
     expect(serviceNameFor('acme.order_items.v2')).toBe('OrderItemsService');
     expect(serviceNameFor('shop.v2api.v1')).toBe('V2ApiService');
   });
 
-  it('refuses package names without a version segment or with invalid segments', async () => {
+  it('takes any proto package, with or without a version (as wgc), and refuses text that is not a package', async () => {
+    for (const name of ['service.v1', 'service', 'Acme.Catalog', 'acme._internal.v2beta1']) expect(protoPackageProblem(name)).toBeUndefined();
+    expect(protoPackageProblem('foo bar')).toBe('"foo bar" is not a proto package: segment "foo bar" must start with a letter or _ and use only letters, digits and _');
+    expect(protoPackageProblem('acme..v1')).toBe('"acme..v1" is not a proto package: it has an empty segment');
+    const service = await generateService({ sdl: 'type Query { a: String }', packageName: 'catalog' });
+    expect(service.proto).toMatch(/^package catalog;$/m);
+    // Connect contracts, named after their folder, keep the version segment buf lint asks for.
     expect(packageNameProblem('service.v1')).toBeUndefined();
     expect(packageNameProblem('acme.projects.v1beta1')).toBeUndefined();
     expect(packageNameProblem('service')).toBe('"service" has no version segment; use a name such as service.v1 or acme.projects.v1');
@@ -130,6 +118,8 @@ describe('generating a gRPC service from a GraphQL schema', () => {
     expect(packageNameProblem('Acme.v1')).toBe('"Acme.v1": segment "Acme" must start with a lower-case letter and use only a-z, 0-9 and _');
     const error = await failure(generateService({ sdl: 'type Query { a: String }', packageName: 'acme..v1' }));
     expect(error.code).toBe('GRPC_GENERATION_FAILED');
+    const go = await failure(generateService({ sdl: 'type Query { a: String }', goPackage: 'example.com/"x"' }));
+    expect(go.message).toBe('go package "example.com/"x"" must be a non-empty Go import path without quotes, backslashes or spaces');
   });
 
   it('refuses a schema the generator cannot read, and one that would give a service without RPCs', async () => {

@@ -19,11 +19,22 @@ async function files(dir: string): Promise<string[]> {
 }
 
 describe('switchyard grpc-service', () => {
-  it('lists the typescript and go templates, one line each', async ({ onTestFinished }) => {
+  it('lists the typescript and go templates, one line each, with Cosmo’s names for them', async ({ onTestFinished }) => {
     const result = await switchyard(['grpc-service', 'list-templates'], await tempDir(onTestFinished));
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n').map((line) => line.split(/\s+/)[0])).toEqual(['typescript', 'go']);
-    expect(result.stdout).toMatch(/^typescript {2}TypeScript service on Connect RPC/);
+    expect(result.stdout).toMatch(/^typescript {2}TypeScript service on Connect RPC.* \(also as typescript-connect-rpc-fastify, Cosmo's name\)$/m);
+    expect(result.stdout).toMatch(/^go {10}Go service on Connect RPC.* \(also as golang-connect-rpc, Cosmo's name\)$/m);
+  });
+
+  it('writes a template asked for by Cosmo’s name, as `wgc grpc-service init --template` names it', async ({ onTestFinished }) => {
+    const dir = await tempDir(onTestFinished);
+    const result = await switchyard(['grpc-service', 'init', '--template', 'golang-connect-rpc', '--directory', 'svc'], dir);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^created a go gRPC service in svc \(12 files\)\n/);
+    expect(await files(join(dir, 'svc'))).toContain('Makefile');
+    const ts = await initProject({ template: 'typescript-connect-rpc-fastify', directory: join(dir, 'ts') });
+    expect(ts.template.name).toBe('typescript');
   });
 
   it('writes the TypeScript project: schema, build scripts, compose and router config', async ({ onTestFinished }) => {
@@ -57,7 +68,7 @@ describe('switchyard grpc-service', () => {
     expect(manifest.name).toBe('my-service');
     expect(manifest.dependencies.switchyard).toBe('^0.1.0');
     expect(manifest.scripts.bootstrap).toBe('npm run generate');
-    expect(manifest.scripts['generate:proto']).toBe('switchyard grpc-service generate -i ./src/graph/schema.graphql -o ./proto/service/v1 --with-operations ./services/projects/v1');
+    expect(manifest.scripts['generate:proto']).toBe('switchyard grpc-service generate -i ./src/graph/schema.graphql -o ./proto/service/v1 --connect-contract ./services/projects/v1');
     const schema = await readFile(join(project, 'src/graph/schema.graphql'), 'utf8');
     for (const text of ['getProject(id: ID!): Project', 'listProjects: [Project!]!', 'createProject(input: CreateProjectInput!): Project!', 'updateProject(id: ID!, input: UpdateProjectInput!): Project!', 'enum ProjectStatus']) {
       expect(schema).toContain(text);
@@ -83,7 +94,7 @@ describe('switchyard grpc-service', () => {
     expect(await files(join(dir, 'taken'))).toContain('src/service.ts');
     const unknown = await switchyard(['grpc-service', 'init', '--template', 'rust', '--directory', 'x'], dir);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("error: option '-t, --template <name>' argument 'rust' is invalid. Allowed choices are typescript, go.");
+    expect(unknown.stderr).toContain("error: option '-t, --template <name>' argument 'rust' is invalid. Allowed choices are typescript, go, typescript-connect-rpc-fastify, golang-connect-rpc.");
   });
 
   it('writes the Go project, whose make targets generate a valid proto (it is built on the user’s machine)', async ({ onTestFinished }) => {
@@ -110,27 +121,69 @@ describe('switchyard grpc-service', () => {
     expect(proto).toContain('PROJECT_STATUS_ARCHIVED = 3;');
   });
 
-  it('generates the three files, and fails with exit codes for bad input', async ({ onTestFinished }) => {
+  it('generates the three files, named by the positional argument or after the package, and fails with exit codes for bad input', async ({ onTestFinished }) => {
     const dir = await tempDir(onTestFinished);
     await writeFile(join(dir, 'schema.graphql'), 'type Query { hello(name: String!): String! }');
     const ok = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '-p', 'greeter.v1'], dir);
     expect(ok).toEqual({ code: 0, stdout: 'wrote out/service.proto, out/mapping.json, out/service.proto.lock.json (package greeter.v1, service GreeterService)\n', stderr: '' });
     expect(await readFile(join(dir, 'out/service.proto'), 'utf8')).toContain('rpc QueryHello(QueryHelloRequest) returns (QueryHelloResponse) {}');
+    const named = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-p', 'greeter', 'greeter-service'], dir);
+    expect(named).toEqual({ code: 0, stdout: 'wrote service.proto, mapping.json, service.proto.lock.json (package greeter, service GreeterService)\n', stderr: '' });
 
-    const badPackage = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '-p', 'greeter'], dir);
+    const badPackage = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '-p', 'greeter v1'], dir);
     expect(badPackage.code).toBe(2);
-    expect(badPackage.stderr).toContain(`error: option '-p, --package-name <package>' argument 'greeter' is invalid. "greeter" has no version segment`);
+    expect(badPackage.stderr).toContain(`error: option '-p, --package-name <package>' argument 'greeter v1' is invalid. "greeter v1" is not a proto package`);
+    const badName = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '2fast'], dir);
+    expect(badName.code).toBe(2);
+    expect(badName.stderr).toContain(`error: command-argument value '2fast' is invalid for argument 'name'. "2fast" does not make a proto service name`);
     const missing = await switchyard(['grpc-service', 'generate', '-i', 'nope.graphql', '-o', 'out'], dir);
     expect(missing).toEqual({ code: 1, stdout: '', stderr: `error: schema ${join(dir, 'nope.graphql')}: file not found\n` });
-    const noOutput = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql'], dir);
-    expect(noOutput.code).toBe(2);
-    expect(noOutput.stderr).toContain("error: required option '-o, --output <dir>' not specified");
+    const noInput = await switchyard(['grpc-service', 'generate', '-o', 'out'], dir);
+    expect(noInput.code).toBe(2);
+    expect(noInput.stderr).toContain("error: required option '-i, --input <schema.graphql>' not specified");
+    const noLock = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '-l', 'old.lock.json'], dir);
+    expect(noLock).toEqual({ code: 1, stdout: '', stderr: `error: lock ${join(dir, 'old.lock.json')}: file not found\n` });
+    await writeFile(join(dir, 'broken.lock.json'), '{"version":');
+    const brokenLock = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '-l', 'broken.lock.json'], dir);
+    expect(brokenLock.stderr).toBe(`error: ${join(dir, 'broken.lock.json')}: not valid JSON (delete it to renumber every field, which breaks existing clients)\n`);
+    const goPackage = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '-g', 'a b'], dir);
+    expect(goPackage).toEqual({ code: 1, stdout: '', stderr: 'error: go package "a b" must be a non-empty Go import path without quotes, backslashes or spaces\n' });
+    await writeFile(join(dir, 'file'), '');
+    const notDir = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'file'], dir);
+    expect(notDir).toEqual({ code: 1, stdout: '', stderr: `error: output ${join(dir, 'file')} is not a directory\n` });
   });
 
-  it('names a --with-operations folder that does not exist', async ({ onTestFinished }) => {
+  it('--with-operations: refuses a missing or empty folder, a broken operation, bad scalar mappings and depths, and writes nothing', async ({ onTestFinished }) => {
     const dir = await tempDir(onTestFinished);
-    await writeFile(join(dir, 'schema.graphql'), 'type Query { hello: String }');
-    const result = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '--with-operations', 'ops'], dir);
-    expect(result).toEqual({ code: 1, stdout: '', stderr: `error: operations folder ${join(dir, 'ops')}: no such folder\n` });
+    await writeFile(join(dir, 'schema.graphql'), 'type Query { hello(name: String!): String! }');
+    const generate = (...args: string[]) => switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', ...args], dir);
+    expect(await generate('--with-operations', 'ops')).toEqual({ code: 1, stdout: '', stderr: `error: operations folder ${join(dir, 'ops')}: no such folder\n` });
+    await mkdir(join(dir, 'ops', 'nested'), { recursive: true });
+    await writeFile(join(dir, 'ops', 'notes.txt'), 'not an operation');
+    expect((await generate('-w', 'ops')).stderr).toBe(`error: operations folder ${join(dir, 'ops')}: no operation files (.graphql, .gql, .graphqls, .gqls)\n`);
+    await writeFile(join(dir, 'ops', 'nested', 'Bad.gql'), 'query Bad { goodbye }');
+    const broken = await generate('-w', 'ops');
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toBe(`error: ${join(dir, 'ops', 'nested', 'Bad.gql')}: does not validate against the schema: Cannot query field "goodbye" on type "Query".\n`);
+    const badJson = await generate('-w', 'ops', '--custom-scalar-mapping', '{"DateTime":');
+    expect(badJson.code).toBe(2);
+    expect(badJson.stderr).toContain('--custom-scalar-mapping is not JSON');
+    const notMap = await generate('-w', 'ops', '--custom-scalar-mapping', '["x"]');
+    expect(notMap.stderr).toContain('--custom-scalar-mapping must be a JSON object of scalar name -> proto type');
+    const both = await generate('-w', 'ops', '--custom-scalar-mapping', '{}', '--custom-scalar-mapping-file', 'm.json');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("cannot be used with option '--custom-scalar-mapping-file");
+    const depth = await generate('-w', 'ops', '--max-depth', '0');
+    expect(depth.code).toBe(2);
+    expect(depth.stderr).toContain('must be a positive integer, not "0"');
+    const noFile = await generate('-w', 'ops', '--custom-scalar-mapping-file', 'm.json');
+    expect(noFile).toEqual({ code: 1, stdout: '', stderr: `error: custom scalar mapping file ${join(dir, 'm.json')}: file not found\n` });
+    expect(await files(dir)).toEqual(['ops/nested/Bad.gql', 'ops/notes.txt', 'schema.graphql']);
+
+    await writeFile(join(dir, 'ops', 'nested', 'Bad.gql'), 'query Hello($name: String!) { hello(name: $name) }');
+    const ok = await generate('-w', 'ops', 'Greeter');
+    expect(ok).toEqual({ code: 0, stdout: 'wrote out/service.proto, out/service.proto.lock.json (package service.v1, service Greeter, from 1 operation file)\n', stderr: '' });
+    const unused = await generate('--max-depth', '3');
+    expect(unused.stderr).toBe('warning: --max-depth applies to --with-operations only; ignored\n');
   });
 });

@@ -65,7 +65,7 @@ describe('the gRPC service tutorial (examples/grpc-service)', () => {
     // npm run generate: generate:proto, generate:buf, generate:router.
     const generate = async () => {
       await writeServiceFiles({ schemaFile: join(project, 'src/graph/schema.graphql'), outDir: join(project, 'proto/service/v1') });
-      // --with-operations: the template's Connect contract.
+      // --connect-contract: the template's Connect contract.
       await writeContractFiles({ dir: join(project, 'services/projects/v1'), schema: await readFile(join(project, 'src/graph/schema.graphql'), 'utf8') });
       await exec('buf', ['lint'], { cwd: project, env });
       await exec('buf', ['generate'], { cwd: project, env });
