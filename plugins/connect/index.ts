@@ -3,7 +3,7 @@
  * own listener (config section `connect_rpc`, docs/connect.md). Each
  * contract is a folder under `services.path` with named GraphQL operations
  * and the `contract.proto` that `switchyard grpc-service generate
- * --with-operations` wrote for them; each RPC runs its operation through
+ * --connect-contract` wrote for them; each RPC runs its operation through
  * the router. Connect with JSON (POST, and GET for queries) is the main
  * form; `application/proto`, gRPC and gRPC-Web work on the same paths.
  *

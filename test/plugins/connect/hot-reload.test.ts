@@ -79,7 +79,7 @@ describe('Connect contracts are reloaded without a restart', () => {
       expect.objectContaining({
         level: 'error',
         dir: contract,
-        reason: 'projects/v1: operation Search has no RPC in the proto, which is older than the operations; regenerate it (switchyard grpc-service generate ... --with-operations projects/v1)',
+        reason: 'projects/v1: operation Search has no RPC in the proto, which is older than the operations; regenerate it (switchyard grpc-service generate ... --connect-contract projects/v1)',
       }),
     );
     await expectStatus(served.connectUrl, GET, { id: '1' }, 200);
@@ -119,7 +119,7 @@ describe('Connect contracts at startup', () => {
     await writeFile(join(contract, 'GetProject.graphql'), PROJECT_OPERATIONS['GetProject.graphql']!);
     expect(await startupFailure(services)).toEqual({
       code: 'CONNECT_CONTRACT_INVALID',
-      message: 'projects/v1: operations without a contract.proto; generate it with switchyard grpc-service generate -i <schema> -o <dir> --with-operations projects/v1',
+      message: 'projects/v1: operations without a contract.proto; generate it with switchyard grpc-service generate -i <schema> --connect-contract projects/v1',
     });
     await writeContract(contract, {}, graph.apiSchema);
     await writeFile(join(contract, 'GetProject.graphql'), 'query { project(id: "1") { id } }');
