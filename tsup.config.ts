@@ -12,13 +12,18 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'testing/index': 'src/testing/index.ts',
+    // Public subpaths for plugins: the operations store and the Connect contract pieces.
+    'operations/index': 'src/operations/index.ts',
+    'connect/index': 'src/connect/index.ts',
     'cli/main': 'src/cli/main.ts',
     ...pluginEntries,
   },
   format: ['esm'],
   target: 'node20',
   platform: 'node',
-  dts: { entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts', ...pluginEntries } },
+  dts: {
+    entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts', 'operations/index': 'src/operations/index.ts', 'connect/index': 'src/connect/index.ts', ...pluginEntries },
+  },
   sourcemap: true,
   clean: true,
   splitting: true,

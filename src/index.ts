@@ -57,6 +57,8 @@ export {
   type ValidateInput,
 } from './kernel/pipeline/stages.js';
 export { RequestState, StateKey } from './kernel/pipeline/state.js';
+/** Generated code, compiled only where the process allows it (`--disallow-code-generation-from-strings`). */
+export { codeGenerationAllowed, compileGenerated } from './kernel/code-generation.js';
 /** The envelop plugin type `PluginInstance.envelop` takes (any plugin from the envelop ecosystem). */
 export type { Plugin as EnvelopPlugin } from '@envelop/core';
 

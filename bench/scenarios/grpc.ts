@@ -1,8 +1,8 @@
 /**
  * A gRPC-backed root query vs the same data from an HTTP GraphQL subgraph
  * (issue 7). The subgraph server runs the `projects` graph
- * (graph/projects.ts): one HTTP GraphQL subgraph and one @grpc/grpc-js
- * service generated from the same SDL, both answering from memory. Two
+ * (graph/projects.ts): one HTTP GraphQL subgraph and one gRPC service
+ * generated from the same SDL, both answering from memory. Two
  * Switchyard contenders load the same operation: one whose graph routes
  * `projects` to the HTTP subgraph (the scenario's supergraph), one whose
  * execution config routes it to the gRPC service (subgraph kind `grpc`, the
@@ -11,11 +11,8 @@
  * In-flight fetch sharing is off for both, so every client request makes
  * exactly one subgraph call and the transports are compared call for call.
  *
- * The gRPC service answers each call as soon as its request is read
- * (servers/h2-responder.ts), as the HTTP subgraph does. A third Switchyard
- * contender, not judged, routes to the same service on node:http2's server,
- * which answers a burst of calls only once it has taken all of them in: the
- * difference between the two is the service's, not the router's.
+ * The gRPC service runs on node:http2's server, a server library users
+ * run, as the HTTP subgraph runs on node:http's (servers/projects-grpc.ts).
  *
  * Three transport floors (servers/transport-floor.ts) are measured beside
  * them, not judged: per request one bare HTTP call, one bare @grpc/grpc-js
@@ -37,7 +34,6 @@ import { switchyard, transportFloor } from './contenders.js';
 
 const HTTP = 'switchyard-http-subgraph';
 const GRPC = 'switchyard-grpc-subgraph';
-const GRPC_NODE_SERVICE = 'switchyard-grpc-node-http2-service';
 const FLOOR_HTTP = 'transport-floor-http';
 const FLOOR_GRPC = 'transport-floor-grpc';
 const FLOOR_H2 = 'transport-floor-h2';
@@ -69,7 +65,7 @@ function urlOf(urls: Readonly<Record<string, string>>, name: string): string {
 }
 
 /** The execution config routing `projects` to one of the subgraph server's gRPC services; the factory returns its writer. */
-function grpcExecutionConfig(service: 'projects-grpc' | 'projects-grpc-node'): (context: LaunchContext) => Promise<string> {
+function grpcExecutionConfig(service: 'projects-grpc'): (context: LaunchContext) => Promise<string> {
   return async function writeGrpcExecutionConfig(context) {
     const generated = await generateService({ sdl: PROJECTS_SDL });
     const graph = composeSubgraphs(
@@ -98,13 +94,6 @@ export const grpcScenario: Scenario = {
   contenders: [
     switchyard({ id: HTTP, label: 'Switchyard, HTTP GraphQL subgraph', sharing: 'off', baseline: HTTP }),
     switchyard({ id: GRPC, label: 'Switchyard, gRPC subgraph', sharing: 'off', baseline: HTTP, graphFile: grpcExecutionConfig('projects-grpc') }),
-    switchyard({
-      id: GRPC_NODE_SERVICE,
-      label: "Switchyard, gRPC subgraph on node:http2's server",
-      sharing: 'off',
-      baseline: HTTP,
-      graphFile: grpcExecutionConfig('projects-grpc-node'),
-    }),
     transportFloor({ transport: 'http', baseline: HTTP }),
     transportFloor({ transport: 'grpc', baseline: HTTP }),
     transportFloor({ transport: 'h2', baseline: HTTP }),
@@ -113,7 +102,6 @@ export const grpcScenario: Scenario = {
   // The issue's target is the p50; p99 and req/s are in the table beside it.
   targets: (summaries) => [
     ratioTarget(summaries, GRPC, HTTP, 'latencyP50Ms', { atMost: 1.3 }),
-    referenceRatio(summaries, GRPC_NODE_SERVICE, HTTP, 'latencyP50Ms', "p50 latency with the gRPC service on node:http2's server"),
     referenceRatio(summaries, FLOOR_GRPC, FLOOR_HTTP, 'latencyP50Ms', 'p50 latency of the bare calls'),
     referenceRatio(summaries, FLOOR_GRPC, FLOOR_HTTP, 'cpuMsPerRequest', 'CPU ms per request of the bare calls'),
     referenceRatio(summaries, FLOOR_H2, FLOOR_HTTP, 'latencyP50Ms', 'p50 latency of the bare calls'),

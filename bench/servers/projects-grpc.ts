@@ -6,19 +6,12 @@
  * cached bytes, so the service costs the router under test as little as the
  * HTTP subgraph does.
  *
- * Two servers, the same answers: `responder` (servers/h2-responder.ts, a
- * minimal HTTP/2 server that answers each call the moment its request is
- * read, as the HTTP subgraph and a Go or Rust gRPC service do), which the
- * judged contender uses, and `node-http2` (node:http2's server, which takes
- * in every call of a burst before it answers any and sends its answers once
- * per event-loop turn), kept as a reference: the gap between the two is
- * what the service, not the router, adds (docs/grpc.md, "Performance").
- *
- * Why not @grpc/grpc-js's server: it spends about 1.6 times the HTTP
- * subgraph's CPU per call, on the core it shares with the load generator,
- * and the router then waits on it. The router's client is still
- * @grpc/grpc-js, and the end-to-end tests run it against a Connect
- * (connect-node) service and a @grpc/grpc-js one.
+ * It is served by node:http2's server, a server library users run (the
+ * judged gRPC service must be one: ../shared/INTERFACES.md, "Measuring
+ * performance targets"). That server takes in every call of a burst before
+ * it answers any and sends its answers once per event-loop turn; the
+ * router's wait for that is part of what the scenario measures
+ * (docs/grpc.md, "Performance").
  */
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Type } from 'protobufjs';
@@ -27,7 +20,6 @@ import { findService, loadProto } from '../../src/grpc/proto-root.js';
 import { FLOW_CONTROL_WINDOW_BYTES } from '../../plugins/grpc/grpc-channels.js';
 import { PROJECTS_SDL, projectsAsProto } from '../graph/projects.js';
 import { cachedFrame, unframe } from './grpc-frame.js';
-import { startH2Responder } from './h2-responder.js';
 
 /** Distinct request messages kept; a router sending ever-new ones must not grow memory without limit. */
 const MAX_CACHED = 20_000;
@@ -40,11 +32,8 @@ function fail(stream: ServerHttp2Stream, status: string, message: string): void 
   stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': status, 'grpc-message': encodeURIComponent(message) }, { endStream: true });
 }
 
-/** Which server carries the calls (see the module comment). */
-export type ProjectsGrpcServer = 'responder' | 'node-http2';
-
 /** Starts the service on a free loopback port; resolves with its target, `dns:///127.0.0.1:<port>`. */
-export async function startProjectsGrpc(options: { onCall: () => void; server: ProjectsGrpcServer }): Promise<string> {
+export async function startProjectsGrpc(options: { onCall: () => void }): Promise<string> {
   const generated = await generateService({ sdl: PROJECTS_SDL });
   const proto = await loadProto(generated.proto, 'projects service.proto');
   const method = findService(proto, generated.serviceName)?.methods.QueryProjects;
@@ -67,14 +56,10 @@ export async function startProjectsGrpc(options: { onCall: () => void; server: P
     return message;
   };
 
-  if (options.server === 'responder') {
-    const { port } = await startH2Responder({ onCall: options.onCall, answer: (request) => ({ message: answer(request) }) });
-    return `dns:///127.0.0.1:${port}`;
-  }
   return startNodeHttp2(path, answer, options.onCall);
 }
 
-/** The node:http2 server (the reference): the same answers, framed per call. */
+/** The node:http2 server: each call answered from `answer`, framed once per distinct answer. */
 async function startNodeHttp2(path: string, answer: (request: Buffer) => Uint8Array, onCall: () => void): Promise<string> {
   const { createServer } = await import('node:http2');
 

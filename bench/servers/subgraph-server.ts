@@ -16,8 +16,8 @@
  * `federated`, the four benchmark subgraphs) set to `projects` serves the
  * gRPC scenario's graph instead: the `projects` HTTP subgraph and the same
  * data as a gRPC service, `projects-grpc` (its URL is a gRPC target,
- * `dns:///127.0.0.1:<port>`, its count one per RPC), and once more on
- * node:http2's server as `projects-grpc-node` (servers/projects-grpc.ts).
+ * `dns:///127.0.0.1:<port>`, its count one per RPC; node:http2's server,
+ * servers/projects-grpc.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -134,10 +134,8 @@ async function main(): Promise<void> {
   }
   if (graph === 'projects') {
     const { startProjectsGrpc } = await import('./projects-grpc.js');
-    for (const [name, server] of [['projects-grpc', 'responder'], ['projects-grpc-node', 'node-http2']] as const) {
-      counts[name] = 0;
-      urls[name] = await startProjectsGrpc({ server, onCall: () => (counts[name] = (counts[name] ?? 0) + 1) });
-    }
+    counts['projects-grpc'] = 0;
+    urls['projects-grpc'] = await startProjectsGrpc({ onCall: () => (counts['projects-grpc'] = (counts['projects-grpc'] ?? 0) + 1) });
   }
   const control = await listen(createServer(controlHandler));
   if (!process.send) throw new Error('start the subgraph server with an IPC channel (it reports its URLs to its parent)');

@@ -15,8 +15,11 @@
  * only plans kept across fetches (no variables in their selection) with no
  * field resolver of their own. The general reader stays the reference: with
  * `decoderChecks.enabled` (the test suite) every plan compiles at once and
- * each object is read both ways and compared.
+ * each object is read both ways and compared. Where the process forbids
+ * code generation (the SDK's `compileGenerated`), the general reader reads
+ * every object.
  */
+import { codeGenerationAllowed, compileGenerated } from '../../src/index.js';
 import type { ObjectPlan, ValueStep } from './object-plans.js';
 import { absentValue, finite } from './value-codecs.js';
 import { LENGTH_DELIMITED, VARINT, WireFormatError, expectWireType, type WireReader } from './wire-reader.js';
@@ -47,7 +50,7 @@ const states = new WeakMap<ObjectPlan, CompiledObject | 'unsupported' | number>(
 export function compiledObject(plan: ObjectPlan, fetch: number): CompiledObject | undefined {
   const state = states.get(plan);
   if (typeof state === 'function') return state;
-  if (state === 'unsupported' || !plan.shared) return undefined;
+  if (state === 'unsupported' || !plan.shared || !codeGenerationAllowed()) return undefined;
   if (!decoderChecks.enabled && (state === undefined || state === fetch)) {
     if (state === undefined) states.set(plan, fetch);
     return undefined;
@@ -110,14 +113,8 @@ return function readObject(r, end, G, path) {
   if (r.pos !== end) throw new WireFormatError('a field runs past the end of its message');
   return o;
 };`;
-  try {
-    // The source is this module's own text: keys and names enter it only as JSON string literals.
-    return (new Function('H', source) as (helpers: Helpers) => CompiledObject)(helpers);
-  } catch (error) {
-    // Node started with --disallow-code-generation-from-strings: the general reader serves.
-    if (error instanceof EvalError) return undefined;
-    throw error;
-  }
+  // The source is this module's own text: keys and names enter it only as JSON string literals.
+  return compileGenerated<Helpers, CompiledObject>(source, helpers);
 }
 
 /** The statements reading one occurrence of `step`'s field into `o`; the code finds the step itself as `S[index]`. */

@@ -29,9 +29,19 @@
  * subchannel's `getRealSubchannel().createCall`. `DirectPath.of` checks them
  * when a channel opens, and a call goes through `Channel#createCall` as
  * before whenever they are missing, the channel is not ready, the pick asks
- * for load reporting, or the subchannel refuses the call.
+ * for load reporting, or the subchannel refuses the call. Since that
+ * fallback is silent, test/plugins/grpc/grpc-js-internals.test.ts checks
+ * each of them on a real channel and names the one that changed; the
+ * version is pinned to a patch range (package.json) for the same reason.
+ * The values compared are @grpc/grpc-js's public enums.
  */
-import type { ChannelInterface, Metadata, StatusObject } from '@grpc/grpc-js';
+import type { ChannelInterface, Metadata, StatusObject, connectivityState as ConnectivityState, experimental, status as Status } from '@grpc/grpc-js';
+
+/** The public enums of @grpc/grpc-js this path compares against (the loaded module has them). */
+export type GrpcEnums = {
+  readonly connectivityState: typeof ConnectivityState;
+  readonly experimental: { readonly PickResultType: typeof experimental.PickResultType };
+};
 
 /** What a subchannel call reports (@grpc/grpc-js's SubchannelCallInterceptingListener). */
 export interface SubchannelListener {
@@ -46,7 +56,7 @@ export interface SubchannelCall {
   sendMessageWithContext(context: object, message: Buffer): void;
   halfClose(): void;
   startRead(): void;
-  cancelWithStatus(status: number, details: string): void;
+  cancelWithStatus(status: Status, details: string): void;
 }
 
 interface RealSubchannel {
@@ -55,11 +65,11 @@ interface RealSubchannel {
 
 interface PickedSubchannel {
   getRealSubchannel(): RealSubchannel;
-  getConnectivityState(): number;
+  getConnectivityState(): ConnectivityState;
 }
 
 interface PickResult {
-  pickResultType: number;
+  pickResultType: experimental.PickResultType;
   subchannel: PickedSubchannel | null;
   onCallStarted: unknown;
   onCallEnded: unknown;
@@ -70,9 +80,6 @@ interface InternalChannel {
   defaultAuthority: string;
 }
 
-/** @grpc/grpc-js's PickResultType.COMPLETE and ConnectivityState.READY. */
-const PICK_COMPLETE = 0;
-const READY = 2;
 /** How often a busy direct path tells the channel it is in use (its idle timer counts only its own calls). */
 const ACTIVITY_INTERVAL_MS = 1_000;
 
@@ -82,10 +89,17 @@ export class DirectPath {
   /** Calls started on a subchannel, and calls that went through the channel instead (for tests). */
   readonly counts = { direct: 0, channel: 0 };
 
+  private readonly pickComplete: experimental.PickResultType;
+  private readonly ready: ConnectivityState;
+
   private constructor(
     private readonly channel: ChannelInterface,
     private readonly internal: InternalChannel,
-  ) {}
+    enums: GrpcEnums,
+  ) {
+    this.pickComplete = enums.experimental.PickResultType.COMPLETE;
+    this.ready = enums.connectivityState.READY;
+  }
 
   /**
    * Starts `method` with `metadata` on the picked subchannel, with the
@@ -102,7 +116,7 @@ export class DirectPath {
     try {
       const pick = this.internal.doPick(metadata, {});
       const subchannel = pick.subchannel;
-      if (pick.pickResultType !== PICK_COMPLETE || !subchannel || pick.onCallStarted || pick.onCallEnded || subchannel.getConnectivityState() !== READY) {
+      if (pick.pickResultType !== this.pickComplete || !subchannel || pick.onCallStarted || pick.onCallEnded || subchannel.getConnectivityState() !== this.ready) {
         this.counts.channel++;
         return undefined;
       }
@@ -119,12 +133,26 @@ export class DirectPath {
     return call;
   }
 
-  /** The direct path of `channel`, or undefined when this @grpc/grpc-js does not have the internals it needs. */
-  static of(channel: ChannelInterface): DirectPath | undefined {
-    const internal = (channel as unknown as { internalChannel?: Partial<InternalChannel> }).internalChannel;
-    if (!internal || typeof internal.doPick !== 'function' || typeof internal.defaultAuthority !== 'string') return undefined;
-    return new DirectPath(channel, internal as InternalChannel);
+  /**
+   * The direct path of `channel`, or undefined when this @grpc/grpc-js does
+   * not have the internals it needs. `grpc` is the loaded @grpc/grpc-js
+   * (for its enums: this module does not load it; grpc-channels.ts does, on
+   * the first call).
+   */
+  static of(channel: ChannelInterface, grpc: GrpcEnums): DirectPath | undefined {
+    if (missingInternals(channel).length > 0) return undefined;
+    return new DirectPath(channel, (channel as unknown as { internalChannel: InternalChannel }).internalChannel, grpc);
   }
+}
+
+/** The channel internals `DirectPath.of` checks, by the name they have in @grpc/grpc-js; those `channel` lacks (none: it has them all). */
+export function missingInternals(channel: ChannelInterface): string[] {
+  const internal = (channel as unknown as { internalChannel?: Partial<InternalChannel> }).internalChannel;
+  if (typeof internal !== 'object' || internal === null) return ['Channel#internalChannel'];
+  const missing: string[] = [];
+  if (typeof internal.doPick !== 'function') missing.push('InternalChannel#doPick()');
+  if (typeof internal.defaultAuthority !== 'string') missing.push('InternalChannel#defaultAuthority');
+  return missing;
 }
 
 /** A request message in gRPC's length-prefixed framing, not compressed. */

@@ -13,6 +13,7 @@ import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLOutputType, Sel
 import type { Field, Type } from 'protobufjs';
 import { subSelections, type CollectContext } from './collect-fields.js';
 import { compiledObject, decoderChecks, type CompiledObject, type GeneralReader } from './compiled-object.js';
+import { decodeMessage } from './message-codec.js';
 import { ObjectPlans, kindOf, type ObjectPlan, type ValueStep } from './object-plans.js';
 import { ProtoShapeError, slotOf } from './proto-slot.js';
 import type { ResolverRpc, ServiceModel } from './service-model.js';
@@ -212,7 +213,7 @@ export class ResponseBuilder implements GeneralReader<PathLink | undefined> {
     }
     if (reader.pos !== end) throw new WireFormatError('a field runs past the end of its message');
     if (plan.hasResolvers) {
-      const parent = messageType.decode(reader.buf.subarray(start, end)) as unknown as ProtoMessage;
+      const parent: ProtoMessage = decodeMessage(messageType, reader.buf.subarray(start, end));
       for (const step of plan.steps) {
         if (step.kind === 'resolver') this.jobs.push({ resolver: step.resolver, field: step.field, nodes: step.nodes, parent, target: object, key: step.key, path: at(path, step.key) });
       }

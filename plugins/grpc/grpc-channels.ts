@@ -137,7 +137,7 @@ export class GrpcChannels {
   private open(grpc: GrpcModule, target: string): OpenChannel {
     const client = new grpc.Client(target, grpc.credentials.createInsecure(), GRPC_CHANNEL_OPTIONS);
     const channel = client.getChannel();
-    const open: OpenChannel = { client, channel, direct: this.direct ? DirectPath.of(channel) : undefined };
+    const open: OpenChannel = { client, channel, direct: this.direct ? DirectPath.of(channel, grpc) : undefined };
     this.channels.set(target, open);
     return open;
   }

@@ -25,6 +25,7 @@ import type { FetchDocument } from './fetch-document.js';
 import { ResponseBuilder, at, pathOf, type MessageRange, type ResolverJob } from './from-proto.js';
 import type { GrpcChannels } from './grpc-channels.js';
 import { fetchError, type ErrorContext } from './grpc-errors.js';
+import { encodeMessage } from './message-codec.js';
 import { ProtoShapeError, isMessageType, slotOf } from './proto-slot.js';
 import type { EntityLookup, ResolverRpc, Rpc, ServiceModel } from './service-model.js';
 import { messageToProto, toProto } from './to-proto.js';
@@ -320,7 +321,7 @@ class GrpcFetch {
 }
 
 function encodeRequest(rpc: Rpc, object: Record<string, unknown>): Uint8Array {
-  return rpc.request.encode(rpc.request.fromObject(object)).finish();
+  return encodeMessage(rpc.request, object);
 }
 
 /** A root field whose arguments use variables: its request is encoded for every fetch. */

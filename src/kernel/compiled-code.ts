@@ -4,17 +4,10 @@
  * (execute/compiled-collect.ts) once the operation has been seen twice.
  * Generated code handles the common case only and hands everything else
  * back to the general code, which stays the reference for every answer.
+ * Where the process forbids code generation (code-generation.ts), nothing
+ * is compiled and the general code answers every time.
  */
-
-/**
- * Builds a function from generated source. The source is the kernel's own
- * text: names from the schema or the operation enter it only as JSON string
- * literals, never as code.
- */
-export function compileGenerated<Helpers, Result>(body: string, helpers: Helpers): Result {
-  const factory = new Function('H', body) as (helpers: Helpers) => Result;
-  return factory(helpers);
-}
+import { codeGenerationAllowed } from './code-generation.js';
 
 /**
  * Compiled code by owner (a plan's selection set, a fetch node), living as
@@ -28,6 +21,7 @@ export class CompiledCache<Owner extends object, Input, Code extends object> {
   constructor(private readonly compile: (owner: Owner, input: Input) => Code | undefined) {}
 
   get(owner: Owner, input: Input): Code | undefined {
+    if (!codeGenerationAllowed()) return undefined;
     const state = this.states.get(owner);
     if (typeof state === 'object' || typeof state === 'function') return state;
     if (state === 'unsupported') return undefined;

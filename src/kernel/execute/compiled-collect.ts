@@ -7,7 +7,8 @@
  * declines, the general code (`ResponseTree.collect` + `buildEntityBatch`)
  * does for the whole fetch; the batch is the same either way.
  */
-import { assertSameResult, CompiledCache, compileGenerated, compiledChecks } from '../compiled-code.js';
+import { compileGenerated } from '../code-generation.js';
+import { assertSameResult, CompiledCache, compiledChecks } from '../compiled-code.js';
 import type { FetchNode, PathSegment } from '../plan/query-plan.js';
 import { generateCollectSource } from './collect-codegen.js';
 import { firstFrom, MULTI, oneOf } from './object-parts.js';
@@ -64,7 +65,8 @@ interface CollectHelpers {
 const collectors = new CompiledCache<FetchNode, TypeFacts, Collector>((node, facts) => {
   const source = generateCollectSource(node.mergePath, node.representations ?? []);
   if (source === undefined) return undefined;
-  return { collect: compileGenerated<CollectHelpers, CollectFn>(source, helpersFor(facts)), lists: node.mergePath.filter((segment) => segment === '@').length };
+  const collect = compileGenerated<CollectHelpers, CollectFn>(source, helpersFor(facts));
+  return collect && { collect, lists: node.mergePath.filter((segment) => segment === '@').length };
 });
 
 /**

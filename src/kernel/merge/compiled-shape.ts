@@ -11,7 +11,8 @@
 import { isObjectType, type GraphQLLeafType } from 'graphql';
 import type { JsonObject, ResponseTree } from '../execute/response-tree.js';
 import type { NSelection } from '../plan/normalize.js';
-import { CompiledCache, compileGenerated } from '../compiled-code.js';
+import { compileGenerated } from '../code-generation.js';
+import { CompiledCache } from '../compiled-code.js';
 import { firstFrom, MULTI, oneOf } from '../execute/object-parts.js';
 import { generateShapeSource, type ShapeFacts } from './shape-codegen.js';
 

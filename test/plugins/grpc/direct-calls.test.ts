@@ -200,10 +200,11 @@ describe('direct subchannel calls', () => {
     expect(channels.pathCounts(service.target)).toBeUndefined();
   });
 
-  it('are not offered by a channel without the @grpc/grpc-js internals they need', () => {
+  it('are not offered by a channel without the @grpc/grpc-js internals they need', async () => {
+    const grpc = await import('@grpc/grpc-js');
     const stub = { getConnectivityState: () => 2 } as unknown as Parameters<typeof DirectPath.of>[0];
-    expect(DirectPath.of(stub)).toBeUndefined();
-    expect(DirectPath.of(Object.assign(stub, { internalChannel: { doPick: () => undefined } }))).toBeUndefined();
+    expect(DirectPath.of(stub, grpc)).toBeUndefined();
+    expect(DirectPath.of(Object.assign(stub, { internalChannel: { doPick: () => undefined } }), grpc)).toBeUndefined();
   });
 });
 
