@@ -103,6 +103,13 @@ export async function startLoadGraph(): Promise<LoadGraph> {
   };
 }
 
+/**
+ * Where the response cache keeps entries: `sharedstore` (Redis, one copy for
+ * every replica) or `memory-broadcast` (each process its own, invalidations
+ * shared through Redis pub/sub).
+ */
+export type CacheSetup = 'sharedstore' | 'memory-broadcast';
+
 /** Ports and addresses the router config needs. */
 export interface RouterFiles {
   readonly dir: string;
@@ -116,6 +123,7 @@ export async function writeRouterFiles(
   ports: { router: number; invalidation: number; connect: number },
   redisUrl: string,
   sharedKey: string,
+  cache: CacheSetup = 'sharedstore',
 ): Promise<RouterFiles> {
   const composed = composeSubgraphs(graph.subgraphs.map((s) => ({ name: s.name, url: s.url, sdl: s.typeDefs })));
   await writeFile(join(dir, 'supergraph.graphql'), composed.supergraphSdl);
@@ -148,8 +156,9 @@ export async function writeRouterFiles(
       `    - { id: main, urls: ["${redisUrl}"] }`,
       'response_cache:',
       '  enabled: true',
-      '  storage: { provider: sharedstore, provider_id: main }',
-      '  invalidation:',
+      ...(cache === 'sharedstore'
+        ? ['  storage: { provider: sharedstore, provider_id: main }', '  invalidation:']
+        : ['  storage: { provider: memory }', '  invalidation:', '    broadcast: { enabled: true, provider_id: main }']),
       `    endpoint: { enabled: true, listen_addr: "127.0.0.1:${ports.invalidation}", shared_key: "${sharedKey}" }`,
       'persisted_operations:',
       '  enabled: true',

@@ -9,20 +9,21 @@
  *   npm run load -- --duration 10     # shorter
  *   npm run load -- --connections 64  # 64 valid and 64 hostile
  *   npm run load -- --no-hostile      # the valid traffic alone
+ *   npm run load -- --replicas 3      # three replicas sharing invalidations through one Redis (replicas.ts)
  */
 import { request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { startRedis } from '../../test/support/redis.js';
+import { readLoadArgs, USAGE } from './args.js';
 import { hostileRequests, startSocketAttacks, type SocketAttackStats } from './hostile.js';
 import { CACHED_QUERY, CONNECT_PATH, PERSISTED_HASH, SLOW_QUERY, startLoadGraph, UNCACHED_QUERY, UPCS, writeRouterFiles, type LoadGraph } from './graph.js';
+import { runReplicas } from './replicas.js';
 import { startRouterProcess, waitReady, type RouterProcess } from './router-process.js';
 
-const USAGE = 'usage: npm run load -- [--duration <seconds, default 60>] [--connections <n, default 256>] [--no-hostile]';
 const SHARED_KEY = 'load-test-shared-key-0123456789abcdef';
 const IN_FLIGHT_AT_SHUTDOWN = 64;
 
@@ -137,24 +138,23 @@ async function staleAnswers(graph: LoadGraph, base: string, connectBase: string)
 const mb = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: { duration: { type: 'string', default: '60' }, connections: { type: 'string', default: '256' }, 'no-hostile': { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
-  });
-  if (values.help) {
+  const args = readLoadArgs(process.argv.slice(2));
+  if ('help' in args) {
     console.log(USAGE);
     return 0;
   }
-  const seconds = Number(values.duration);
-  const connections = Number(values.connections);
-  if (!Number.isInteger(seconds) || seconds < 5 || !Number.isInteger(connections) || connections < 8) {
-    console.error(`--duration must be a whole number of seconds >= 5 and --connections a whole number >= 8\n${USAGE}`);
+  if ('error' in args) {
+    console.error(args.error);
     return 2;
   }
+  const { seconds, connections, replicas } = args;
+  // Several replicas: the broadcast and staleness run (valid traffic only; the single-process run covers the rest).
+  if (replicas > 1) return runReplicas({ seconds, connections, replicas });
   const connectConnections = Math.max(1, Math.round(connections / 8));
   const invalidConnections = Math.max(1, Math.round(connections / 16));
   const graphqlConnections = connections - connectConnections - invalidConnections;
   // The hostile mix, beside the valid traffic: as many connections again, half HTTP requests, half raw sockets.
-  const hostile = !values['no-hostile'];
+  const hostile = args.hostile;
   const hostileHttpConnections = hostile ? Math.max(1, Math.round(connections / 2)) : 0;
   const hostileSocketConnections = hostile ? connections - hostileHttpConnections : 0;
 

@@ -4,14 +4,17 @@
  * Redis pub/sub channel, and every replica subscribed to it applies them to
  * its own memory cache. The same shape as the `--workers` cluster bus, across
  * machines. Each message carries the sender's id, so a replica skips its own.
+ * On one Redis server it uses PUBLISH / SUBSCRIBE (`broadcast-link.ts`), on
+ * a Redis Cluster sharded pub/sub (`sharded-broadcast-link.ts`).
  *
  * Staleness rule: while the subscription is down a replica may miss
- * messages, so when it comes back (the client resubscribes by itself) the
- * replica clears its whole memory cache.
+ * messages, so when it is subscribed again the replica clears its whole
+ * memory cache.
  */
 import { randomUUID } from 'node:crypto';
-import { createClient } from '@keyv/redis';
 import type { CoreConfig, Logger } from '../../src/index.js';
+import { openServerLink, type BroadcastLink, type LinkEvents } from './broadcast-link.js';
+import { openShardedLink } from './sharded-broadcast-link.js';
 
 /** One `storage_providers.sharedstore[]` item. */
 type SharedStoreProvider = CoreConfig['storage_providers']['sharedstore'][number];
@@ -51,9 +54,6 @@ export interface InvalidationBroadcast {
  */
 export function openInvalidationBroadcast(provider: SharedStoreProvider, channel: string, log: Logger, handlers: BroadcastHandlers): InvalidationBroadcast {
   const self = randomUUID();
-  const socket = { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1_000) };
-  const publisher = createClient({ url: provider.urls[0], disableOfflineQueue: true, socket });
-  const subscriber = createClient({ url: provider.urls[0], socket });
   let lastWarnAt = Number.NEGATIVE_INFINITY;
   const warn = (error: unknown, operation: string) => {
     const now = Date.now();
@@ -64,46 +64,25 @@ export function openInvalidationBroadcast(provider: SharedStoreProvider, channel
       'Invalidation broadcast unavailable: invalidations apply to this replica only until Redis is back',
     );
   };
-  for (const client of [publisher, subscriber]) {
-    client.on('error', (error: Error) => log.debug({ err: error.message, storage_provider_id: provider.id }, 'Invalidation broadcast connection error'));
-  }
-  // A break: from the first error (or startup) until the subscriber is ready and subscribed again.
+  // A break: from the first error (or a failed start) until the subscription is in place again.
   let broken = false;
-  let firstReady = true;
-  subscriber.on('error', (error: Error) => {
-    if (!broken) warn(error, 'subscribe');
-    broken = true;
-  });
-  subscriber.on('ready', () => {
-    if (!broken && !firstReady) return;
-    const missed = broken;
-    firstReady = false;
-    broken = false;
-    if (missed) {
+  const events: LinkEvents = {
+    message(text) {
+      const indexes = readMessage(text, self);
+      if (indexes) handlers.invalidate(indexes);
+    },
+    down(error) {
+      if (!broken) warn(error, 'subscribe');
+      broken = true;
+    },
+    up() {
+      if (!broken) return;
+      broken = false;
       log.info({ channel }, 'Invalidation broadcast back: clearing the memory cache (messages may have been missed)');
       handlers.resync();
-    }
-  });
-  const onMessage = (text: string) => {
-    let message: BroadcastMessage;
-    try {
-      message = JSON.parse(text) as BroadcastMessage;
-    } catch {
-      return;
-    }
-    if (message.from === self || !Array.isArray(message.indexes)) return;
-    handlers.invalidate(message.indexes.filter((index): index is string => typeof index === 'string'));
+    },
   };
-  const started = (async () => {
-    try {
-      await subscriber.connect();
-      await subscriber.subscribe(channel, onMessage);
-    } catch (error) {
-      broken = true;
-      warn(error, 'subscribe');
-    }
-  })();
-  publisher.connect().catch((error: unknown) => warn(error, 'publish'));
+  const link: BroadcastLink = provider.cluster_enabled ? openShardedLink(provider.urls, channel, log, events) : openServerLink(provider.urls[0]!, channel, log, events);
   return {
     channel,
     async publish(indexes) {
@@ -111,7 +90,7 @@ export function openInvalidationBroadcast(provider: SharedStoreProvider, channel
       let timer: NodeJS.Timeout | undefined;
       try {
         await Promise.race([
-          publisher.publish(channel, JSON.stringify(message)),
+          link.publish(JSON.stringify(message)),
           new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${PUBLISH_TIMEOUT_MS}ms`)), PUBLISH_TIMEOUT_MS))),
         ]);
         return true;
@@ -123,14 +102,19 @@ export function openInvalidationBroadcast(provider: SharedStoreProvider, channel
       }
     },
     async close() {
-      void started;
-      for (const client of [subscriber, publisher]) {
-        try {
-          client.destroy();
-        } catch {
-          // already closed
-        }
-      }
+      link.close();
     },
   };
+}
+
+/** The index names of another replica's message; undefined for ours and for anything malformed (not from a router). */
+function readMessage(text: string, self: string): string[] | undefined {
+  let message: Partial<BroadcastMessage>;
+  try {
+    message = JSON.parse(text) as Partial<BroadcastMessage>;
+  } catch {
+    return undefined;
+  }
+  if (message === null || typeof message !== 'object' || message.from === self || !Array.isArray(message.indexes)) return undefined;
+  return message.indexes.filter((index): index is string => typeof index === 'string');
 }

@@ -67,9 +67,7 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
     const provider = declared.find((item) => item.id === broadcastSettings.provider_id);
     const problem = !provider
       ? `"${broadcastSettings.provider_id}" is not in storage_providers.sharedstore (${declared.length === 0 ? 'none are declared' : `declared: ${declared.map((item) => item.id).join(', ')}`})`
-      : provider.cluster_enabled
-        ? `"${broadcastSettings.provider_id}" is a Redis Cluster; the broadcast needs a single Redis server (or a primary with replicas) for now`
-        : undefined;
+      : undefined;
     if (problem || !provider) {
       unsubscribe();
       await store.close();
