@@ -59,8 +59,9 @@ describe('a gRPC service that dies under load', () => {
     expect(await send()).toBeUndefined();
     const load = startLoad(send);
     await sleep(300);
-    await service.down();
+    // Taken before the service goes: requests sent while it shuts down may already answer partially.
     const downAt = Date.now();
+    await service.down();
     await sleep(2000);
     await service.up();
     await eventually(async () => (await send()) === undefined, 'answers from the restarted service', 5_000);
