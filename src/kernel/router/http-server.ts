@@ -35,6 +35,8 @@ export interface HttpServerOptions {
   readonly metrics: Metrics;
   /** Attaches GraphQL over WebSocket to the bound listener (subscriptions/websocket-server.ts). Default: none. */
   readonly webSocket?: (server: Server) => WebSocketEndpoint;
+  /** Streamed answers (SSE, multipart) for requests whose `Accept` asks for them (subscriptions/streaming-http.ts). Default: none. */
+  readonly streaming?: StreamingHttpEndpoint;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
@@ -141,6 +143,7 @@ export class HttpServer {
     // Subscriptions complete first (clients get `complete`, then close code 1001).
     await this.webSocket?.close();
     this.webSocket = undefined;
+    await this.options.streaming?.close();
     await new Promise((resolve) => setTimeout(resolve, drainMs));
     await new Promise<void>((resolve) => {
       // Connections that finish their in-flight request go idle; close those as they
@@ -192,7 +195,8 @@ export class HttpServer {
         res.end(refusal.body);
         return;
       }
-      if (postLaneCandidate(req, this.postLane.maxBodyBytes)) await answerPost(req, res, this.postLane);
+      if (this.options.streaming?.wants(req)) await this.options.streaming.handle(req, res);
+      else if (postLaneCandidate(req, this.postLane.maxBodyBytes)) await answerPost(req, res, this.postLane);
       else await this.yoga.requestListener(req, res);
     } catch (error) {
       // A client that leaves mid-request is no fault of the router's.

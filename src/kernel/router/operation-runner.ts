@@ -77,7 +77,7 @@ async function runPipeline(env: OperationEnvironment, request: OperationRequest,
     if (prepared.operation.operation === 'subscription') {
       // Subscriptions stream: served over WebSocket (subscriptions/), never through this single-answer path.
       const reason = env.config.subscriptions.enabled
-        ? 'Subscriptions are served over WebSocket (graphql-transport-ws) on /graphql.'
+        ? 'Subscriptions are served on /graphql over WebSocket (graphql-transport-ws, graphql-ws), Server-Sent Events (Accept: text/event-stream) or multipart (Accept: multipart/mixed;subscriptionSpec="1.0").'
         : 'Subscriptions are disabled (subscriptions.enabled: false).';
       throw new RouterError('SUBSCRIPTION_NOT_SUPPORTED', reason, { status: 400 });
     }
@@ -147,7 +147,8 @@ export async function prepareOperation(env: OperationEnvironment, request: Opera
     // Introspection off holds whatever validation rules plugins set.
     checkIntrospection(document, env.config.introspection.enabled);
     const operation = selectOperation(document, request.operationName);
-    if (request.method === 'GET' && operation.operation !== 'query') {
+    // Subscriptions may stream from a GET (EventSource can only GET); mutations never run from one.
+    if (request.method === 'GET' && operation.operation === 'mutation') {
       throw new RouterError('METHOD_NOT_ALLOWED', `Can only perform a query operation from a GET request; send ${operation.operation}s with POST.`, {
         status: 405,
         headers: { allow: 'POST' },

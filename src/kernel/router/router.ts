@@ -18,7 +18,9 @@ import { GraphManager, type GraphInput } from './graph-manager.js';
 import { HttpServer, type ListenInfo } from './http-server.js';
 import { runOperation, type OperationEnvironment } from './operation-runner.js';
 import { startOperation } from '../subscriptions/subscription-runner.js';
-import { attachWebSocketEndpoint } from '../subscriptions/websocket-server.js';
+import { attachWebSocketEndpoint, type WebSocketEndpoint } from '../subscriptions/websocket-server.js';
+import { createStreamingHttpEndpoint } from '../subscriptions/streaming-http.js';
+import { CorsPolicy } from './cors.js';
 import { PluginHost } from './plugin-host.js';
 import { clientNameOf } from './client-name.js';
 
@@ -167,22 +169,38 @@ class SwitchyardRouter implements Router {
   }
 
   private httpServer(): HttpServer {
-    this.server ??= new HttpServer({
+    if (this.server) return this.server;
+    const subscriptions = this.config.subscriptions;
+    // `subscriptions.max_total` counts WebSocket and HTTP streams together: each endpoint adds the other's.
+    let webSocket: WebSocketEndpoint | undefined;
+    const streaming = subscriptions.enabled
+      ? createStreamingHttpEndpoint({
+          log: this.log,
+          start: (request, signal) => startOperation(this.environment, request, signal),
+          maxTotal: subscriptions.max_total,
+          othersActive: () => webSocket?.active ?? 0,
+          maxBodyBytes: this.config.limits.max_request_body,
+        })
+      : undefined;
+    this.server = new HttpServer({
       config: this.config,
       log: this.log,
       execute: (request, signal) => this.executeOperation(request, signal),
       ready: () => this.graphs.current !== undefined,
       metrics: this.metrics,
-      webSocket: this.config.subscriptions.enabled
+      webSocket: subscriptions.enabled
         ? (server) =>
-            attachWebSocketEndpoint(server, {
+            (webSocket = attachWebSocketEndpoint(server, {
               log: this.log,
               start: (request, signal, initPayload) => startOperation(this.environment, request, signal, { initPayload }),
-              maxPerConnection: this.config.subscriptions.max_per_connection,
-              maxTotal: this.config.subscriptions.max_total,
+              maxPerConnection: subscriptions.max_per_connection,
+              maxTotal: subscriptions.max_total,
+              othersActive: () => streaming?.active ?? 0,
               maxPayloadBytes: this.config.limits.max_request_body,
-            })
+              originAllowed: webSocketOriginCheck(this.config),
+            }))
         : undefined,
+      streaming,
     });
     return this.server;
   }
@@ -221,6 +239,17 @@ class SwitchyardRouter implements Router {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/**
+ * With CORS on, a WebSocket upgrade from a browser origin CORS does not allow
+ * is refused (browsers apply no CORS to WebSockets); requests without
+ * `Origin` (not from a browser page) are not affected.
+ */
+function webSocketOriginCheck(config: CoreConfig): ((origin: string | undefined) => boolean) | undefined {
+  if (!config.cors.enabled) return undefined;
+  const policy = new CorsPolicy(config.cors);
+  return (origin) => origin === undefined || policy.answer('GET', origin, undefined).headers['access-control-allow-origin'] !== undefined;
 }
 
 /** Even with `shutdown_delay: 0s`, requests already on the wire when a stop begins are read. */

@@ -18,7 +18,8 @@ import type { QueryPlan } from '../plan/query-plan.js';
 import { errorResponse } from '../router/error-response.js';
 import { answerPrepared, prepareOperation, type OperationEnvironment, type PreparedOperation } from '../router/operation-runner.js';
 import type { StageHooks } from '../router/plugin-host.js';
-import { subscribeUpstream, type UpstreamSubscription } from './upstream-ws.js';
+import { subscribeUpstreamSse } from './upstream-sse.js';
+import { subscribeUpstream, type UpstreamSubscription, type UpstreamTarget } from './upstream-ws.js';
 
 /** An operation started: one answer, or a stream of them. */
 export type StartedOperation =
@@ -109,7 +110,7 @@ async function openStream(env: OperationEnvironment, prepared: PreparedOperation
     throw new RouterError('SUBSCRIPTION_NOT_SUPPORTED', `Subgraph "${root.subgraph}" does not serve subscriptions over GraphQL.`, { status: 400 });
   }
   const settings: SubscriptionSettings = subgraph.record.subscription ?? { url: subgraph.url, protocol: 'ws', websocketSubprotocol: 'auto' };
-  const upstream = subscribeUpstream({
+  const target: UpstreamTarget = {
     subgraph: root.subgraph,
     settings,
     headers: env.fetcher.headersFor(graph, root.subgraph, request.headers),
@@ -117,7 +118,9 @@ async function openStream(env: OperationEnvironment, prepared: PreparedOperation
     query: root.operation,
     operationName: root.operationName,
     variables: pick(context.variables, root.variableUsages),
-  });
+  };
+  // The subgraph's protocol from its compose-file `subscription` section: WebSocket, or SSE over GET or POST.
+  const upstream = settings.protocol === 'ws' ? subscribeUpstream(target) : subscribeUpstreamSse(target);
   return eventStream(env, prepared, plan, root.id, upstream, hooks);
 }
 

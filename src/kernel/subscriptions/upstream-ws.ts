@@ -45,14 +45,14 @@ export function upstreamFailed(subgraph: string, reason: string, errors?: readon
 }
 
 /**
- * Opens the subscription. Only `protocol: ws` with the `graphql-transport-ws`
- * subprotocol (or `auto`, which means it) is served in this version; other
- * settings throw `SUBSCRIPTION_NOT_SUPPORTED`.
+ * Opens the subscription over WebSocket (`protocol: ws`; SSE is upstream-sse.ts)
+ * with the `graphql-transport-ws` subprotocol (or `auto`, which means it); the
+ * legacy `graphql-ws` subprotocol throws `SUBSCRIPTION_NOT_SUPPORTED`.
  */
 export function subscribeUpstream(target: UpstreamTarget): UpstreamSubscription {
   const { settings, subgraph } = target;
   if (settings.protocol !== 'ws') {
-    throw new RouterError('SUBSCRIPTION_NOT_SUPPORTED', `Subgraph "${subgraph}" serves subscriptions over ${settings.protocol}, which this router does not speak yet (only ws).`);
+    throw new RouterError('SUBSCRIPTION_NOT_SUPPORTED', `Subgraph "${subgraph}" serves subscriptions over ${settings.protocol}, not WebSocket.`);
   }
   if (settings.websocketSubprotocol === 'graphql-ws') {
     throw new RouterError('SUBSCRIPTION_NOT_SUPPORTED', `Subgraph "${subgraph}" uses the legacy graphql-ws subprotocol, which this router does not speak yet (only graphql-transport-ws).`);

@@ -5,6 +5,9 @@
  * codes: 4400 malformed message, 4401 subscribe before init, 4406 unknown
  * subprotocol, 4408 no init in time, 4409 duplicate id) is the package's;
  * every subscribe message runs through the router's pipeline (startOperation).
+ * Sockets that negotiate the legacy `graphql-ws` subprotocol are served by
+ * legacy-ws-protocol.ts with the same limits. With CORS on, upgrades from an
+ * origin it does not allow are refused with 403.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -14,6 +17,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.js';
 import type { GraphQLResponseBody, OperationRequest } from '../pipeline/stages.js';
+import { LEGACY_GRAPHQL_WS_PROTOCOL, serveLegacyConnection, type SocketOperation } from './legacy-ws-protocol.js';
 import type { EventStream, StartedOperation } from './subscription-runner.js';
 
 /** What the WebSocket endpoint needs from the router. */
@@ -25,8 +29,12 @@ export interface WebSocketEndpointOptions {
   readonly maxPerConnection: number;
   /** `subscriptions.max_total`; 0 = no limit. */
   readonly maxTotal: number;
+  /** Subscriptions counted toward `maxTotal` elsewhere (SSE and multipart streams). Default: none. */
+  readonly othersActive?: () => number;
   /** Largest message accepted (`limits.max_request_body`); larger ones close the connection with 1009. */
   readonly maxPayloadBytes: number;
+  /** Whether an upgrade's `Origin` may connect (the `cors.allow_origins` policy); refused ones get 403. Default: any. */
+  readonly originAllowed?: (origin: string | undefined) => boolean;
 }
 
 /** The endpoint attached to a listener. */
@@ -65,12 +73,18 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const path = (request.url ?? '/').split('?')[0];
-    if (path !== GRAPHQL_PATH || closing) {
-      const status = closing ? '503 Service Unavailable' : '404 Not Found';
+    // A browser page from an origin CORS does not allow may not open a socket either (WebSockets skip CORS).
+    const refusedOrigin = options.originAllowed !== undefined && !options.originAllowed(request.headers.origin);
+    if (path !== GRAPHQL_PATH || closing || refusedOrigin) {
+      const status = closing ? '503 Service Unavailable' : path !== GRAPHQL_PATH ? '404 Not Found' : '403 Forbidden';
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      // The legacy subprotocol is served by legacy-ws-protocol.ts; graphql-ws's server takes the rest.
+      if (ws.protocol === LEGACY_GRAPHQL_WS_PROTOCOL) serveLegacyConnection(ws, request, { log, start: startOn });
+      else wss.emit('connection', ws, request);
+    });
   };
   server.on('upgrade', onUpgrade);
   wss.on('connection', (ws: WebSocket) => {
@@ -109,52 +123,58 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
     return tracked;
   };
 
+  /** Starts one operation on a socket (either subprotocol), within the limits. */
+  const startOn = async (socket: WebSocket, payload: SubscribePayload, upgrade: IncomingMessage, initPayload: Readonly<Record<string, unknown>> | undefined): Promise<SocketOperation> => {
+    // Operations still starting count too, so concurrent subscribes cannot pass the limits together.
+    const starting = startingOn.get(socket) ?? 0;
+    if (options.maxPerConnection > 0 && (perSocket.get(socket)?.size ?? 0) + starting >= options.maxPerConnection) {
+      return { kind: 'refused', errors: [limitError(`This connection has ${options.maxPerConnection} subscriptions (subscriptions.max_per_connection).`)] };
+    }
+    if (options.maxTotal > 0 && all.size + startingTotal + (options.othersActive?.() ?? 0) >= options.maxTotal) {
+      return { kind: 'refused', errors: [limitError(`The router serves ${options.maxTotal} subscriptions (subscriptions.max_total).`)] };
+    }
+    const request = operationRequest(payload, upgrade, initPayload);
+    const controller = new AbortController();
+    startingOn.set(socket, starting + 1);
+    startingTotal++;
+    let started: StartedOperation;
+    try {
+      started = await options.start(request, controller.signal, initPayload);
+    } finally {
+      startingOn.set(socket, (startingOn.get(socket) ?? 1) - 1);
+      startingTotal--;
+    }
+    if (started.kind === 'single') {
+      const { response } = started;
+      if (response.requestError || response.body.data === undefined) return { kind: 'refused', errors: toGraphQLErrors(response.body) };
+      return { kind: 'single', body: response.body };
+    }
+    if (closing || socket.readyState !== socket.OPEN) {
+      await started.events.return();
+      return { kind: 'refused', errors: [new GraphQLError('The router is shutting down.', { extensions: { code: 'GRAPH_NOT_READY' } })] };
+    }
+    const events = started.events;
+    const stream: EventStream = {
+      next: () => events.next(),
+      async return() {
+        controller.abort();
+        return events.return();
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+    return { kind: 'stream', stream: track(socket, stream) };
+  };
+
   const endpoint = useServer<Record<string, unknown> | undefined>(
     {
       isProd: true,
       onSubscribe: async (ctx, _id, payload) => {
-        const socket = ctx.extra.socket;
-        // Operations still starting count too, so concurrent subscribes cannot pass the limits together.
-        const starting = startingOn.get(socket) ?? 0;
-        if (options.maxPerConnection > 0 && (perSocket.get(socket)?.size ?? 0) + starting >= options.maxPerConnection) {
-          return [limitError(`This connection has ${options.maxPerConnection} subscriptions (subscriptions.max_per_connection).`)];
-        }
-        if (options.maxTotal > 0 && all.size + startingTotal >= options.maxTotal) {
-          return [limitError(`The router serves ${options.maxTotal} subscriptions (subscriptions.max_total).`)];
-        }
-        const initPayload = ctx.connectionParams ?? undefined;
-        const request = operationRequest(payload, ctx.extra.request, initPayload);
-        const controller = new AbortController();
-        startingOn.set(socket, starting + 1);
-        startingTotal++;
-        let started: StartedOperation;
-        try {
-          started = await options.start(request, controller.signal, initPayload);
-        } finally {
-          startingOn.set(socket, (startingOn.get(socket) ?? 1) - 1);
-          startingTotal--;
-        }
-        if (started.kind === 'single') {
-          const { response } = started;
-          if (response.requestError || response.body.data === undefined) return toGraphQLErrors(response.body);
-          return args(SINGLE_DOCUMENT, { result: response.body });
-        }
-        if (closing || socket.readyState !== socket.OPEN) {
-          await started.events.return();
-          return [new GraphQLError('The router is shutting down.', { extensions: { code: 'GRAPH_NOT_READY' } })];
-        }
-        const events = started.events;
-        const stream: EventStream = {
-          next: () => events.next(),
-          async return() {
-            controller.abort();
-            return events.return();
-          },
-          [Symbol.asyncIterator]() {
-            return this;
-          },
-        };
-        return args(STREAM_DOCUMENT, { stream: track(socket, stream) });
+        const started = await startOn(ctx.extra.socket, payload, ctx.extra.request, ctx.connectionParams ?? undefined);
+        if (started.kind === 'refused') return started.errors;
+        if (started.kind === 'single') return args(SINGLE_DOCUMENT, { result: started.body });
+        return args(STREAM_DOCUMENT, { stream: started.stream });
       },
       // Sent as they are: the router's answers are JSON already (graphql-ws would call toJSON on each error).
       onNext: (_ctx, _id, _payload, _args, result) => result as FormattedExecutionResult,
@@ -167,7 +187,11 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
   // useServer answers an unknown subprotocol with none, which clients take as a failed handshake. Accept the
   // first offered instead, so graphql-ws closes the connection with the protocol's code, 4406.
   wss.options.handleProtocols = (protocols: Set<string>) =>
-    protocols.has(GRAPHQL_TRANSPORT_WS_PROTOCOL) ? GRAPHQL_TRANSPORT_WS_PROTOCOL : (protocols.values().next().value ?? false);
+    protocols.has(GRAPHQL_TRANSPORT_WS_PROTOCOL)
+      ? GRAPHQL_TRANSPORT_WS_PROTOCOL
+      : protocols.has(LEGACY_GRAPHQL_WS_PROTOCOL)
+        ? LEGACY_GRAPHQL_WS_PROTOCOL
+        : (protocols.values().next().value ?? false);
 
   return {
     get active() {
@@ -198,15 +222,17 @@ function toGraphQLErrors(body: GraphQLResponseBody): GraphQLError[] {
 }
 
 /**
- * The kernel's request: the upgrade request's headers, overlaid by string
- * entries of the init payload's `headers` object (browsers cannot set
- * headers on a WebSocket), names lowercased.
+ * The kernel's request: the upgrade request's headers, overlaid by a string
+ * `Authorization` entry of the init payload (any case; graphql-ws clients'
+ * usual way to send a token), then by string entries of its `headers` object
+ * (browsers cannot set headers on a WebSocket), names lowercased.
  */
 function operationRequest(payload: SubscribePayload, upgrade: IncomingMessage, initPayload: Readonly<Record<string, unknown>> | undefined): OperationRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(upgrade.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
+  for (const [name, value] of Object.entries(initPayload ?? {})) if (typeof value === 'string' && name.toLowerCase() === 'authorization') headers.authorization = value;
   const extra = initPayload?.headers;
   if (typeof extra === 'object' && extra !== null && !Array.isArray(extra)) {
     for (const [name, value] of Object.entries(extra)) if (typeof value === 'string') headers[name.toLowerCase()] = value;

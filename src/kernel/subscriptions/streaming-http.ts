@@ -1,0 +1,125 @@
+/**
+ * Streamed answers on `/graphql` of the main listener: Server-Sent Events
+ * (sse-server.ts) and multipart (multipart-server.ts), chosen by `Accept`.
+ * Each request carries one operation through the router's pipeline with the
+ * request's own headers; subscriptions stream, anything else gets one event.
+ * The HTTP server hands a request here when `wants` says so, after CORS and
+ * CSRF prevention ran.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../logger.js';
+import type { OperationRequest } from '../pipeline/stages.js';
+import { httpEventSource, type HttpEventSource } from './http-event-source.js';
+import { errorBody, operationRequestOf, readGraphQLParams, streamingProtocolOf } from './http-stream-request.js';
+import { writeMultipart } from './multipart-server.js';
+import { writeSse } from './sse-server.js';
+import type { StartedOperation } from './subscription-runner.js';
+
+export interface StreamingHttpOptions {
+  readonly log: Logger;
+  /** Starts one operation (subscriptions stream; the rest answer once). */
+  readonly start: (request: OperationRequest, signal: AbortSignal) => Promise<StartedOperation>;
+  /** `subscriptions.max_total`; 0 = no limit. */
+  readonly maxTotal: number;
+  /** Subscriptions counted toward `maxTotal` elsewhere (WebSocket). Default: none. */
+  readonly othersActive?: () => number;
+  /** `limits.max_request_body`. */
+  readonly maxBodyBytes: number;
+  /** Interval of multipart heartbeats; default the protocol's 5 s (tests shorten it). */
+  readonly multipartHeartbeatMs?: number;
+}
+
+export interface StreamingHttpEndpoint {
+  /** Whether `Accept` asks for a streamed answer (the request is then this endpoint's). */
+  wants(req: IncomingMessage): boolean;
+  /** Answers the request; never throws for anything the client sent. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** Streams open now. */
+  readonly active: number;
+  /** Ends every stream (SSE: `complete`; multipart: the closing boundary) and refuses new ones. */
+  close(): Promise<void>;
+}
+
+const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
+
+export function createStreamingHttpEndpoint(options: StreamingHttpOptions): StreamingHttpEndpoint {
+  const open = new Set<HttpEventSource>();
+  let starting = 0;
+  let closing = false;
+
+  const refuse = (res: ServerResponse, status: number, message: string, code: string, headers: Record<string, string> = {}): void => {
+    res.writeHead(status, { ...JSON_TYPE, ...headers });
+    res.end(errorBody(message, code));
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const protocol = streamingProtocolOf(headerText(req.headers.accept));
+    if (protocol === 'multipart-unsupported') {
+      refuse(res, 406, 'Only subscriptionSpec="1.0" of multipart subscriptions is served.', 'BAD_REQUEST');
+      return;
+    }
+    if (closing) {
+      refuse(res, 503, 'The router is shutting down.', 'GRAPH_NOT_READY');
+      return;
+    }
+    const params = await readGraphQLParams(req, options.maxBodyBytes);
+    if (!params.ok) {
+      const code = params.status === 413 ? 'REQUEST_TOO_LARGE' : 'BAD_REQUEST';
+      refuse(res, params.status, params.message, code, params.headers);
+      return;
+    }
+    if (options.maxTotal > 0 && open.size + starting + (options.othersActive?.() ?? 0) >= options.maxTotal) {
+      refuse(res, 429, `The router serves ${options.maxTotal} streamed operations (subscriptions.max_total).`, 'SUBSCRIPTION_LIMIT_EXCEEDED');
+      return;
+    }
+    const controller = new AbortController();
+    res.once('close', () => controller.abort());
+    starting++;
+    let started: StartedOperation;
+    try {
+      started = await options.start(operationRequestOf(req, params.params), controller.signal);
+    } finally {
+      starting--;
+    }
+    // An answer the pipeline refused (401 from authentication, 400 validation): a plain HTTP error, as for a query.
+    if (started.kind === 'single' && started.response.status !== 200) {
+      const { response } = started;
+      res.writeHead(response.status, { ...JSON_TYPE, ...response.headers });
+      res.end(JSON.stringify(response.body));
+      return;
+    }
+    const source = httpEventSource(started, () => open.delete(source));
+    open.add(source);
+    if (closing || controller.signal.aborted) {
+      await source.return();
+      if (!res.writableEnded) refuse(res, 503, 'The router is shutting down.', 'GRAPH_NOT_READY');
+      return;
+    }
+    if (protocol === 'sse') await writeSse(req, res, source);
+    else await writeMultipart(res, source, options.multipartHeartbeatMs);
+  };
+
+  return {
+    wants: (req) => streamingProtocolOf(headerText(req.headers.accept)) !== undefined,
+    async handle(req, res) {
+      try {
+        await handle(req, res);
+      } catch (error) {
+        options.log.debug({ err: error }, 'streamed GraphQL answer ended early');
+        if (!res.headersSent) refuse(res, 400, 'The request could not be read.', 'BAD_REQUEST');
+        else res.destroy();
+      }
+    },
+    get active() {
+      return open.size;
+    },
+    async close() {
+      closing = true;
+      await Promise.allSettled([...open].map((source) => source.return()));
+    },
+  };
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}

@@ -1,0 +1,141 @@
+/**
+ * A subgraph subscription over Server-Sent Events (GraphQL over SSE,
+ * distinct connections mode, as graphql-yoga, graphql-sse and Cosmo's
+ * subgraphs serve it): `protocol: sse` sends the operation as GET query
+ * parameters, `sse_post` as a JSON POST; both ask `Accept: text/event-stream`
+ * with the header rules' output for the subgraph. Each `next` event (or an
+ * unnamed `data:` event) is one result; `complete`, or the end of the stream,
+ * completes the subscription; `return()` aborts the request.
+ */
+import { createParser } from 'eventsource-parser';
+import type { GraphQLErrorJSON } from '../errors.js';
+import type { SubgraphResponse } from '../fetch/subgraph-types.js';
+import { upstreamFailed, type UpstreamSubscription, type UpstreamTarget } from './upstream-ws.js';
+
+/** `ws(s)://` becomes `http(s)://`: the settings may name the WebSocket URL of a subgraph that serves both. */
+export function httpUrl(url: string): string {
+  return url.replace(/^ws(s?):\/\//i, (_match, secure: string) => `http${secure}://`);
+}
+
+/** The request the subscription is opened with. */
+function requestOf(target: UpstreamTarget, signal: AbortSignal): { url: string; init: RequestInit } {
+  const headers: Record<string, string> = { ...target.headers, accept: 'text/event-stream' };
+  const params = { query: target.query, operationName: target.operationName, variables: target.variables };
+  if (target.settings.protocol === 'sse') {
+    const url = new URL(httpUrl(target.settings.url));
+    url.searchParams.set('query', params.query);
+    if (params.operationName) url.searchParams.set('operationName', params.operationName);
+    if (Object.keys(params.variables).length > 0) url.searchParams.set('variables', JSON.stringify(params.variables));
+    return { url: url.toString(), init: { method: 'GET', headers, signal } };
+  }
+  headers['content-type'] = 'application/json';
+  return { url: httpUrl(target.settings.url), init: { method: 'POST', headers, body: JSON.stringify(params), signal } };
+}
+
+export function subscribeUpstreamSse(target: UpstreamTarget): UpstreamSubscription {
+  const { subgraph } = target;
+  const controller = new AbortController();
+  const pending: SubgraphResponse[] = [];
+  let finished = false;
+  let failure: ReturnType<typeof upstreamFailed> | undefined;
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    const resolve = wake;
+    wake = undefined;
+    resolve?.();
+  };
+  const finish = (error?: ReturnType<typeof upstreamFailed>): void => {
+    if (finished) return;
+    finished = true;
+    failure = error;
+    notify();
+    controller.abort();
+  };
+
+  const parser = createParser({
+    onEvent(message) {
+      if (finished) return;
+      if (message.event === 'complete') {
+        finish();
+        return;
+      }
+      if (message.event !== undefined && message.event !== 'next') return;
+      let event: unknown;
+      try {
+        event = JSON.parse(message.data);
+      } catch {
+        finish(upstreamFailed(subgraph, 'the subgraph sent an event that is not JSON'));
+        return;
+      }
+      if (event === null || typeof event !== 'object' || Array.isArray(event)) {
+        finish(upstreamFailed(subgraph, 'the subgraph sent an event that is not a GraphQL result'));
+        return;
+      }
+      pending.push(event as SubgraphResponse);
+      notify();
+    },
+  });
+
+  void (async () => {
+    const { url, init } = requestOf(target, controller.signal);
+    const response = await fetch(url, init);
+    const type = response.headers.get('content-type') ?? '';
+    if (!response.ok || !type.toLowerCase().startsWith('text/event-stream')) {
+      const text = await response.text().catch(() => '');
+      finish(upstreamFailed(subgraph, `the subgraph answered ${response.status} (${type || 'no content type'}) instead of an event stream`, errorsIn(text)));
+      return;
+    }
+    if (!response.body) {
+      finish();
+      return;
+    }
+    const decoder = new TextDecoder();
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || finished) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
+    // The stream ended without `complete`: the subgraph is done too.
+    finish();
+  })().catch((error: unknown) => {
+    if (finished) return;
+    finish(upstreamFailed(subgraph, error instanceof Error ? causeOf(error) : String(error)));
+  });
+
+  let closed = false;
+  const close = (): void => {
+    if (closed) return;
+    closed = true;
+    finish();
+    pending.length = 0;
+  };
+  return {
+    async next() {
+      while (pending.length === 0 && !finished) await new Promise<void>((resolve) => (wake = resolve));
+      const event = pending.shift();
+      if (event) return event;
+      close();
+      if (failure) throw failure;
+      return undefined;
+    },
+    close,
+  };
+}
+
+/** fetch's "fetch failed" says little; its cause (ECONNREFUSED, ...) says what happened. */
+function causeOf(error: Error): string {
+  const cause = error.cause;
+  return cause instanceof Error && cause.message ? `${error.message}: ${cause.message}` : error.message;
+}
+
+/** The GraphQL errors of a JSON answer, if it is one. */
+function errorsIn(text: string): GraphQLErrorJSON[] | undefined {
+  try {
+    const body = JSON.parse(text) as { errors?: unknown };
+    if (!Array.isArray(body.errors)) return undefined;
+    return body.errors.filter((error): error is GraphQLErrorJSON => typeof error === 'object' && error !== null && typeof (error as GraphQLErrorJSON).message === 'string');
+  } catch {
+    return undefined;
+  }
+}
