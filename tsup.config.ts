@@ -12,8 +12,9 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'testing/index': 'src/testing/index.ts',
-    // Public subpaths for plugins: the operations store and the Connect contract pieces.
+    // Public subpaths for plugins: the operations store, the gRPC service files and the Connect contract pieces.
     'operations/index': 'src/operations/index.ts',
+    'grpc/index': 'src/grpc/index.ts',
     'connect/index': 'src/connect/index.ts',
     'cli/main': 'src/cli/main.ts',
     ...pluginEntries,
@@ -22,7 +23,7 @@ export default defineConfig({
   target: 'node20',
   platform: 'node',
   dts: {
-    entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts', 'operations/index': 'src/operations/index.ts', 'connect/index': 'src/connect/index.ts', ...pluginEntries },
+    entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts', 'operations/index': 'src/operations/index.ts', 'grpc/index': 'src/grpc/index.ts', 'connect/index': 'src/connect/index.ts', ...pluginEntries },
   },
   sourcemap: true,
   clean: true,

@@ -5,8 +5,7 @@
  */
 import { buildASTSchema, parse, type GraphQLSchema } from 'graphql';
 import type { Enum, Method, Service, Type } from 'protobufjs';
-import { parseGrpcMapping, type EntityMapping, type GrpcMapping } from '../../src/grpc/mapping.js';
-import { findService, loadProto } from '../../src/grpc/proto-root.js';
+import { findService, loadProto, parseGrpcMapping, type EntityMapping, type GrpcMapping } from '../../src/grpc/index.js';
 import type { SubgraphRecord } from '../../src/index.js';
 
 /** The execution config record of a gRPC subgraph. */

@@ -76,7 +76,7 @@ export interface SwitchyardPlugin {
   readonly name: string;
   /** Plugins that must be registered before this one. */
   readonly dependsOn?: readonly string[];
-  /** Plugins this one works with when they are there (it reads their request state): if registered, they must come before it. */
+  /** Plugins whose exports this one uses when they are registered (their request state, say); startup does not require them. */
   readonly optionalDependsOn?: readonly string[];
   setup(context: PluginContext): MaybePromise<PluginInstance | void>;
 }

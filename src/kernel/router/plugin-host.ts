@@ -128,11 +128,6 @@ function checkRegistration(plugins: readonly SwitchyardPlugin[]): void {
         );
       }
     }
-    for (const dependency of plugin.optionalDependsOn ?? []) {
-      if (!seen.has(dependency) && plugins.some((p) => p.name === dependency)) {
-        throw new RouterError('PLUGIN_DEPENDENCY_MISSING', `plugin "${plugin.name}" works with "${dependency}", which must be registered before it`);
-      }
-    }
     seen.add(plugin.name);
   }
 }
