@@ -17,7 +17,7 @@ import { build } from 'tsup';
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 
 /** The bench's programs, by name, as entry files under bench/servers. */
-const SERVER_ENTRIES = ['subgraph-server', 'floor', 'ceiling', 'apollo-gateway', 'cache-memory', 'profile-sink', 'transport-floor'] as const;
+const SERVER_ENTRIES = ['subgraph-server', 'floor', 'ceiling', 'apollo-gateway', 'cache-memory', 'profile-sink', 'otlp-sink', 'transport-floor', 'floor-two-roots'] as const;
 
 /** Name of a bench server program. */
 export type ServerName = (typeof SERVER_ENTRIES)[number];

@@ -38,6 +38,8 @@ export const useTelemetry: PluginFactory<typeof telemetryOptionsSchema> = define
   name: 'telemetry',
   configKey: 'telemetry',
   options: telemetryOptionsSchema,
+  // Reads the response cache's record of each request (hits, misses) when that plugin runs.
+  optionalDependsOn: ['response-cache'],
   async setup(ctx, options) {
     if (!telemetryEnabled(options)) return;
     // The OpenTelemetry SDK loads only when a signal is on.
@@ -51,6 +53,8 @@ export const useAccessLogs: PluginFactory<typeof accessLogsOptionsSchema> = defi
   name: 'access-logs',
   configKey: 'access_logs',
   options: accessLogsOptionsSchema,
+  // Reads the response cache's record of each request (hits, misses) when that plugin runs.
+  optionalDependsOn: ['response-cache'],
   async setup(ctx, options) {
     if (!options.enabled) return;
     const { accessLogHooks } = await import('./access-logs.js');

@@ -73,6 +73,8 @@ interface RequestTelemetry {
   taken: Set<object> | undefined;
   /** A persisted operation id sent without text. */
   readonly persistedId: string | undefined;
+  /** Whether the plan came from the router's plan cache; undefined before planning or when a plugin supplied the plan. */
+  planCacheHit: boolean | undefined;
 }
 
 const TELEMETRY = new StateKey<RequestTelemetry>('telemetry');
@@ -99,6 +101,12 @@ export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5
 export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
   const { tracer, instruments } = runtime;
   const subgraphAttributes = new WeakMap<SubgraphConfig, Attributes>();
+  /**
+   * Plans the plan stage has answered before. The kernel's plan cache hands
+   * out the same object for the same operation, and a new one once it built
+   * one again: a plan seen before came from the cache.
+   */
+  const seenPlans = new WeakSet<object>();
 
   const targetOf = (name: string): Attributes => {
     const subgraph = runtime.graph()?.subgraphs.get(name);
@@ -126,6 +134,7 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
         if (facts.name !== undefined) attributes['graphql.operation.name'] = facts.name;
         if (facts.type !== undefined) attributes['graphql.operation.type'] = facts.type;
         attributes['switchyard.operation.hash'] = facts.hash;
+        if (record.planCacheHit !== undefined) attributes['switchyard.plan_cache_hit'] = record.planCacheHit;
         if (facts.type !== undefined) span.updateName(facts.name ? `${facts.type} ${facts.name}` : facts.type);
       }
       if (record.text !== undefined) attributes['graphql.document'] = record.text;
@@ -192,6 +201,7 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
         text: undefined,
         taken: undefined,
         persistedId: request.query === undefined ? persistedIdOf(request) : undefined,
+        planCacheHit: undefined,
       };
       event.state.set(TELEMETRY, record);
       // An unrecorded trace without metrics has nothing to finish (its span's end is a no-op).
@@ -215,7 +225,16 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
 
     onPlan(event) {
       const record = event.state.get(TELEMETRY);
-      if (!record || (!record.recording && !instruments)) return;
+      if (!record) return;
+      // Every plan is noted, sampled or not, so that a sampled request later knows a cached plan when it gets one.
+      if (tracer) {
+        event.whenSettled((outcome) => {
+          if (!outcome.ok || outcome.shortCircuitedBy !== undefined) return;
+          record.planCacheHit = seenPlans.has(outcome.output);
+          if (!record.planCacheHit) seenPlans.add(outcome.output);
+        });
+      }
+      if (!record.recording && !instruments) return;
       // The plan's operation name is the one that runs (a plugin may have set it after the request arrived).
       record.facts = operationFacts(event.input.document, event.input.operationName);
       if (!record.recording) return;
@@ -226,6 +245,7 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
           span.end(clockNow());
           return;
         }
+        if (record.planCacheHit !== undefined) span.setAttribute('switchyard.plan_cache_hit', record.planCacheHit);
         span.end(clockNow());
         record.execute = tracer!.startSpan('execute', { startTime: clockNow(), kind: SpanKind.INTERNAL }, record.context);
         record.executeContext = trace.setSpan(record.context!, record.execute);
@@ -319,6 +339,8 @@ function operationSpanName(request: OperationRequest): string {
 
 function requestAttributes(request: OperationRequest): Attributes {
   const attributes: Attributes = { 'http.request.method': request.method, 'switchyard.origin': request.origin };
+  // A Connect call is an RPC to the router (OpenTelemetry's RPC conventions name Connect `connect_rpc`).
+  if (request.origin === 'connect') attributes['rpc.system'] = 'connect_rpc';
   if (request.origin === 'http') {
     attributes['url.path'] = '/graphql';
     attributes['http.route'] = '/graphql';
@@ -351,6 +373,15 @@ function fetchAttributes(input: { subgraph: string; kind: string; operationType:
 /** Where a subgraph's calls go, as span and metric attributes. */
 function targetAttributes(subgraph: SubgraphConfig): Attributes {
   const attributes: Attributes = {};
+  if (subgraph.kind === 'grpc') {
+    attributes['rpc.system'] = 'grpc';
+    const address = grpcTargetAddress(subgraph.url);
+    if (address) {
+      attributes['server.address'] = address.address;
+      if (address.port !== undefined) attributes['server.port'] = address.port;
+    }
+    return attributes;
+  }
   if (!URL.canParse(subgraph.url)) return attributes;
   const url = new URL(subgraph.url);
   attributes['server.address'] = url.hostname.replace(/^\[|\]$/g, '');
@@ -365,6 +396,18 @@ function targetAttributes(subgraph: SubgraphConfig): Attributes {
     attributes['rpc.system'] = subgraph.kind;
   }
   return attributes;
+}
+
+/**
+ * Host and port of a gRPC target (`host:port`, `dns:///host:port`,
+ * `dns://authority/host:port`, `ipv4:host:port`); undefined for Unix sockets.
+ */
+function grpcTargetAddress(target: string): { address: string; port: number | undefined } | undefined {
+  const name = target.replace(/^(dns:(\/\/[^/]*\/)?|ipv4:|ipv6:)/, '');
+  if (name.startsWith('unix:') || name === '') return undefined;
+  const { address, port } = splitHost(name.split(',')[0]!);
+  // gRPC's default port when the target names none.
+  return { address, port: port ?? 443 };
 }
 
 function splitHost(host: string): { address: string; port: number | undefined } {

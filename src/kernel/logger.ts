@@ -1,4 +1,5 @@
-import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { createRequire } from 'node:module';
+import { pino, type DestinationStream, type Logger as PinoLogger, type LoggerOptions as PinoOptions } from 'pino';
 
 /** The logger plugins receive: pino's, carrying `{ plugin: name }` for plugins. */
 export type Logger = Pick<PinoLogger, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'child' | 'level' | 'isLevelEnabled'>;
@@ -9,22 +10,44 @@ export interface LoggerOptions {
   readonly level?: string;
   /** Where lines go. Default: standard output. */
   readonly destination?: DestinationStream;
+  /**
+   * Human-readable, coloured lines (pino-pretty) instead of JSON. Default:
+   * when lines go to standard output and it is a terminal.
+   */
+  readonly pretty?: boolean;
 }
 
 /**
  * One JSON object per line: `level` (as a word), `time` (epoch ms), `msg`,
  * plus `plugin` when a plugin logs. Keys that commonly hold secrets are
- * redacted wherever they appear in logged objects.
+ * redacted wherever they appear in logged objects. On a terminal the same
+ * lines are printed for people instead: time, coloured level, message, then
+ * the other fields.
  */
-export function createLogger({ level = process.env.LOG_LEVEL ?? 'info', destination }: LoggerOptions = {}): Logger {
-  const options = {
+export function createLogger({ level = process.env.LOG_LEVEL ?? 'info', destination, pretty = !destination && process.stdout.isTTY === true }: LoggerOptions = {}): Logger {
+  const options: PinoOptions = {
     level,
     base: undefined,
-    formatters: { level: (label: string) => ({ level: label }) },
     redact: {
       paths: ['shared_key', '*.shared_key', 'password', '*.password', 'authorization', '*.authorization', 'headers.authorization'],
       censor: '[redacted]',
     },
   };
+  // pino-pretty reads pino's numeric levels; JSON lines carry the level as a word.
+  if (pretty) return pino(options, prettyStream(destination));
+  options.formatters = { level: (label: string) => ({ level: label }) };
   return destination ? pino(options, destination) : pino(options);
+}
+
+/** pino-pretty, loaded only for a terminal; synchronous, so a line is on screen before the process exits. */
+function prettyStream(destination: DestinationStream | undefined): DestinationStream {
+  const require = createRequire(import.meta.url);
+  const pinoPretty = require('pino-pretty') as typeof import('pino-pretty');
+  // Colours unless NO_COLOR is set or TERM is dumb (pino-pretty's default).
+  return pinoPretty.build({
+    sync: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    ...(destination ? { destination } : {}),
+  });
 }

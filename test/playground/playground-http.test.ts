@@ -49,6 +49,9 @@ describe('the playground over HTTP', () => {
     expect(await assetPaths()).toEqual([
       expect.stringMatching(/^\/playground\/favicon\.[0-9a-f]{12}\.ico$/),
       expect.stringMatching(/^\/playground\/graphiql\.[0-9a-f]{12}\.css$/),
+      // The plan-and-trace panel (query_plans.enabled follows introspection.enabled, on by default).
+      expect.stringMatching(/^\/playground\/trace-panel\.[0-9a-f]{12}\.css$/),
+      expect.stringMatching(/^\/playground\/trace-panel\.[0-9a-f]{12}\.js$/),
       expect.stringMatching(/^\/playground\/graphiql\.[0-9a-f]{12}\.js$/),
     ]);
     for (const worker of ['editor.worker', 'json.worker', 'graphql.worker']) expect(page).toMatch(new RegExp(`"/playground/${worker}\\.[0-9a-f]{12}\\.js"`));
@@ -58,7 +61,7 @@ describe('the playground over HTTP', () => {
   });
 
   it('serves each asset with a year-long immutable cache lifetime, gzip-encoded when the client accepts it', async () => {
-    const [favicon, css, js] = await assetPaths();
+    const [favicon, css, panelCss, panelJs, js] = await assetPaths();
     const plain = await get(js!);
     expect(plain.status).toBe(200);
     expect(plain.headers['content-type']).toBe('text/javascript; charset=utf-8');
@@ -74,6 +77,10 @@ describe('the playground over HTTP', () => {
 
     expect((await get(js!, { 'accept-encoding': 'gzip;q=0, identity' })).headers['content-encoding']).toBeUndefined();
     expect((await get(css!)).headers['content-type']).toBe('text/css; charset=utf-8');
+    expect((await get(panelCss!)).headers['content-type']).toBe('text/css; charset=utf-8');
+    const panel = await get(panelJs!);
+    expect([panel.headers['content-type'], panel.headers['cache-control']]).toEqual(['text/javascript; charset=utf-8', 'public, max-age=31536000, immutable']);
+    expect(panel.body.toString('utf8')).toContain("'x-switchyard-include-trace'");
     const icon = await get(favicon!);
     expect([icon.headers['content-type'], icon.body.subarray(0, 4).toString('hex')]).toEqual(['image/x-icon', '00000100']);
   });
@@ -86,18 +93,31 @@ describe('the playground over HTTP', () => {
   it('answers an unknown or outdated asset name, and methods other than GET and HEAD, with 404', async () => {
     const missing = await get('/playground/graphiql.000000000000.js');
     expect([missing.status, JSON.parse(missing.body.toString('utf8'))]).toEqual([404, { errors: [{ message: 'Not found: /playground/graphiql.000000000000.js' }] }]);
-    const [, , js] = await assetPaths();
+    const js = (await assetPaths()).at(-1);
     expect((await get(js!, {}, 'POST')).status).toBe(404);
     expect((await get('/', {}, 'DELETE')).status).toBe(404);
   });
 
   it('serves neither the page nor its assets when playground.enabled is false', async () => {
-    const [, , js] = await assetPaths();
+    const js = (await assetPaths()).at(-1);
     const off = await startTestRouter({ subgraphs: [library], config: { playground: { enabled: false } } });
     try {
       expect((await off.fetch('/')).status).toBe(404);
       expect((await off.fetch(js!)).status).toBe(404);
       expect((await off.query('{ books { id } }')).status).toBe(200);
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('leaves the plan-and-trace panel out where query_plans.enabled is false', async () => {
+    const panelJs = (await assetPaths()).find((path) => path.includes('/trace-panel.') && path.endsWith('.js'));
+    const off = await startTestRouter({ subgraphs: [library], config: { query_plans: { enabled: false } } });
+    try {
+      const page = await (await off.fetch('/')).text();
+      expect(page).toContain('/playground/graphiql.');
+      expect(page).not.toContain('trace-panel');
+      expect((await off.fetch(panelJs!)).status).toBe(404);
     } finally {
       await off.close();
     }

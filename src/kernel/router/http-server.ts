@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin as YogaPlugin, type YogaServerInstance } from 'graphql-yoga';
-import type { CoreConfig } from '../config/core-schema.js';
+import { queryPlansEnabled, type CoreConfig } from '../config/core-schema.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { memoOn } from '../object-memo.js';
@@ -12,6 +12,7 @@ import { CsrfGuard } from './csrf.js';
 import { checkParams, useStrictParams } from './graphql-params.js';
 import { answerPost, postLaneCandidate, type PostLaneOptions } from './graphql-post-lane.js';
 import type { WebSocketEndpoint } from '../subscriptions/websocket-server.js';
+import type { StreamingHttpEndpoint } from '../subscriptions/streaming-http.js';
 import { parseListenAddress } from './listen-address.js';
 import { bindListener, guardHttpServer, MAIN_LISTENER_TIMEOUTS, type ListenerTimeouts } from './listener-guard.js';
 import { Playground } from './playground.js';
@@ -53,7 +54,7 @@ export class HttpServer {
   private server: Server | undefined;
   /** Set once close() starts: keep-alive ends and readiness reports 503. */
   private draining = false;
-  private readonly playground = new Playground({ endpoint: '/graphql' });
+  private readonly playground: Playground;
   /** The lane for plain JSON POSTs (graphql-post-lane.ts). */
   private readonly postLane: PostLaneOptions;
   /** `cors.*`; undefined when CORS is off. */
@@ -67,6 +68,8 @@ export class HttpServer {
 
   constructor(private readonly options: HttpServerOptions) {
     const { config } = options;
+    // The plan-and-trace panel asks for query plans: only where they may be shown.
+    this.playground = new Playground({ endpoint: '/graphql', tracePanel: queryPlansEnabled(config) });
     this.cors = config.cors.enabled ? new CorsPolicy(config.cors, options.log) : undefined;
     this.csrf = new CsrfGuard(config.csrf_prevention);
     this.postLane = {

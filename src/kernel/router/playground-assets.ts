@@ -50,7 +50,8 @@ export function assetsByFile(bundle: PlaygroundBundle): ReadonlyMap<string, Play
   return new Map(all.map((entry) => [entry.file, entry]));
 }
 
-function asset(name: string, extension: string, contentType: string, bytes: Buffer<ArrayBuffer>): PlaygroundAsset {
+/** An asset named `<name>.<content hash>.<extension>`. */
+export function asset(name: string, extension: string, contentType: string, bytes: Buffer<ArrayBuffer>): PlaygroundAsset {
   const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 12);
   let compressed: Promise<Buffer<ArrayBuffer>> | undefined;
   return {

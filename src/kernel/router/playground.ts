@@ -6,7 +6,8 @@
  * page itself (never cached) is a few hundred bytes per visit.
  */
 import { createHash } from 'node:crypto';
-import { assetsByFile, loadPlaygroundBundle, type PlaygroundAsset } from './playground-assets.js';
+import { asset, assetsByFile, loadPlaygroundBundle, type PlaygroundAsset } from './playground-assets.js';
+import { TRACE_PANEL_SCRIPT, TRACE_PANEL_STYLES } from './playground-trace-panel.js';
 
 /** Path prefix of the playground's assets. */
 export const PLAYGROUND_ASSETS_PATH = '/playground/';
@@ -24,6 +25,11 @@ export interface PlaygroundOptions {
   readonly endpoint?: string;
   /** The page title. Default: `Switchyard playground`. */
   readonly title?: string;
+  /**
+   * Adds the plan-and-trace panel (playground-trace-panel.ts); it asks for
+   * query plans and traces, so only where `query_plans.enabled`. Default: false.
+   */
+  readonly tracePanel?: boolean;
 }
 
 interface LoadedPlayground {
@@ -78,9 +84,13 @@ export class Playground {
   }
 }
 
-async function buildPlayground({ endpoint = '/graphql', title = 'Switchyard playground' }: PlaygroundOptions): Promise<LoadedPlayground> {
+async function buildPlayground({ endpoint = '/graphql', title = 'Switchyard playground', tracePanel = false }: PlaygroundOptions): Promise<LoadedPlayground> {
   const bundle = await loadPlaygroundBundle();
   const url = (asset: PlaygroundAsset) => `${PLAYGROUND_ASSETS_PATH}${asset.file}`;
+  const JS = 'text/javascript; charset=utf-8';
+  const panel = tracePanel
+    ? { js: asset('trace-panel', 'js', JS, Buffer.from(TRACE_PANEL_SCRIPT)), css: asset('trace-panel', 'css', 'text/css; charset=utf-8', Buffer.from(TRACE_PANEL_STYLES)) }
+    : undefined;
   const workerUrls = {
     editorWorkerService: url(bundle.workers.editorWorkerService),
     json: url(bundle.workers.json),
@@ -96,12 +106,14 @@ async function buildPlayground({ endpoint = '/graphql', title = 'Switchyard play
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>${escapeHtml(title)}</title>
     <link rel="icon" href="${url(bundle.favicon)}" />
-    <link rel="stylesheet" href="${url(bundle.css)}" />
+    <link rel="stylesheet" href="${url(bundle.css)}" />${panel ? `
+    <link rel="stylesheet" href="${url(panel.css)}" />` : ''}
   </head>
   <body id="body" class="no-focus-outline">
     <noscript>The playground needs JavaScript.</noscript>
     <div id="root"></div>
-    <script>${environment}</script>
+    <script>${environment}</script>${panel ? `
+    <script src="${url(panel.js)}" data-endpoint="${escapeHtml(endpoint)}"></script>` : ''}
     <script src="${url(bundle.js)}"></script>
     <script>${start}</script>
   </body>
@@ -119,7 +131,9 @@ async function buildPlayground({ endpoint = '/graphql', title = 'Switchyard play
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
-  return { page, contentSecurityPolicy, files: assetsByFile(bundle) };
+  const files = new Map(assetsByFile(bundle));
+  if (panel) for (const extra of [panel.js, panel.css]) files.set(extra.file, extra);
+  return { page, contentSecurityPolicy, files };
 }
 
 function acceptsGzip(acceptEncoding: string | undefined): boolean {

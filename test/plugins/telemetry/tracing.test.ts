@@ -176,6 +176,28 @@ describe('telemetry: traces', () => {
     expect(new Set(receiver.spans.map((s) => s.traceId))).toEqual(new Set([sampled.traceId]));
   });
 
+  it('says on the operation and plan spans whether the plan came from the plan cache, also after an unsampled first run', async () => {
+    const router = await startRouter(tracing({ sampling_rate: 0 }));
+    const [second, namesFirst, namesAgain] = [newIds(), newIds(), newIds()];
+    try {
+      // Not sampled, but it plans (and fills the plan cache) all the same.
+      await router.query({ query: TOP_PRODUCTS, headers: { traceparent: traceparent(newIds().traceId, newIds().parentId, false) } });
+      await router.query({ query: TOP_PRODUCTS, headers: { traceparent: traceparent(second.traceId, second.parentId) } });
+      const NAMES = '{ topProducts { name } }';
+      await router.query({ query: NAMES, headers: { traceparent: traceparent(namesFirst.traceId, namesFirst.parentId) } });
+      await router.query({ query: NAMES, headers: { traceparent: traceparent(namesAgain.traceId, namesAgain.parentId) } });
+    } finally {
+      await router.close();
+    }
+    const planCacheHit = (ids: { traceId: string }) => {
+      const spans = receiver.spans.filter((s) => s.traceId === ids.traceId);
+      return [spans.find((s) => s.kind === SERVER)!.attributes['switchyard.plan_cache_hit'], byName(spans, 'plan').attributes['switchyard.plan_cache_hit']];
+    };
+    expect(planCacheHit(second)).toEqual([true, true]);
+    expect(planCacheHit(namesFirst)).toEqual([false, false]);
+    expect(planCacheHit(namesAgain)).toEqual([true, true]);
+  });
+
   it('ignores the client trace when parent_based_sampler is false', async () => {
     const router = await startRouter(tracing({ sampling_rate: 0, parent_based_sampler: false }));
     const { traceId, parentId } = newIds();

@@ -1,0 +1,159 @@
+/**
+ * The trace of one request as the playground's plan-and-trace panel shows
+ * it: how long planning took and whether the plan came from the plan cache,
+ * and one entry per subgraph fetch (when it started, how long it took,
+ * whether it left the router, its errors). Made only when the client sends
+ * `X-Switchyard-Include-Trace: true` and `query_plans.enabled` allows it;
+ * every other request pays one header lookup.
+ */
+import { RouterError } from '../errors.js';
+import type { SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
+import { StateKey } from '../pipeline/state.js';
+
+/** Request header asking for `extensions.trace`. */
+export const TRACE_HEADER = 'x-switchyard-include-trace';
+
+/** The request's trace, when one is being made. */
+export const REQUEST_TRACE = new StateKey<RequestTrace>('request-trace');
+
+/** Error messages kept per fetch, at most. */
+const MAX_ERRORS = 5;
+
+/** `extensions.trace` as clients see it; times in milliseconds from the request's start. */
+export interface RequestTraceJSON {
+  /** The whole operation, parse to response. */
+  readonly durationMs: number;
+  /** Null when the request ended before planning (parse or validation errors). */
+  readonly plan: PlanTraceJSON | null;
+  /** In the order the fetches started. */
+  readonly fetches: readonly FetchTraceJSON[];
+}
+
+export interface PlanTraceJSON {
+  readonly startMs: number;
+  readonly durationMs: number;
+  /** True when the plan came from the plan cache; null when a plugin supplied it. */
+  readonly cacheHit: boolean | null;
+}
+
+export interface FetchTraceJSON {
+  /** The plan's fetch node id (`Fetch` nodes in `extensions.queryPlan` carry the same id). */
+  readonly fetchId: number;
+  readonly subgraph: string;
+  readonly kind: 'root' | 'entity';
+  readonly startMs: number;
+  readonly durationMs: number;
+  /**
+   * False when a plugin answered the fetch and nothing was sent (a response
+   * cache hit, for example).
+   */
+  readonly sent: boolean;
+  /** Entity fetches: representations asked for, and how many were sent (fewer on a partial cache hit). */
+  readonly entities?: { readonly requested: number; readonly sent: number };
+  /** GraphQL errors the subgraph answered with (first messages), or why the fetch failed. */
+  readonly errors?: readonly string[];
+  /** The error code when the fetch failed without an answer (`SUBGRAPH_REQUEST_FAILED`, ...). */
+  readonly failure?: string;
+}
+
+interface FetchEntry {
+  fetchId: number;
+  subgraph: string;
+  kind: 'root' | 'entity';
+  started: number;
+  ended: number | undefined;
+  sent: boolean;
+  requested: number | undefined;
+  sentEntities: number | undefined;
+  errors: string[] | undefined;
+  failure: string | undefined;
+}
+
+/** Collects one request's trace while it runs. */
+export class RequestTrace {
+  private readonly started = performance.now();
+  private plan: { started: number; ended: number; cacheHit: boolean | undefined } | undefined;
+  private readonly fetches: FetchEntry[] = [];
+
+  /** Marks planning: call `done` when the plan is there. */
+  beginPlan(): { cacheHit(hit: boolean): void; done(): void } {
+    const plan = { started: performance.now(), ended: 0, cacheHit: undefined as boolean | undefined };
+    this.plan = plan;
+    return {
+      cacheHit: (hit) => {
+        plan.cacheHit = hit;
+      },
+      done: () => {
+        plan.ended = performance.now();
+      },
+    };
+  }
+
+  /** Follows one fetch: `sending` when it leaves the router, `done` when it ended. */
+  beginFetch(request: SubgraphRequest): FetchRecorder {
+    const entry: FetchEntry = {
+      fetchId: request.fetchId,
+      subgraph: request.subgraph,
+      kind: request.kind,
+      started: performance.now(),
+      ended: undefined,
+      sent: false,
+      requested: request.representations?.length,
+      sentEntities: undefined,
+      errors: undefined,
+      failure: undefined,
+    };
+    this.fetches.push(entry);
+    return {
+      sending(sent) {
+        entry.sent = true;
+        entry.sentEntities = sent.representations?.length;
+      },
+      answered(response) {
+        entry.ended = performance.now();
+        if (response.errors && response.errors.length > 0) entry.errors = response.errors.slice(0, MAX_ERRORS).map((error) => error.message);
+      },
+      failed(error) {
+        entry.ended = performance.now();
+        entry.failure = error instanceof RouterError ? error.code : 'INTERNAL_SERVER_ERROR';
+        entry.errors = [error instanceof Error ? error.message : String(error)];
+      },
+    };
+  }
+
+  toJSON(): RequestTraceJSON {
+    const now = performance.now();
+    const at = (time: number) => round(time - this.started);
+    return {
+      durationMs: at(now),
+      plan: this.plan ? { startMs: at(this.plan.started), durationMs: round((this.plan.ended || now) - this.plan.started), cacheHit: this.plan.cacheHit ?? null } : null,
+      fetches: this.fetches.map((entry) => {
+        const fetch: { -readonly [K in keyof FetchTraceJSON]: FetchTraceJSON[K] } = {
+          fetchId: entry.fetchId,
+          subgraph: entry.subgraph,
+          kind: entry.kind,
+          startMs: at(entry.started),
+          durationMs: round((entry.ended ?? now) - entry.started),
+          sent: entry.sent,
+        };
+        if (entry.requested !== undefined) fetch.entities = { requested: entry.requested, sent: entry.sent ? (entry.sentEntities ?? 0) : 0 };
+        if (entry.errors) fetch.errors = entry.errors;
+        if (entry.failure) fetch.failure = entry.failure;
+        return fetch;
+      }),
+    };
+  }
+}
+
+/** What the fetch path reports to the trace. */
+export interface FetchRecorder {
+  /** The request as it leaves the router (after plugins changed it). */
+  sending(sent: SubgraphRequest): void;
+  answered(response: SubgraphResponse): void;
+  failed(error: unknown): void;
+}
+
+/** Microsecond precision is plenty for a waterfall. */
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
