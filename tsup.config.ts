@@ -16,6 +16,8 @@ export default defineConfig({
     'operations/index': 'src/operations/index.ts',
     'grpc/index': 'src/grpc/index.ts',
     'connect/index': 'src/connect/index.ts',
+    // Config-file setup for programs that start the router themselves.
+    'setup/index': 'src/setup/index.ts',
     'cli/main': 'src/cli/main.ts',
     ...pluginEntries,
   },
@@ -23,7 +25,7 @@ export default defineConfig({
   target: 'node20',
   platform: 'node',
   dts: {
-    entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts', 'operations/index': 'src/operations/index.ts', 'grpc/index': 'src/grpc/index.ts', 'connect/index': 'src/connect/index.ts', ...pluginEntries },
+    entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts', 'operations/index': 'src/operations/index.ts', 'grpc/index': 'src/grpc/index.ts', 'connect/index': 'src/connect/index.ts', 'setup/index': 'src/setup/index.ts', ...pluginEntries },
   },
   sourcemap: true,
   clean: true,

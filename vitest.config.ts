@@ -12,7 +12,7 @@ export default defineConfig({
       { find: /^graphql$/, replacement: require.resolve('graphql') },
       // Example plugin packages import `switchyard` as users do; here that is this checkout's source.
       { find: /^switchyard$/, replacement: fileURLToPath(new URL('src/index.ts', import.meta.url)) },
-      { find: /^switchyard\/testing$/, replacement: fileURLToPath(new URL('src/testing/index.ts', import.meta.url)) },
+      { find: /^switchyard\/(testing|setup|operations|grpc|connect)$/, replacement: fileURLToPath(new URL('src/$1/index.ts', import.meta.url)) },
       { find: /^switchyard\/plugins\/([a-z0-9-]+)$/, replacement: fileURLToPath(new URL('plugins/$1/index.ts', import.meta.url)) },
     ],
   },

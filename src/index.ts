@@ -124,7 +124,6 @@ export {
   type PluginEntryConfig,
   type UrlOptions,
 } from './kernel/config/index.js';
-export { loadRouterSetup, type RouterSetup, type RouterSetupOptions } from './cli/router-setup.js';
 
 // Composition
 export { composeGraph, composeSubgraphs, type ComposedGraph, type SubgraphSdl } from './compose/index.js';

@@ -9,7 +9,8 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { composeSubgraphs, createRouter, loadRouterSetup, type Logger, type Router } from '../../src/index.js';
+import { composeSubgraphs, createRouter, type Logger, type Router } from '../../src/index.js';
+import { loadRouterSetup } from '../../src/setup/index.js';
 import { startSubgraph, type TestSubgraph } from '../../src/testing/index.js';
 import { catalog, inventory } from './subgraphs.js';
 

@@ -15,7 +15,8 @@ import { describe, expect, it } from 'vitest';
 import { graphDrivenPlugins } from '../../src/cli/builtin-plugins.js';
 import { composeGraph, writeOutput } from '../../src/compose/index.js';
 import { initProject } from '../../src/grpc/templates.js';
-import { createLogger, createRouter, loadRouterSetup, type Router } from '../../src/index.js';
+import { createLogger, createRouter, type Router } from '../../src/index.js';
+import { loadRouterSetup } from '../../src/setup/index.js';
 import { freePort, switchyard, tempDir } from '../grpc/support.js';
 
 const exec = promisify(execFile);

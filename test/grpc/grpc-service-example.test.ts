@@ -15,7 +15,8 @@ import { composeGraph, writeOutput } from '../../src/compose/index.js';
 import { writeContractFiles } from '../../src/connect/contract-files.js';
 import { writeServiceFiles } from '../../src/grpc/service-files.js';
 import { initProject } from '../../src/grpc/templates.js';
-import { createLogger, createRouter, loadRouterSetup, type Router } from '../../src/index.js';
+import { createLogger, createRouter, type Router } from '../../src/index.js';
+import { loadRouterSetup } from '../../src/setup/index.js';
 import { freePort, tempDir } from './support.js';
 
 const exec = promisify(execFile);

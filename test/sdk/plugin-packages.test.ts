@@ -7,7 +7,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadRouterSetup } from '../../src/index.js';
+import { ConfigError } from '../../src/index.js';
+import { loadRouterSetup } from '../../src/setup/index.js';
 
 let root: string;
 

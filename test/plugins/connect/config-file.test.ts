@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRouterSetup, RouterError } from '../../../src/index.js';
+import { RouterError } from '../../../src/index.js';
+import { loadRouterSetup } from '../../../src/setup/index.js';
 import { startTestRouter } from '../../../src/testing/index.js';
 import { connectPost, freePort, PROJECT_OPERATIONS, startProjectsGraph, tempDir, writeContract, type ProjectsGraph } from './fixtures.js';
 

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadRouterSetup } from '../../../src/index.js';
+import { ConfigError } from '../../../src/index.js';
+import { loadRouterSetup } from '../../../src/setup/index.js';
 import { tempDir } from '../../operations/support/operations.js';
 
 let dir: { path: string; remove(): Promise<void> };

@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, RouterError, loadRouterSetup } from '../../../src/index.js';
+import { ConfigError, RouterError } from '../../../src/index.js';
+import { loadRouterSetup } from '../../../src/setup/index.js';
 import { startRedis, type RedisServer } from '../../support/redis.js';
 import { capturingLogger, freePort, memoryCache, SHARED_KEY, startCacheGraph, type CacheGraph } from './fixtures.js';
 

@@ -8,7 +8,8 @@ import { ACCESS_LOG_MESSAGE, useAccessLogs, useTelemetry } from '../../../plugin
 import { exportTargets, resolveServiceName } from '../../../plugins/telemetry/otel-env.js';
 import { telemetryOptionsSchema } from '../../../plugins/telemetry/options.js';
 import { builtinSections } from '../../../src/cli/builtin-plugins.js';
-import { createLogger, loadRouterSetup, parseConfig } from '../../../src/index.js';
+import { createLogger, parseConfig } from '../../../src/index.js';
+import { loadRouterSetup } from '../../../src/setup/index.js';
 import { startSubgraph, startTestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { productsSubgraph, reviewsSubgraph, TOP_PRODUCTS, usersSubgraph } from './fixtures.js';
 
