@@ -69,6 +69,7 @@ export type { Supergraph } from './kernel/graph/supergraph-model.js';
 
 // Query plans
 export type {
+  FetchEntry,
   FetchNode,
   FlattenNode,
   ParallelNode,

@@ -112,6 +112,11 @@ export function userByIdOrNull(id: string): User | null {
   return userById.get(id) ?? null;
 }
 
+/** The first `first` users (the accounts subgraph's `users`, read by the two-root-field scenario). */
+export function firstUsers(first: number): readonly User[] {
+  return users.slice(0, Math.max(0, first));
+}
+
 export function reviewsOfProduct(upc: string): readonly Review[] {
   return reviewsByProduct.get(upc) ?? [];
 }

@@ -7,6 +7,7 @@
 import { transformSupergraphToPublicSchema } from '@theguild/federation-composition';
 import { buildASTSchema, execute, parse, type GraphQLFieldResolver } from 'graphql';
 import {
+  firstUsers,
   inStock,
   productByUpcOrNull,
   reviewsByUser,
@@ -25,6 +26,7 @@ const resolvers: Readonly<Record<string, Resolver>> = {
   'Query.topProducts': (_: unknown, args) => topProducts(Number(args.first)),
   'Query.product': (_: unknown, args) => productByUpcOrNull(String(args.upc)),
   'Query.user': (_: unknown, args) => userByIdOrNull(String(args.id)),
+  'Query.users': (_: unknown, args) => firstUsers(Number(args.first)),
   'Product.inStock': (product: Product) => inStock(product.upc),
   'Product.shippingEstimate': (product: Product) => shippingEstimate(product.price, product.weight),
   'Product.reviews': (product: Product) => reviewsOfProduct(product.upc),

@@ -6,6 +6,7 @@
  */
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
 import {
+  firstUsers,
   inStock,
   productByUpcOrNull,
   reviewsByUser,
@@ -38,6 +39,7 @@ const accounts: BenchSubgraph = {
     ${link(['key'])}
     type Query {
       user(id: ID!): User
+      users(first: Int! = 20): [User!]!
     }
     type User @key(fields: "id") {
       id: ID!
@@ -46,7 +48,10 @@ const accounts: BenchSubgraph = {
     }
   `,
   resolvers: {
-    Query: { user: (_: unknown, args: { id: string }) => userByIdOrNull(args.id) },
+    Query: {
+      user: (_: unknown, args: { id: string }) => userByIdOrNull(args.id),
+      users: (_: unknown, args: { first: number }) => firstUsers(args.first),
+    },
     User: { __resolveReference: (ref: { id: string }) => userByIdOrNull(ref.id) },
   },
 };

@@ -245,12 +245,16 @@ describe('wrapped mode', () => {
 });
 
 describe('merged entity fetches (engine.enable_multi_fetch)', () => {
-  const books = '{ books { ratings author { name secret } } }';
+  // Authors selected two ways stay two fetches in the plan (fetch merging needs one selection per type).
+  const books = '{ books { ratings author { name secret } } other: books { author { secret } } }';
   const clientPaths = [
     ['books', 0, 'author', 'secret'],
     ['books', 1, 'author', 'secret'],
     ['books', 2, 'author', 'secret'],
     ['books', 2, 'ratings'],
+    ['other', 0, 'author', 'secret'],
+    ['other', 1, 'author', 'secret'],
+    ['other', 2, 'author', 'secret'],
   ];
   let library: TestSubgraph;
   let people: TestSubgraph;

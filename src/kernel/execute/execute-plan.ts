@@ -3,7 +3,7 @@ import type { JsonObject, SubgraphRequest, SubgraphResponse } from '../fetch/sub
 import type { FetchNode, PlanNode, QueryPlan } from '../plan/query-plan.js';
 import { scheduleParallel, type MergedFetch } from './multi-fetch.js';
 import { restoreAliases } from './restore-aliases.js';
-import { collectEntityBatch } from './compiled-collect.js';
+import { collectFetchBatch } from './merged-batch.js';
 import type { EntityBatch } from './representations.js';
 import { ResponseTree } from './response-tree.js';
 import { SharedAnswers, type AnswerTrace } from './shared-answers.js';
@@ -190,7 +190,7 @@ class PlanWalker {
       const shared = preparedFetches.get(node, trace);
       if (shared) return shared;
     }
-    const batch = collectEntityBatch(this.tree, node, this.options);
+    const batch = collectFetchBatch(this.tree, node, this.options);
     if (!batch) return undefined;
     const prepared: PreparedEntityFetch = { node, batch };
     if (trace && trace.length > 0) preparedFetches.set(node, trace, prepared);

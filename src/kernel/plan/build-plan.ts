@@ -2,8 +2,19 @@ import { Kind, print, type DocumentNode, type SelectionNode, type SelectionSetNo
 import type { FederationIndex } from '../graph/federation-index.js';
 import type { FetchGroup } from './fetch-group.js';
 import { normalizeOperation, selectOperation, type NormalizedOperation } from './normalize.js';
+import { mergeFetchGroups } from './merge-fetches.js';
 import { Planner } from './planner.js';
-import type { FetchNode, PlanNode, QueryPlan } from './query-plan.js';
+import type { FetchEntry, FetchNode, PlanNode, QueryPlan, RepresentationField, RepresentationSpec } from './query-plan.js';
+
+/** Options of `buildQueryPlan`. */
+export interface BuildPlanOptions {
+  /**
+   * Merge entity fetches to one subgraph of one wave into one call
+   * (merge-fetches.ts). Default true; off only to compare against the
+   * one-call-per-path plan in tests and benchmarks.
+   */
+  readonly mergeFetches?: boolean;
+}
 
 /**
  * Plans one operation of a document for a supergraph. `conditions` are the
@@ -15,6 +26,7 @@ export function buildQueryPlan(
   document: DocumentNode,
   operationName: string | undefined | null,
   conditions: Readonly<Record<string, unknown>> = {},
+  options: BuildPlanOptions = {},
 ): QueryPlan {
   const definition = selectOperation(document, operationName);
   const { rootTypes } = index.supergraph;
@@ -26,11 +38,12 @@ export function buildQueryPlan(
     satisfies: (objectType, condition) => index.satisfies(objectType, condition),
   });
   const planned = new Planner(index, operation).plan();
-  const fetches = planned.groups.map((group) => toFetchNode(group, operation));
-  const byGroup = new Map(planned.groups.map((group, i) => [group, fetches[i]!]));
+  const groups = options.mergeFetches === false ? planned.groups : mergeFetchGroups(index, planned.groups);
+  const fetches = groups.map((group) => toFetchNode(group, operation));
+  const byGroup = new Map(groups.map((group, i) => [group, fetches[i]!]));
   return {
     kind: 'QueryPlan',
-    node: arrangeNodes(planned.groups, byGroup, operation.operationType === 'mutation'),
+    node: arrangeNodes(groups, byGroup, operation.operationType === 'mutation'),
     fetches,
     operation,
     introspection: planned.introspectionFields.length > 0 ? introspectionDocument(document, operation) : undefined,
@@ -62,10 +75,33 @@ function toFetchNode(group: FetchGroup, operation: NormalizedOperation): FetchNo
     selectionSet,
     variableUsages: [...used],
     mergePath: group.mergePath,
-    representations: group.kind === 'entity' ? [...group.representations.values()].map((r) => r.build()) : undefined,
+    representations: group.kind === 'entity' ? representationsOf(group) : undefined,
+    ...(group.mergedWith.length > 0 ? { entries: [group, ...group.mergedWith].map(entryOf) } : {}),
     ...(group.aliases.length > 0 ? { aliases: group.aliases } : {}),
     ...(group.kind === 'root' ? { rootFields: [...group.tree.fields.keys()].filter((key) => key !== '__typename') } : {}),
   };
+}
+
+function entryOf(group: FetchGroup): FetchEntry {
+  return { path: group.mergePath, representations: [...group.representations.values()].map((r) => r.build()) };
+}
+
+/** A merged fetch's representations: per type, the union of its entries' fields (what the call may carry). */
+function representationsOf(group: FetchGroup): RepresentationSpec[] {
+  const own = [...group.representations.values()].map((r) => r.build());
+  if (group.mergedWith.length === 0) return own;
+  const byType = new Map<string, { spec: RepresentationSpec; fields: RepresentationField[] }>();
+  for (const spec of [own, ...group.mergedWith.map((g) => entryOf(g).representations)].flat()) {
+    const known = byType.get(spec.typeCondition);
+    if (!known) {
+      byType.set(spec.typeCondition, { spec, fields: [...spec.fields] });
+      continue;
+    }
+    for (const field of spec.fields) {
+      if (!known.fields.some((f) => f.name === field.name && f.responseKey === field.responseKey)) known.fields.push(field);
+    }
+  }
+  return [...byType.values()].map(({ spec, fields }) => ({ ...spec, fields }));
 }
 
 function sanitize(name: string): string {
@@ -113,7 +149,9 @@ function arrangeNodes(groups: readonly FetchGroup[], nodes: ReadonlyMap<FetchGro
     const parts: PlanNode[] = [];
     if (group) {
       const fetch = nodes.get(group)!;
-      parts.push(fetch.fetchKind === 'entity' ? { kind: 'Flatten', path: fetch.mergePath, node: fetch } : fetch);
+      if (fetch.fetchKind !== 'entity') parts.push(fetch);
+      else if (fetch.entries) parts.push({ kind: 'Flatten', path: fetch.mergePath, paths: fetch.entries.map((e) => e.path), node: fetch });
+      else parts.push({ kind: 'Flatten', path: fetch.mergePath, node: fetch });
     }
     const childNodes = (children.get(group) ?? []).map(build).filter((n): n is PlanNode => !!n);
     if (group === undefined && sequential) parts.push(...childNodes);

@@ -56,6 +56,12 @@ export class FetchGroup {
   readonly dependsOn = new Set<FetchGroup>();
   /** Fields sent under an alias because their response key clashed inside this fetch. */
   readonly aliases: FetchAlias[] = [];
+  /**
+   * Entity groups of other paths merged into this one call (merge-fetches.ts):
+   * their objects are looked up in the same `_entities` call. Their own
+   * `mergePath` and representations still say where to find the objects.
+   */
+  readonly mergedWith: FetchGroup[] = [];
 
   constructor(
     id: number,

@@ -20,8 +20,11 @@ function printNode(node: PlanNode, level: number): string {
     case 'Sequence':
     case 'Parallel':
       return `${pad}${node.kind} {\n${node.nodes.map((n) => printNode(n, level + 1)).join(',\n')}\n${pad}}`;
-    case 'Flatten':
-      return `${pad}Flatten(path: "${node.path.join('.')}") {\n${printNode(node.node, level + 1)}\n${pad}}`;
+    case 'Flatten': {
+      // A merged fetch looks objects up at several paths in one call.
+      const head = node.paths ? `paths: [${node.paths.map((p) => `"${p.join('.')}"`).join(', ')}]` : `path: "${node.path.join('.')}"`;
+      return `${pad}Flatten(${head}) {\n${printNode(node.node, level + 1)}\n${pad}}`;
+    }
     case 'Fetch':
       return printFetch(node, level);
   }

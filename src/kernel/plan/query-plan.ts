@@ -43,6 +43,16 @@ export interface FetchAlias {
   readonly responseKey: string;
 }
 
+/**
+ * One path whose objects a merged entity fetch looks up. Every entry's
+ * entities get the part of the selection that applies to their types, which
+ * is what they would have got from a call of their own.
+ */
+export interface FetchEntry {
+  readonly path: readonly PathSegment[];
+  readonly representations: readonly RepresentationSpec[];
+}
+
 /** One call to one subgraph. */
 export interface FetchNode {
   readonly kind: 'Fetch';
@@ -59,10 +69,16 @@ export interface FetchNode {
   readonly selectionSet: string;
   /** Client variables the operation reads (besides `$representations`). */
   readonly variableUsages: readonly string[];
-  /** Where the entity objects sit in the response (empty for root fetches). */
+  /** Where the entity objects sit in the response (empty for root fetches; the first entry's path for merged fetches). */
   readonly mergePath: readonly PathSegment[];
-  /** Entity fetches: how to build representations, per type. */
+  /** Entity fetches: how to build representations, per type (for merged fetches, the union over the entries). */
   readonly representations: readonly RepresentationSpec[] | undefined;
+  /**
+   * Merged entity fetches: the paths whose objects this one `_entities` call
+   * looks up, with their own representations (two or more; absent otherwise).
+   * Equal representations from several paths are sent once.
+   */
+  readonly entries?: readonly FetchEntry[];
   /** Fields sent under an alias, to rename back in the answer (rare: conflicting subgraph types). */
   readonly aliases?: readonly FetchAlias[];
   /** Root fetches: the response keys of the root fields they answer. */
@@ -73,6 +89,8 @@ export interface FetchNode {
 export interface FlattenNode {
   readonly kind: 'Flatten';
   readonly path: readonly PathSegment[];
+  /** A merged fetch: every path it looks objects up at (`path` is the first). */
+  readonly paths?: readonly (readonly PathSegment[])[];
   readonly node: FetchNode;
 }
 

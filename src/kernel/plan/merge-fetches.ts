@@ -1,0 +1,111 @@
+import type { FederationIndex } from '../graph/federation-index.js';
+import type { FetchGroup } from './fetch-group.js';
+
+/**
+ * Fetch merging: entity fetches to one subgraph that become ready in the
+ * same wave are sent as one `_entities` call, whatever paths (and root
+ * fields) their objects sit under.
+ *
+ * A group's wave is the length of the longest chain of fetches it waits
+ * for. Two groups of one wave never wait for each other, so merging them
+ * cannot make a cycle; the merged call waits for all they waited for. That
+ * is the price: a fetch ready early waits for the slowest input of its wave
+ * mates instead of going alone, in exchange for one call fewer.
+ *
+ * Groups are merged only when their entities would get exactly the answer
+ * they would have had alone: for every type they look up, the selection on
+ * it is the same text (a type another group selects differently is never
+ * merged, so one path's fields cannot null another path's entities through
+ * a non-null error, nor land under its response keys). Groups with aliased
+ * fields, and groups selecting outside of type conditions, stay alone.
+ *
+ * Returns the groups left, the merged ones in place of their first member.
+ */
+export function mergeFetchGroups(index: FederationIndex, groups: readonly FetchGroup[]): FetchGroup[] {
+  const present = new Set(groups);
+  const waves = waveOf(groups, present);
+  const buckets = new Map<string, FetchGroup[][]>();
+  const absorbed = new Map<FetchGroup, FetchGroup>();
+  for (const group of groups) {
+    if (!mergeable(group)) continue;
+    const key = `${group.scope}|${group.subgraph}|${waves.get(group)}`;
+    const clusters = buckets.get(key) ?? [];
+    buckets.set(key, clusters);
+    const cluster = clusters.find((members) => members.every((member) => compatible(index, member, group)));
+    if (cluster) {
+      cluster.push(group);
+      absorbed.set(group, cluster[0]!);
+    } else {
+      clusters.push([group]);
+    }
+  }
+  if (absorbed.size === 0) return [...groups];
+  for (const [group, into] of absorbed) {
+    into.mergedWith.push(group);
+    for (const [condition, tree] of group.tree.fragments) if (!into.tree.fragments.has(condition)) into.tree.fragments.set(condition, tree);
+    for (const dependency of group.dependsOn) into.dependsOn.add(dependency);
+  }
+  const kept = groups.filter((group) => !absorbed.has(group));
+  for (const group of kept) {
+    for (const dependency of [...group.dependsOn]) {
+      const into = absorbed.get(dependency);
+      if (!into) continue;
+      group.dependsOn.delete(dependency);
+      if (into !== group) group.dependsOn.add(into);
+    }
+  }
+  return kept;
+}
+
+/** Longest chain of (present) dependencies before each group. */
+function waveOf(groups: readonly FetchGroup[], present: ReadonlySet<FetchGroup>): Map<FetchGroup, number> {
+  const waves = new Map<FetchGroup, number>();
+  const visit = (group: FetchGroup): number => {
+    const known = waves.get(group);
+    if (known !== undefined) return known;
+    let wave = 0;
+    for (const dependency of group.dependsOn) if (present.has(dependency)) wave = Math.max(wave, visit(dependency) + 1);
+    waves.set(group, wave);
+    return wave;
+  };
+  for (const group of groups) visit(group);
+  return waves;
+}
+
+/** An entity group whose selection is only type conditions, one per type it looks up, with no renamed fields. */
+function mergeable(group: FetchGroup): boolean {
+  if (group.kind !== 'entity' || group.aliases.length > 0 || group.tree.fields.size > 0) return false;
+  if (group.representations.size === 0 || group.representations.size !== group.tree.fragments.size) return false;
+  for (const condition of group.tree.fragments.keys()) if (!group.representations.has(condition)) return false;
+  return true;
+}
+
+/**
+ * Whether two groups can share one call: every type condition one of them
+ * selects on that could match the other's entities is the same condition
+ * with the same selection (and the same `__typename` in representations).
+ */
+function compatible(index: FederationIndex, a: FetchGroup, b: FetchGroup): boolean {
+  for (const [conditionA, treeA] of a.tree.fragments) {
+    for (const [conditionB, treeB] of b.tree.fragments) {
+      if (!overlap(index, conditionA, conditionB)) continue;
+      if (conditionA !== conditionB || treeA.print() !== treeB.print()) return false;
+      const typenameA = a.representations.get(conditionA)?.typename;
+      const typenameB = b.representations.get(conditionB)?.typename;
+      if (JSON.stringify(typenameA) !== JSON.stringify(typenameB)) return false;
+    }
+  }
+  return true;
+}
+
+/** Whether some object could match both type conditions. */
+function overlap(index: FederationIndex, a: string, b: string): boolean {
+  if (a === b) return true;
+  const typesB = new Set(possible(index, b));
+  return possible(index, a).some((type) => typesB.has(type));
+}
+
+function possible(index: FederationIndex, condition: string): readonly string[] {
+  const types = index.possibleTypes(condition);
+  return types.length > 0 ? types : [condition];
+}

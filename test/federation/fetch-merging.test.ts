@@ -1,0 +1,262 @@
+/**
+ * Fetch merging (src/kernel/plan/merge-fetches.ts) on a graph in the shape
+ * of the public graphql-gateways-benchmark: entity fetches to one subgraph
+ * of one wave go out as one `_entities` call, across paths and root fields,
+ * and every answer equals the one-call-per-path plan's (the general path,
+ * served here through a plan hook) and Hive Gateway's.
+ */
+import { parse } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FederationIndex } from '../../src/kernel/graph/federation-index.js';
+import { readSupergraph } from '../../src/kernel/graph/read-supergraph.js';
+import type { SwitchyardPlugin } from '../../src/kernel/pipeline/plugin.js';
+import type { GraphQLResponseBody } from '../../src/kernel/pipeline/stages.js';
+import { buildQueryPlan } from '../../src/kernel/plan/build-plan.js';
+import { startSubgraph, startTestRouter, type SubgraphOptions, type TestRouter, type TestSubgraph } from '../../src/testing/index.js';
+import { gatewaysBenchGraph, TWO_ROOT_QUERY } from './graphs/gateways-bench.js';
+import { generateOperation, seeded } from './support/generate-operations.js';
+import { startHiveGateway, type HiveGateway } from './support/hive-gateway.js';
+
+/** Plans every operation without merging: one entity call per path, as before fetch merging. */
+function unmergedPlans(supergraphSdl: () => string): SwitchyardPlugin {
+  let index: FederationIndex | undefined;
+  return {
+    name: 'unmerged-plans',
+    setup: () => ({
+      hooks: {
+        onPlan: (event) => {
+          index ??= new FederationIndex(readSupergraph(supergraphSdl()));
+          const { document, operationName, conditions } = event.input;
+          event.respondWith(buildQueryPlan(index, document, operationName, conditions, { mergeFetches: false }));
+        },
+      },
+    }),
+  };
+}
+
+/** Which products to fail in the products subgraph (an error at `name`). */
+const failing = new Set<string>();
+/** Subgraphs whose entity calls answer HTTP 500. */
+const down = { products: false };
+
+function graph(): SubgraphOptions[] {
+  return gatewaysBenchGraph().map((subgraph) => {
+    if (subgraph.name !== 'products') return subgraph;
+    const resolvers = subgraph.resolvers as { Product: Record<string, unknown> };
+    return {
+      ...subgraph,
+      reply: (call) => (down.products && Array.isArray(call.variables.representations) ? { status: 500, body: 'down' } : undefined),
+      resolvers: {
+        ...subgraph.resolvers,
+        Product: {
+          ...resolvers.Product,
+          name: (product: { upc: string; name: string }) => {
+            if (failing.has(product.upc)) throw new Error(`no name for ${product.upc}`);
+            return product.name;
+          },
+        },
+      },
+    };
+  });
+}
+
+let subgraphs: TestSubgraph[] = [];
+let merged: TestRouter;
+let multiFetch: TestRouter;
+let unmerged: TestRouter;
+let hive: HiveGateway;
+let supergraphSdl = '';
+
+beforeAll(async () => {
+  subgraphs = await Promise.all(graph().map((definition) => startSubgraph(definition)));
+  merged = await startTestRouter({ subgraphs });
+  multiFetch = await startTestRouter({ subgraphs, config: { engine: { enable_multi_fetch: true } } });
+  unmerged = await startTestRouter({ subgraphs, plugins: [unmergedPlans(() => supergraphSdl)] });
+  const { composeSubgraphs } = await import('../../src/compose/compose.js');
+  supergraphSdl = composeSubgraphs(subgraphs.map((s) => ({ name: s.name, url: s.url, sdl: s.typeDefs }))).supergraphSdl;
+  hive = await startHiveGateway(supergraphSdl);
+});
+
+afterAll(async () => {
+  await Promise.all([merged?.close(), multiFetch?.close(), unmerged?.close(), hive?.close()]);
+  await Promise.all(subgraphs.map((s) => s.close()));
+});
+
+function resetCalls(): void {
+  for (const subgraph of subgraphs) subgraph.reset();
+}
+
+/** Subgraph calls per subgraph during one request. */
+async function run(router: TestRouter, query: string, variables?: Record<string, unknown>) {
+  resetCalls();
+  const response = await router.query({ query, variables, headers: { 'x-switchyard-include-query-plan': 'true' } });
+  expect(response.status).toBe(200);
+  const calls = Object.fromEntries(subgraphs.map((s) => [s.name, s.calls.length]));
+  const total = Object.values(calls).reduce((sum, n) => sum + n, 0);
+  const entityCalls = subgraphs.flatMap((s) => s.calls.filter((c) => Array.isArray(c.variables.representations)).map((c) => ({ subgraph: s.name, call: c })));
+  return { body: response.body, calls, total, entityCalls };
+}
+
+/** Fetch nodes of a subgraph in the answer's `extensions.queryPlan`. */
+function planFetches(body: GraphQLResponseBody, subgraph: string): number {
+  let count = 0;
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    const record = node as Record<string, unknown>;
+    if (record.kind === 'Fetch' && record.subgraph === subgraph) count++;
+    for (const value of Object.values(record)) if (typeof value === 'object') visit(value);
+  };
+  visit((body.extensions as { queryPlan: unknown }).queryPlan);
+  return count;
+}
+
+/** The data of two answers, and their errors' paths (the merged call reports a shared entity's error once). */
+function expectSameAnswer(actual: GraphQLResponseBody, expected: GraphQLResponseBody): void {
+  expect(actual.data).toEqual(expected.data);
+  const paths = (body: GraphQLResponseBody) => new Set((body.errors ?? []).map((e) => JSON.stringify(e.path)));
+  for (const path of paths(actual)) expect(paths(expected)).toContain(path);
+  expect((actual.errors ?? []).length > 0).toBe((expected.errors ?? []).length > 0);
+}
+
+
+describe('fetch merging', () => {
+  it('answers the two-root-field query in 6 subgraph calls, as the one-call-per-path plan does in 10', async () => {
+    const one = await run(merged, TWO_ROOT_QUERY);
+    expect(one.calls).toEqual({ accounts: 2, products: 2, inventory: 1, reviews: 1 });
+    expect(one.total).toBe(6);
+    const general = await run(unmerged, TWO_ROOT_QUERY);
+    expect(general.total).toBe(10);
+    expectSameAnswer(one.body, general.body);
+    expect(one.body.errors).toBeUndefined();
+    expect(one.body.data).toEqual((await hive.query(TWO_ROOT_QUERY)).data);
+    // The reviews call looks up both root fields' objects, users and products, in one `_entities`.
+    const reviews = one.entityCalls.find((c) => c.subgraph === 'reviews')!.call;
+    const types = new Set((reviews.variables.representations as Array<{ __typename: string }>).map((r) => r.__typename));
+    expect(types).toEqual(new Set(['User', 'Product']));
+  });
+
+  it('sends a product reached through both root fields once in the merged call', async () => {
+    const one = await run(merged, TWO_ROOT_QUERY);
+    for (const { call } of one.entityCalls) {
+      const keys = (call.variables.representations as unknown[]).map((r) => JSON.stringify(r));
+      expect(new Set(keys).size).toBe(keys.length);
+    }
+    const general = await run(unmerged, TWO_ROOT_QUERY);
+    const sent = (result: typeof one, subgraph: string) =>
+      result.entityCalls.filter((c) => c.subgraph === subgraph).reduce((sum, c) => sum + (c.call.variables.representations as unknown[]).length, 0);
+    // Products 1, 3 and 4 are under both root fields: one representation each instead of two.
+    expect(sent(one, 'products')).toBeLessThan(sent(general, 'products'));
+    expect(sent(one, 'inventory')).toBeLessThan(sent(general, 'inventory'));
+  });
+
+  it('shows merged calls in extensions.queryPlan: one Flatten with every path', async () => {
+    const { body } = await run(merged, TWO_ROOT_QUERY);
+    type Node = { kind: string; paths?: string[][]; node?: { subgraph: string; entries?: unknown[] } };
+    const plan = (body.extensions as { queryPlan: { node: { kind: string; nodes: Node[] } } }).queryPlan;
+    expect(plan.node.kind).toBe('Sequence');
+    const reviews = plan.node.nodes.find((n) => n.kind === 'Flatten' && n.node?.subgraph === 'reviews')!;
+    expect(reviews.paths).toEqual([
+      ['users', '@'],
+      ['topProducts', '@'],
+    ]);
+    expect(reviews.node?.entries).toHaveLength(2);
+  });
+
+  it('gives the same answers with engine.enable_multi_fetch on', async () => {
+    const one = await run(multiFetch, TWO_ROOT_QUERY);
+    expect(one.total).toBe(6);
+    expectSameAnswer(one.body, (await run(unmerged, TWO_ROOT_QUERY)).body);
+  });
+
+  it('keeps apart fetches that select one type differently, and answers each path its own fields', async () => {
+    const query = `{
+      users { reviews { product { name } } }
+      topProducts { reviews { author { reviews { product { price } } } } }
+    }`;
+    const one = await run(merged, query);
+    const general = await run(unmerged, query);
+    expectSameAnswer(one.body, general.body);
+    // accounts, products (root), reviews (both branches, merged), and products twice: {name} and {price} stay apart.
+    expect(one.calls).toEqual({ accounts: 1, products: 3, inventory: 0, reviews: 1 });
+    const selections = one.entityCalls.filter((c) => c.subgraph === 'products').map((c) => c.call.query);
+    expect(selections.some((q) => q.includes('name') && !q.includes('price'))).toBe(true);
+    expect(selections.some((q) => q.includes('price') && !q.includes('name'))).toBe(true);
+  });
+
+  it('keeps apart fetches of one field with conflicting arguments', async () => {
+    const query = `{
+      users { reviews { product { t: title(lang: "fr") } } }
+      topProducts { reviews { author { reviews { product { t: title(lang: "de") } } } } }
+    }`;
+    const one = await run(merged, query);
+    expectSameAnswer(one.body, (await run(unmerged, query)).body);
+    type Product = { product: { t: string } };
+    const data = one.body.data as { users: Array<{ reviews: Product[] }>; topProducts: Array<{ reviews: Array<{ author: { reviews: Product[] } }> }> };
+    expect(data.users[0]!.reviews[0]!.product.t).toBe('Table (fr)');
+    expect(data.topProducts[0]!.reviews[0]!.author.reviews[0]!.product.t).toBe('Table (de)');
+  });
+
+  it('merges paths with the same selection under aliases, fragments and type conditions', async () => {
+    const query = `
+      fragment P on Product { label: name inStock }
+      {
+        users { reviews { item: product { ...P } } }
+        topProducts { reviews { author { reviews { product { ... on Product { label: name inStock } } } } } }
+      }`;
+    const one = await run(merged, query);
+    const general = await run(unmerged, query);
+    expectSameAnswer(one.body, general.body);
+    expect(one.body.errors).toBeUndefined();
+    expect(one.calls.products).toBe(2);
+    // The general plan has a products call per path (identical requests may still be shared in flight).
+    expect(planFetches(one.body, 'products')).toBe(2);
+    expect(planFetches(general.body, 'products')).toBe(3);
+    expect(one.body.data).toEqual((await hive.query(query)).data);
+  });
+
+  it('reports a subgraph error in a merged call at a path of the entity, with the same data as the general path', async () => {
+    failing.add('3');
+    try {
+      const one = await run(merged, TWO_ROOT_QUERY);
+      const general = await run(unmerged, TWO_ROOT_QUERY);
+      expect(one.total).toBe(6);
+      expect(one.body.errors?.length).toBeGreaterThan(0);
+      expect(one.body.errors?.[0]?.message).toContain('no name for 3');
+      expectSameAnswer(one.body, general.body);
+    } finally {
+      failing.clear();
+    }
+  });
+
+  it('answers a failed merged call with an error at one of its paths and nulls, with the same data as the general path', async () => {
+    const query = '{ users { reviews { product { name } } } topProducts { reviews { author { reviews { product { name } } } } } }';
+    down.products = true;
+    try {
+      const one = await run(merged, query);
+      const general = await run(unmerged, query);
+      expect(one.calls.products).toBe(2);
+      expect(one.body.errors?.some((e) => e.extensions?.serviceName === 'products')).toBe(true);
+      expectSameAnswer(one.body, general.body);
+    } finally {
+      down.products = false;
+    }
+  });
+
+  it('answers generated operations exactly as the one-call-per-path plan, with no more calls', async () => {
+    const random = seeded(21);
+    let merges = 0;
+    for (let i = 0; i < 40; i++) {
+      const operation = generateOperation(random);
+      const one = await run(merged, operation);
+      const general = await run(unmerged, operation);
+      expect(one.body.errors, operation).toBeUndefined();
+      expect(one.body.data, operation).toEqual(general.body.data);
+      const fetches = (body: GraphQLResponseBody) => subgraphs.reduce((sum, s) => sum + planFetches(body, s.name), 0);
+      expect(fetches(one.body), operation).toBeLessThanOrEqual(fetches(general.body));
+      if (fetches(one.body) < fetches(general.body)) merges++;
+    }
+    console.info(`generated operations: ${merges} of 40 planned with fewer calls`);
+    // The generator reaches merged fetches, not only single paths.
+    expect(merges).toBeGreaterThan(5);
+  });
+});
