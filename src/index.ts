@@ -93,7 +93,7 @@ export {
   type RouterErrorOptions,
 } from './kernel/errors.js';
 export { createLogger, type Logger, type LoggerOptions } from './kernel/logger.js';
-export type { Counter, Histogram, Labels, Metrics } from './kernel/metrics/metrics.js';
+export type { Counter, Gauge, GaugeAggregation, Histogram, Labels, Metrics } from './kernel/metrics/metrics.js';
 export type { ClusterBus } from './kernel/cluster/cluster-bus.js';
 
 // Configuration

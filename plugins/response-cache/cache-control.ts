@@ -17,6 +17,8 @@ export type CachePolicy =
       readonly ttlMs: number;
       /** The header carried `public`. */
       readonly isPublic: boolean;
+      /** The header carried `private`: stored only per user, never shared (`private_entries`). */
+      readonly isPrivate?: boolean;
     }
   | {
       readonly store: false;
@@ -44,14 +46,17 @@ const MAX_DELTA_SECONDS = 2_147_483_648;
  * `authorized`: the subgraph request carried an `Authorization` header
  * (see `carriesAuthorization`); then only an answer with `public`,
  * `s-maxage` or `must-revalidate` may be stored (RFC 9111 §3.5).
+ * `allowPrivate`: the request's user is known (`private_entries`), so a
+ * `private` answer may be stored for that user alone: its lifetime is
+ * `max-age` (`s-maxage` is for shared caches), else `fallback_ttl`.
  */
-export function decideCaching(header: string | undefined, hasErrors: boolean, fallbackTtlMs: number, authorized = false): CachePolicy {
+export function decideCaching(header: string | undefined, hasErrors: boolean, fallbackTtlMs: number, authorized = false, allowPrivate = false): CachePolicy {
   if (hasErrors) return refuse('the response has GraphQL errors');
   if (header === undefined || header.trim() === '') return refuse('no Cache-Control header');
   const directives = parseCacheControl(header);
   if (directives.has('no-store')) return refuse('no-store');
   if (directives.has('no-cache')) return refuse('no-cache');
-  if (directives.has('private')) return refuse('private');
+  if (directives.has('private')) return allowPrivate ? decidePrivate(directives, fallbackTtlMs) : refuse('private');
   if (authorized && !AUTHORIZED_STORE_FLAGS.some((name) => directives.has(name))) {
     return refuse('the request carried Authorization and the answer has neither public, s-maxage nor must-revalidate');
   }
@@ -121,6 +126,15 @@ function splitDirectives(header: string): string[] {
 function parseDeltaSeconds(value: string | undefined): number | undefined {
   if (value === undefined || !/^\d+$/.test(value)) return undefined;
   return Math.min(Number(value), MAX_DELTA_SECONDS);
+}
+
+/** A `private` answer for one user's entries: as a private cache reads it (RFC 9111 §5.2.2.7), Authorization allowed. */
+function decidePrivate(directives: Directives, fallbackTtlMs: number): CachePolicy {
+  if (!directives.has('max-age')) return { store: true, ttlMs: fallbackTtlMs, isPublic: false, isPrivate: true };
+  const seconds = parseDeltaSeconds(directives.get('max-age'));
+  if (seconds === undefined) return refuse('invalid max-age value');
+  if (seconds === 0) return refuse('lifetime 0');
+  return { store: true, ttlMs: seconds * 1000, isPublic: false, isPrivate: true };
 }
 
 function refuse(reason: string): CachePolicy {

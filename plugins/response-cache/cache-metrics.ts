@@ -1,10 +1,16 @@
-import type { Counter, Metrics } from '../../src/index.js';
+import type { Counter, Gauge, Metrics } from '../../src/index.js';
+import type { BreakerState } from './store/breaker-store.js';
+
+/** `switchyard_response_cache_breaker_state` values. */
+export const BREAKER_STATE_VALUES: Readonly<Record<BreakerState, number>> = { closed: 0, open: 1, half_open: 2 };
 
 /**
  * Prometheus counters of the response cache, by subgraph and type (root
  * entries count as type `Query`): `switchyard_response_cache_hits_total`,
  * `_misses_total`, `_stores_total`, `_invalidated_total`, and
- * `_store_errors_total{operation}`. No-ops when metrics are off.
+ * `_store_errors_total{operation}`; the gauge `_breaker_state` (0 closed,
+ * 1 open, 2 half-open: the cool-down is over, the next call probes; the
+ * highest of the workers under `--workers`). No-ops when metrics are off.
  */
 export class CacheMetrics {
   private readonly hitCounter: Counter;
@@ -12,9 +18,11 @@ export class CacheMetrics {
   private readonly storeCounter: Counter;
   private readonly invalidatedCounter: Counter;
   private readonly errorCounter: Counter;
+  /** Made on the first report: a cache without a breaker (memory provider) shows no breaker state. */
+  private breakerGauge: Gauge | undefined;
   readonly enabled: boolean;
 
-  constructor(metrics: Metrics) {
+  constructor(private readonly metrics: Metrics) {
     const labels = ['subgraph', 'type'];
     this.enabled = metrics.enabled;
     this.hitCounter = metrics.counter('response_cache_hits_total', 'Entries served from the response cache', labels);
@@ -22,6 +30,12 @@ export class CacheMetrics {
     this.storeCounter = metrics.counter('response_cache_stores_total', 'Entries written to the response cache', labels);
     this.invalidatedCounter = metrics.counter('response_cache_invalidated_total', 'Entries removed by invalidation requests', labels);
     this.errorCounter = metrics.counter('response_cache_store_errors_total', 'Response cache store operations that failed', ['operation']);
+  }
+
+  /** The circuit breaker changed state. */
+  breakerState(state: BreakerState): void {
+    this.breakerGauge ??= this.metrics.gauge('response_cache_breaker_state', 'Shared store circuit breaker: 0 closed, 1 open, 2 half-open', [], 'max');
+    this.breakerGauge.set({}, BREAKER_STATE_VALUES[state]);
   }
 
   hits(subgraph: string, types: Iterable<string>): void {

@@ -11,6 +11,8 @@ import { indexesOf } from './index-ids.js';
 import type { IndexSwitches } from './options.js';
 import type { ShadowMode } from './shadow.js';
 import { rebuildEntities } from './partial-batch.js';
+import { privateKey, type PrivateEntries } from './private-entries.js';
+import type { CacheSavings } from './cache-savings.js';
 import { recordOf, type FetchCacheStatus, type ResponseCacheRecord } from './request-record.js';
 import type { CacheStore, EntryWrite, StoredEntry } from './store/cache-store.js';
 import { answeredFromMemory } from './store/tiered-store.js';
@@ -39,6 +41,17 @@ export interface FetchHookContext {
   readonly log: Logger;
   /** Set with `shadow_mode`: hits are compared with the subgraph's answer, never served. */
   readonly shadow?: ShadowMode;
+  /** Set with `private_entries`: `private` answers are stored per user. */
+  readonly privateEntries?: PrivateEntries;
+  /** Subgraph calls and time saved. */
+  readonly savings: CacheSavings;
+}
+
+/** Entries found for a fetch's keys, and which of them are a user's private entries. */
+interface Found {
+  readonly entries: Array<StoredEntry | undefined>;
+  /** Per key: served from the user's private entry (undefined: none was). */
+  readonly privateAt: boolean[] | undefined;
 }
 
 type FetchEvent = StageEvent<'fetch'>;
@@ -75,28 +88,36 @@ export function createFetchHook(context: FetchHookContext): StageHook<'fetch'> {
 async function lookupRoot(context: FetchHookContext, event: FetchEvent, record: ResponseCacheRecord, status: FetchCacheStatus): Promise<FetchAfter | void> {
   const request = event.input;
   const key = context.keys.root(request);
-  const found = record.refresh ? [undefined] : await read(context, [key]);
-  if (!found) return recordAnswerPart(record, context.fallbackTtlMs);
-  const entry = found[0];
+  const user = context.privateEntries?.userOf(event.state, record);
+  // The latency shape of a root fetch is its entry: the same operation and variables.
+  const shape = key;
+  const found = record.refresh ? { entries: [undefined], privateAt: undefined } : await readEntries(context, [key], user);
+  if (!found) return recordAnswerPart(record, context.fallbackTtlMs, user);
+  const entry = found.entries[0];
   if (entry) {
     status.status = 'hit';
     context.metrics.hits(request.subgraph, [ROOT_TYPE]);
-    record.parts.push(entryPart(entry));
+    noteSaved(status, 1, 0, context.savings.avoided(request.subgraph, shape, [ROOT_TYPE]));
+    record.parts.push(found.privateAt?.[0] ? UNCACHEABLE : entryPart(entry));
     event.respondWith(context.memo.rootAnswer(entry.value));
     return;
   }
   status.status = 'miss';
+  noteSaved(status, 0, 1, undefined);
   context.metrics.misses(request.subgraph, [ROOT_TYPE]);
   const claim = await claimEpoch(context, request);
+  const startedAt = performance.now();
   return async function storeRootAnswer(after) {
     claim?.end();
-    const policy = policyOf(after, context.fallbackTtlMs);
+    measure(context, after, shape, startedAt);
+    const policy = policyOf(after, context.fallbackTtlMs, user);
     record.parts.push(partOf(policy));
     const data = after.output.data;
     if (!policy.store || !writable(after, claim) || !isObject(data)) return;
     const tags = after.state.get(CACHE_TAGS)?.of(after.input);
     const indexes = indexesOf(context.switches, request.subgraph, undefined, tags?.kind === 'root' ? tags.tags : undefined);
-    await write(context, request.subgraph, [{ key, value: data, ttlMs: policy.ttlMs, isPublic: policy.isPublic, indexes }], [ROOT_TYPE], claim);
+    const entry = { key: keyFor(policy, key, user), value: data, ttlMs: policy.ttlMs, isPublic: policy.isPublic, indexes };
+    await write(context, request.subgraph, [entry], [ROOT_TYPE], claim);
   };
 }
 
@@ -108,22 +129,28 @@ async function lookupEntities(
 ): Promise<FetchAfter | void> {
   const request = event.input;
   const representations = request.representations ?? [];
-  if (representations.length === 0) return recordAnswerPart(record, context.fallbackTtlMs);
+  const user = context.privateEntries?.userOf(event.state, record);
+  if (representations.length === 0) return recordAnswerPart(record, context.fallbackTtlMs, user);
   const lookup = context.memo.entityLookup(request, representations);
   const { keys, types } = lookup;
+  const shape = entityShape(request.subgraph, lookup.fetchHash);
   // Read before the store: a change while reading makes the next request read again.
   const version = context.store.version?.();
+  // The memo holds answers built from shared entries only (never a user's private ones).
   const reused = record.refresh ? undefined : context.memo.reusableHit(lookup, version);
   if (reused) {
     status.status = 'hit';
     context.metrics.hits(request.subgraph, types);
+    noteSaved(status, types.length, 0, context.savings.avoided(request.subgraph, shape, types));
     record.parts.push({ cacheable: true, ttlMs: reused.ttlMs, isPublic: reused.isPublic });
     event.respondWith(reused.answer);
     return;
   }
   // A refresh (client `no-cache`) reads nothing: every entity is fetched and written again.
-  const found = record.refresh ? keys.map(() => undefined) : await read(context, keys);
-  if (!found) return recordAnswerPart(record, context.fallbackTtlMs);
+  const lookedUp = record.refresh ? { entries: keys.map(() => undefined), privateAt: undefined } : await readEntries(context, keys, user);
+  if (!lookedUp) return recordAnswerPart(record, context.fallbackTtlMs, user);
+  const found = lookedUp.entries;
+  const privateAt = lookedUp.privateAt;
   const missing: number[] = [];
   found.forEach((entry, i) => {
     if (!entry) missing.push(i);
@@ -131,11 +158,17 @@ async function lookupEntities(
   if (missing.length === 0) {
     status.status = 'hit';
     context.metrics.hits(request.subgraph, types);
-    const part = combineParts(found.map((entry) => entryPart(entry!)));
+    noteSaved(status, types.length, 0, context.savings.avoided(request.subgraph, shape, types));
+    const part = combineParts(found.map((entry, i) => (privateAt?.[i] ? UNCACHEABLE : entryPart(entry!))));
     record.parts.push(part);
+    const values = found.map((entry) => entry!.value);
+    if (privateAt?.includes(true)) {
+      event.respondWith({ data: { _entities: values } });
+      return;
+    }
     const expiresAt = found.reduce((earliest, entry) => Math.min(earliest, entry!.expiresAt), Number.POSITIVE_INFINITY);
     const facts = { version, expiresAt, isPublic: part.cacheable && part.isPublic };
-    event.respondWith(context.memo.entityAnswer(lookup, found.map((entry) => entry!.value), facts));
+    event.respondWith(context.memo.entityAnswer(lookup, values, facts));
     return;
   }
   const partial = missing.length < representations.length && context.fetchMissingEntitiesOnly;
@@ -145,20 +178,28 @@ async function lookupEntities(
     const missingRepresentations = missing.map((i) => representations[i]!);
     event.setInput({ ...request, representations: missingRepresentations, variables: { ...request.variables, representations: missingRepresentations } });
     status.status = 'partial_hit';
-    context.metrics.hits(request.subgraph, types.filter((_, i) => found[i] !== undefined));
+    const served = types.filter((_, i) => found[i] !== undefined);
+    context.metrics.hits(request.subgraph, served);
     context.metrics.misses(request.subgraph, missing.map((i) => types[i]!));
+    context.savings.partialHit(request.subgraph, served);
+    noteSaved(status, served.length, missing.length, undefined);
   } else {
     status.status = 'miss';
     context.metrics.misses(request.subgraph, types);
+    noteSaved(status, 0, types.length, undefined);
   }
   const claim = await claimEpoch(context, event.input);
+  const startedAt = performance.now();
   return async function storeEntities(after) {
     claim?.end();
+    // Only whole fetches say how long the shape takes (a partial one sends fewer entities).
+    if (!partial) measure(context, after, shape, startedAt);
     const fetched = after.output;
-    const policy = policyOf(after, context.fallbackTtlMs);
+    const policy = policyOf(after, context.fallbackTtlMs, user);
     if (partial) {
       after.setOutput(rebuildEntities(fetched, found.map((entry) => entry?.value), missing, request.subgraph));
-      record.parts.push(combineParts([partOf(policy), ...found.flatMap((entry) => (entry ? [entryPart(entry)] : []))]));
+      const servedParts = found.flatMap((entry, i) => (entry ? [privateAt?.[i] ? UNCACHEABLE : entryPart(entry)] : []));
+      record.parts.push(combineParts([partOf(policy), ...servedParts]));
     } else {
       record.parts.push(partOf(policy));
     }
@@ -173,7 +214,7 @@ async function lookupEntities(
       if (!isObject(value)) return;
       const type = types[position]!;
       const indexes = indexesOf(context.switches, request.subgraph, type, entityTags?.[i]);
-      writes.push({ key: keys[position]!, value, ttlMs: policy.ttlMs, isPublic: policy.isPublic, indexes });
+      writes.push({ key: keyFor(policy, keys[position]!, user), value, ttlMs: policy.ttlMs, isPublic: policy.isPublic, indexes });
       written.push(type);
     });
     await write(context, request.subgraph, writes, written, claim);
@@ -196,21 +237,31 @@ async function shadowLookup(
 ): Promise<FetchAfter | void> {
   const request = event.input;
   const representations = request.representations ?? [];
-  if (request.kind === 'entity' && representations.length === 0) return recordAnswerPart(record, context.fallbackTtlMs);
+  const user = context.privateEntries?.userOf(event.state, record);
+  if (request.kind === 'entity' && representations.length === 0) return recordAnswerPart(record, context.fallbackTtlMs, user);
   const lookup = request.kind === 'entity' ? context.memo.entityLookup(request, representations) : undefined;
   const keys = lookup ? lookup.keys : [context.keys.root(request)];
   const types = lookup ? lookup.types : [ROOT_TYPE];
-  const found = record.refresh ? keys.map(() => undefined) : await read(context, keys);
-  if (!found) return recordAnswerPart(record, context.fallbackTtlMs);
+  const shape = lookup ? entityShape(request.subgraph, lookup.fetchHash) : keys[0]!;
+  const lookedUp = record.refresh ? { entries: keys.map(() => undefined) } : await readEntries(context, keys, user);
+  if (!lookedUp) return recordAnswerPart(record, context.fallbackTtlMs, user);
+  const found = lookedUp.entries;
   const hits = found.flatMap((entry, i) => (entry ? [i] : []));
   const missing = found.flatMap((entry, i) => (entry ? [] : [i]));
   status.status = missing.length === 0 ? 'hit' : hits.length === 0 ? 'miss' : 'partial_hit';
   context.metrics.hits(request.subgraph, hits.map((i) => types[i]!));
   context.metrics.misses(request.subgraph, missing.map((i) => types[i]!));
+  if (status.status === 'partial_hit') context.savings.partialHit(request.subgraph, hits.map((i) => types[i]!));
+  noteSaved(status, hits.length, missing.length, undefined);
   const claim = missing.length > 0 ? await claimEpoch(context, request) : undefined;
+  const startedAt = performance.now();
   return async function compareShadow(after) {
     claim?.end();
-    const policy = policyOf(after, context.fallbackTtlMs);
+    // The call was made anyway: a would-be hit saved (would have saved) exactly its own time.
+    const elapsed = performance.now() - startedAt;
+    if (missing.length === 0) noteSaved(status, hits.length, 0, context.savings.avoided(request.subgraph, shape, types, elapsed));
+    else if (hits.length === 0) measure(context, after, shape, startedAt);
+    const policy = policyOf(after, context.fallbackTtlMs, user);
     record.parts.push(partOf(policy));
     const response = after.output;
     if (after.shortCircuitedBy !== undefined || (response.errors?.length ?? 0) > 0) return;
@@ -226,7 +277,7 @@ async function shadowLookup(
       if (!isObject(value)) continue;
       const tagList = lookup ? (tags?.kind === 'entity' ? tags.entities[i] : undefined) : tags?.kind === 'root' ? tags.tags : undefined;
       const indexes = indexesOf(context.switches, request.subgraph, lookup ? types[i] : undefined, tagList);
-      writes.push({ key: keys[i]!, value, ttlMs: policy.ttlMs, isPublic: policy.isPublic, indexes });
+      writes.push({ key: keyFor(policy, keys[i]!, user), value, ttlMs: policy.ttlMs, isPublic: policy.isPublic, indexes });
       written.push(types[i]!);
     }
     await write(context, request.subgraph, writes, written, claim);
@@ -234,10 +285,55 @@ async function shadowLookup(
 }
 
 /** After-hook of a fetch the cache did not answer and will not store: records how cacheable its answer is. */
-function recordAnswerPart(record: ResponseCacheRecord, fallbackTtlMs: number): FetchAfter {
+function recordAnswerPart(record: ResponseCacheRecord, fallbackTtlMs: number, user?: string): FetchAfter {
   return function recordCacheability(after) {
-    record.parts.push(partOf(policyOf(after, fallbackTtlMs)));
+    record.parts.push(partOf(policyOf(after, fallbackTtlMs, user)));
   };
+}
+
+/**
+ * Reads a fetch's entries; with a known user, the keys the shared entries
+ * miss are then looked up among the user's private entries (a second read,
+ * only on a shared miss: shared hits, and the memory tier, cost no more).
+ */
+async function readEntries(context: FetchHookContext, keys: readonly string[], user: string | undefined): Promise<Found | undefined> {
+  const entries = await read(context, keys);
+  if (!entries || user === undefined) return entries && { entries, privateAt: undefined };
+  const missing = keys.flatMap((_, i) => (entries[i] ? [] : [i]));
+  if (missing.length === 0) return { entries, privateAt: undefined };
+  const mine = await read(context, missing.map((i) => privateKey(keys[i]!, user)));
+  if (!mine) return { entries, privateAt: undefined };
+  const privateAt = keys.map(() => false);
+  missing.forEach((position, i) => {
+    const entry = mine[i];
+    if (!entry) return;
+    entries[position] = entry;
+    privateAt[position] = true;
+  });
+  return { entries, privateAt };
+}
+
+/** Where an answer is written: the user's private key for a `private` answer, else the shared key. */
+function keyFor(policy: CachePolicy, key: string, user: string | undefined): string {
+  return policy.store && policy.isPrivate && user !== undefined ? privateKey(key, user) : key;
+}
+
+/** The latency shape of an entity fetch: its subgraph and fetch hash (selection set, arguments). */
+function entityShape(subgraph: string, fetchHash: string): string {
+  return `entity\0${subgraph}\0${fetchHash}`;
+}
+
+/** Records a whole fetch's latency when the subgraph answered it without errors. */
+function measure(context: FetchHookContext, after: AfterStageEvent<'fetch'>, shape: string, startedAt: number): void {
+  if (after.shortCircuitedBy !== undefined || (after.output.errors?.length ?? 0) > 0) return;
+  context.savings.measured(shape, performance.now() - startedAt);
+}
+
+/** The per-fetch counts of the debug extension's `detail` form. */
+function noteSaved(status: FetchCacheStatus, hits: number, misses: number, savedMs: number | undefined): void {
+  status.hits = hits;
+  status.misses = misses;
+  if (savedMs !== undefined) status.savedMs = Math.round(savedMs * 100) / 100;
 }
 
 /** Reads entries; undefined when the store failed (the fetch goes to the subgraph, uncached). */
@@ -300,14 +396,15 @@ function writable(after: AfterStageEvent<'fetch'>, claim: FetchEpoch | null | un
  * it answered included: one sent with `Authorization` is stored only when
  * the answer allows a shared cache to (docs/response-cache.md).
  */
-function policyOf(after: AfterStageEvent<'fetch'>, fallbackTtlMs: number): CachePolicy {
+function policyOf(after: AfterStageEvent<'fetch'>, fallbackTtlMs: number, user: string | undefined): CachePolicy {
   const response = after.output;
   const hasErrors = (response.errors?.length ?? 0) > 0;
-  return decideCaching(response.headers?.['cache-control'], hasErrors, fallbackTtlMs, carriesAuthorization(after.input.headers));
+  return decideCaching(response.headers?.['cache-control'], hasErrors, fallbackTtlMs, carriesAuthorization(after.input.headers), user !== undefined);
 }
 
+/** The client-facing part of a subgraph answer; a `private` one makes the client's answer `no-store` (no shared cache may keep it). */
 function partOf(policy: CachePolicy): AnswerPart {
-  return policy.store ? { cacheable: true, ttlMs: policy.ttlMs, isPublic: policy.isPublic } : UNCACHEABLE;
+  return policy.store && !policy.isPrivate ? { cacheable: true, ttlMs: policy.ttlMs, isPublic: policy.isPublic } : UNCACHEABLE;
 }
 
 function entryPart(entry: StoredEntry): AnswerPart {

@@ -37,6 +37,8 @@ export const useResponseCache = definePlugin({
   configKey: 'response_cache',
   options: responseCacheOptionsSchema,
   dependsOn: ['cache-tags'],
+  // private_entries.user_claim reads the identity the authentication plugin verified.
+  optionalDependsOn: ['authentication'],
   async setup(ctx, options) {
     if (!options.enabled) {
       if (options.invalidation.endpoint.enabled) {

@@ -95,6 +95,12 @@ export const responseCacheOptionsSchema = z
       .strictObject({
         /** Honour the client's no-cache request headers. Default: `false`. */
         enabled: flag(false),
+        /**
+         * When set (32+ characters), only requests carrying it in
+         * `X-Switchyard-Cache-Refresh-Key` may refresh; a wrong key gets 400.
+         * Empty: every client may (development). Default: empty.
+         */
+        shared_key: z.string().default(''),
       })
       .prefault({}),
     /**
@@ -105,6 +111,27 @@ export const responseCacheOptionsSchema = z
       .strictObject({
         /** Never serve from the cache; count hit/fresh mismatches. Default: `false`. */
         enabled: flag(false),
+      })
+      .prefault({}),
+    /**
+     * Per-user entries: a subgraph answer marked `private` is stored for the
+     * request's user alone, keyed by a hash of the value that identifies
+     * them, and never served to anyone else. Without it `private` answers
+     * are not stored. Exactly one of `user_header` and `user_claim` when
+     * enabled. docs/response-cache.md
+     */
+    private_entries: z
+      .strictObject({
+        /** Store `private` answers per user. Default: `false`. */
+        enabled: flag(false),
+        /** Client request header whose value identifies the user (case-insensitive name). Default: none. */
+        user_header: z
+          .string()
+          .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name')
+          .transform((name) => name.toLowerCase())
+          .optional(),
+        /** Claim of the token `authentication` verified whose value identifies the user (for example `sub`). Default: none. */
+        user_claim: z.string().min(1).optional(),
       })
       .prefault({}),
     /** With `storage.provider: sharedstore`: an in-process tier in front of Redis. */
@@ -148,6 +175,24 @@ export const responseCacheOptionsSchema = z
         code: 'custom',
         path: ['memory_tier', 'enabled'],
         message: 'needs storage.provider: sharedstore (the memory provider is in process already)',
+        input: undefined,
+      });
+    }
+    const refreshKey = options.client_control.shared_key;
+    if (refreshKey !== '' && refreshKey.length < MIN_SHARED_KEY_LENGTH) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['client_control', 'shared_key'],
+        message: `must be empty or at least ${MIN_SHARED_KEY_LENGTH} characters (it has ${refreshKey.length})`,
+        input: undefined,
+      });
+    }
+    const privateEntries = options.private_entries;
+    if (privateEntries.enabled && (privateEntries.user_header === undefined) === (privateEntries.user_claim === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['private_entries'],
+        message: 'needs exactly one of user_header and user_claim when enabled: the request value that identifies the user',
         input: undefined,
       });
     }

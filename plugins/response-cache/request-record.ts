@@ -13,6 +13,12 @@ export interface FetchCacheStatus {
    * not used (mutation, merged fetch, store unreachable).
    */
   status: 'hit' | 'partial_hit' | 'miss' | 'skip';
+  /** Entities (1 for a root fetch) served from the cache; shown with `X-Switchyard-Cache-Debug: detail`. */
+  hits?: number;
+  /** Entities fetched from the subgraph; shown with `detail`. */
+  misses?: number;
+  /** Subgraph time (ms) a hit avoided, from measured misses of the same fetch; shown with `detail`. */
+  savedMs?: number;
 }
 
 /** What the response cache did during one client request. */
@@ -23,8 +29,12 @@ export class ResponseCacheRecord {
   readonly parts: AnswerPart[] = [];
   /** The client asked for `extensions.responseCache`. */
   debug = false;
+  /** ... with the per-fetch counts (`X-Switchyard-Cache-Debug: detail`). */
+  detail = false;
   /** The client sent `Cache-Control: no-cache` (with `client_control`): skip reads, write what is fetched. */
   refresh = false;
+  /** Hash of the value identifying the request's user (`private_entries`); undefined: none known. */
+  user: string | undefined = undefined;
 }
 
 /** Request state slot of the response cache's per-request record. */

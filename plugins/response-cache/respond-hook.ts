@@ -1,14 +1,21 @@
 import type { StageHook } from '../../src/index.js';
 import { mergeCacheControl } from './client-cache-control.js';
-import { recordOf, RESPONSE_CACHE } from './request-record.js';
+import type { ClientControl } from './client-control.js';
+import type { PrivateEntries } from './private-entries.js';
+import { recordOf, RESPONSE_CACHE, type ResponseCacheRecord } from './request-record.js';
 
 /** The request header that asks for `extensions.responseCache` (when `debug.enabled`). */
 export const CACHE_DEBUG_HEADER = 'x-switchyard-cache-debug';
 
-/** Notes a client's request for `extensions.responseCache`. Registered only when `debug.enabled`. */
-export const noteDebugRequest: StageHook<'request'> = function noteCacheDebugRequest(event) {
-  if (event.input.headers[CACHE_DEBUG_HEADER]?.toLowerCase() === 'true') recordOf(event.state).debug = true;
-};
+/** Value of `X-Switchyard-Cache-Debug` that adds the per-fetch counts (hits, misses, time saved) to each item. */
+export const CACHE_DEBUG_DETAIL = 'detail';
+
+/** Notes a client's request for `extensions.responseCache` (`true`, or `detail` for the counts too). */
+function noteDebugRequest(headers: Readonly<Record<string, string>>, record: () => ResponseCacheRecord): void {
+  const value = headers[CACHE_DEBUG_HEADER]?.toLowerCase();
+  if (value === 'true') record().debug = true;
+  else if (value === CACHE_DEBUG_DETAIL) Object.assign(record(), { debug: true, detail: true });
+}
 
 /**
  * Whether a client's request headers ask for a fresh answer: a
@@ -21,21 +28,34 @@ export function asksForFreshAnswer(headers: Readonly<Record<string, string>>): b
   return (headers.pragma ?? '').toLowerCase().split(',').some((part) => part.trim() === 'no-cache');
 }
 
-/** Notes a client's request for a fresh answer (`client_control.enabled`). */
-export const noteRefreshRequest: StageHook<'request'> = function noteCacheRefreshRequest(event) {
-  if (asksForFreshAnswer(event.input.headers)) recordOf(event.state).refresh = true;
-};
+/** What the request stage of the response cache looks at. */
+export interface RequestHookSettings {
+  /** `debug.enabled`. */
+  readonly debug: boolean;
+  /** `client_control`, when enabled. */
+  readonly clientControl: ClientControl | undefined;
+  /** `private_entries`, when enabled with `user_header` (a claim is read later, from request state). */
+  readonly privateEntries: PrivateEntries | undefined;
+}
 
-/** The request-stage hook for the switches that are on; undefined when none is. */
-export function requestHook(debug: boolean, clientControl: boolean): StageHook<'request'> | undefined {
-  if (debug && clientControl) {
-    return function responseCacheRequest(event) {
-      void noteDebugRequest(event);
-      void noteRefreshRequest(event);
-    };
-  }
-  if (debug) return noteDebugRequest;
-  return clientControl ? noteRefreshRequest : undefined;
+/** The request-stage hook for the switches that are on; undefined when none needs one. */
+export function requestHook(settings: RequestHookSettings): StageHook<'request'> | undefined {
+  const { debug, clientControl, privateEntries } = settings;
+  const byHeader = privateEntries && 'header' in privateEntries.source ? privateEntries : undefined;
+  if (!debug && !clientControl && !byHeader) return undefined;
+  return function responseCacheRequest(event) {
+    const headers = event.input.headers;
+    const record = () => recordOf(event.state);
+    if (debug) noteDebugRequest(headers, record);
+    if (byHeader) byHeader.noteRequest(headers, record());
+    if (!clientControl) return;
+    const refusal = clientControl.check(headers);
+    if (refusal) {
+      event.respondWith(refusal);
+      return;
+    }
+    if (asksForFreshAnswer(headers) && clientControl.allows(headers)) record().refresh = true;
+  };
 }
 
 /**
@@ -53,7 +73,13 @@ export const finishResponse: StageHook<'respond'> = function responseCacheRespon
       const value = mergeCacheControl(record.parts, (body.errors?.length ?? 0) > 0);
       if (value !== undefined) headers = { ...headers, 'cache-control': value };
     }
-    if (record.debug && !output.requestError) body = { ...body, extensions: { ...body.extensions, responseCache: record.fetches } };
+    if (record.debug && !output.requestError) body = { ...body, extensions: { ...body.extensions, responseCache: debugItems(record) } };
     if (headers !== output.headers || body !== output.body) after.setOutput({ ...output, headers, body });
   };
 };
+
+/** The `extensions.responseCache` items: `{subgraph, kind, status}`, with `detail` also the counts. */
+function debugItems(record: ResponseCacheRecord): object[] {
+  if (record.detail) return record.fetches;
+  return record.fetches.map(({ subgraph, kind, status }) => ({ subgraph, kind, status }));
+}

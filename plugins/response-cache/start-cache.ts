@@ -1,6 +1,8 @@
 import { ConfigError, formatDuration, type CoreConfig, type PluginContext, type PluginInstance } from '../../src/index.js';
 import { CacheKeys } from './cache-key.js';
 import { CacheMetrics } from './cache-metrics.js';
+import { CacheSavings } from './cache-savings.js';
+import { ClientControl } from './client-control.js';
 import { Degradation } from './degraded.js';
 import { FetchEpochs } from './fetch-epochs.js';
 import { createFetchHook } from './fetch-hook.js';
@@ -8,6 +10,7 @@ import { HitMemo } from './hit-memo.js';
 import type { InvalidationBroadcast } from './invalidation-broadcast.js';
 import { startInvalidationEndpoint, type InvalidationEndpoint } from './invalidation-endpoint.js';
 import type { ResolvedResponseCacheOptions } from './options.js';
+import { PrivateEntries } from './private-entries.js';
 import { finishResponse, requestHook } from './respond-hook.js';
 import { ShadowMode } from './shadow.js';
 import type { CacheStore } from './store/cache-store.js';
@@ -30,10 +33,12 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
   const storage = options.storage;
   if (!storage) throw new Error('storage is required when the response cache is enabled');
   const longestFetchMs = longestSubgraphTimeout(ctx.config) + WRITE_SLACK_MS;
-  const store = await openStore(storage, options.key_prefix, ctx.config, ctx.log, longestFetchMs, options.circuit_breaker, options.memory_tier);
+  const metrics = new CacheMetrics(ctx.metrics);
+  const store = await openStore(storage, options.key_prefix, ctx.config, ctx.log, longestFetchMs, options.circuit_breaker, options.memory_tier, (state) =>
+    metrics.breakerState(state),
+  );
   // What this process keeps by itself, and must drop when another worker or replica invalidates.
   const local = inProcessPart(store);
-  const metrics = new CacheMetrics(ctx.metrics);
   const degradation = new Degradation(ctx.log, metrics);
   const keys = new CacheKeys(storage.provider === 'memory' ? '' : options.key_prefix);
   const switches = options.invalidation;
@@ -129,6 +134,8 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
       throw error;
     }
   }
+  const privateEntries = privateEntriesOf(options.private_entries);
+  if (privateEntries) ctx.log.info({ user_from: 'header' in privateEntries.source ? 'header' : 'claim' }, 'Response cache stores private answers per user');
   const onFetch = createFetchHook({
     store,
     keys,
@@ -141,8 +148,14 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
     fetchMissingEntitiesOnly: options.fetch_missing_entities_only,
     log: ctx.log,
     shadow: options.shadow_mode.enabled ? new ShadowMode(ctx.metrics, ctx.log) : undefined,
+    privateEntries,
+    savings: new CacheSavings(ctx.metrics),
   });
-  const onRequest = requestHook(options.debug.enabled, options.client_control.enabled);
+  const onRequest = requestHook({
+    debug: options.debug.enabled,
+    clientControl: options.client_control.enabled ? new ClientControl(options.client_control.shared_key) : undefined,
+    privateEntries,
+  });
   return {
     hooks: onRequest ? { onRequest, onFetch, onRespond: finishResponse } : { onFetch, onRespond: finishResponse },
     async stop() {
@@ -168,6 +181,13 @@ function inProcessPart(store: CacheStore): { invalidate(indexes: string[]): Prom
     };
   }
   return undefined;
+}
+
+/** `private_entries` when enabled (the schema ensured exactly one source). */
+function privateEntriesOf(settings: ResolvedResponseCacheOptions['private_entries']): PrivateEntries | undefined {
+  if (!settings.enabled) return undefined;
+  if (settings.user_header !== undefined) return new PrivateEntries({ header: settings.user_header });
+  return settings.user_claim === undefined ? undefined : new PrivateEntries({ claim: settings.user_claim });
 }
 
 function longestSubgraphTimeout(config: CoreConfig): number {

@@ -42,13 +42,18 @@ export class BreakerCacheStore implements CacheStore {
   private failures = 0;
   private openUntil = 0;
   private probing = false;
+  /** Reports `half_open` when the cool-down ends (even with no request to notice). */
+  private coolDownTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: CacheStore,
     private readonly settings: BreakerSettings,
     private readonly log: Logger,
+    /** Told every state change (the state gauge). */
+    private readonly onState: (state: BreakerState) => void = () => undefined,
   ) {
     this.provider = store.provider;
+    onState('closed');
   }
 
   /** The breaker's state now (an open breaker past its cool-down reads `half_open`). */
@@ -74,6 +79,7 @@ export class BreakerCacheStore implements CacheStore {
   }
 
   close(): Promise<void> {
+    clearTimeout(this.coolDownTimer);
     return this.store.close();
   }
 
@@ -84,6 +90,7 @@ export class BreakerCacheStore implements CacheStore {
       probe = true;
       this.probing = true;
       this.current = 'half_open';
+      this.onState('half_open');
     }
     try {
       const result = await (withDeadline ? this.withDeadline(operation, what) : operation());
@@ -101,6 +108,8 @@ export class BreakerCacheStore implements CacheStore {
     this.failures = 0;
     if (probe || this.current !== 'closed') {
       this.current = 'closed';
+      clearTimeout(this.coolDownTimer);
+      this.onState('closed');
       this.log.info('Response cache circuit breaker closed: the shared store answers again');
     }
   }
@@ -111,6 +120,12 @@ export class BreakerCacheStore implements CacheStore {
     const reopened = this.current !== 'closed';
     this.current = 'open';
     this.openUntil = Date.now() + this.settings.coolDownMs;
+    this.onState('open');
+    clearTimeout(this.coolDownTimer);
+    this.coolDownTimer = setTimeout(() => {
+      if (this.current === 'open') this.onState('half_open');
+    }, this.settings.coolDownMs);
+    this.coolDownTimer.unref();
     this.log.warn(
       {
         err: error instanceof Error ? error.message : String(error),

@@ -36,8 +36,9 @@ export interface CacheStore {
   readonly provider: 'memory' | 'sharedstore';
   /**
    * A number that changes whenever an entry is written, removed, evicted or
-   * expired, for providers that can know it (memory). Absent for shared
-   * stores: other replicas change them unseen.
+   * expired, for providers that can know it (memory, and the memory tier,
+   * whose hits are as fresh as its memory). Absent for Redis alone: other
+   * replicas change it unseen.
    */
   version?(): number;
   /** Entries by key, in order; undefined for a miss or an expired entry. */

@@ -1,6 +1,6 @@
 import type { CoreConfig, Logger } from '../../../src/index.js';
 import type { ResolvedResponseCacheOptions } from '../options.js';
-import { BreakerCacheStore } from './breaker-store.js';
+import { BreakerCacheStore, type BreakerState } from './breaker-store.js';
 import type { CacheStore } from './cache-store.js';
 import { DeadlineCacheStore } from './deadline-store.js';
 import { findSharedStore } from './find-shared-store.js';
@@ -29,6 +29,7 @@ export async function openStore(
   markTtlMs: number,
   breaker?: BreakerOptions,
   memoryTier?: MemoryTierSettings,
+  onBreakerState?: (state: BreakerState) => void,
 ): Promise<CacheStore> {
   if (storage.provider === 'memory') return new MemoryCacheStore({ maxEntries: storage.max_entries, markTtlMs });
   const provider = findSharedStore(config, storage.provider_id);
@@ -37,7 +38,7 @@ export async function openStore(
   const keepIndexes = memoryTier?.enabled === true;
   const redis = new RedisCacheStore(await connectRedis(provider, log, { commandMs }), { keyPrefix, markTtlMs, keepIndexes });
   const guarded = breaker?.enabled
-    ? new BreakerCacheStore(redis, { failureThreshold: breaker.failure_threshold, coolDownMs: breaker.cool_down, timeoutMs: breaker.timeout }, log)
+    ? new BreakerCacheStore(redis, { failureThreshold: breaker.failure_threshold, coolDownMs: breaker.cool_down, timeoutMs: breaker.timeout }, log, onBreakerState)
     : new DeadlineCacheStore(redis, REDIS_COMMAND_MS);
   if (!memoryTier?.enabled) return guarded;
   return new TieredCacheStore(guarded, { maxBytes: memoryTier.max_size, maxEntries: memoryTier.max_entries, markTtlMs });

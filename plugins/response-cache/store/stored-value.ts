@@ -2,7 +2,7 @@ import type { DeserializedData } from 'keyv';
 import type { EntryWrite, StoredEntry, StoredValue } from './cache-store.js';
 
 /** The value keyv stores for an entry. */
-export function toStoredValue(entry: EntryWrite, withIndexes = false): StoredValue {
+export function toStoredValue(entry: Pick<EntryWrite, 'value' | 'isPublic' | 'indexes'>, withIndexes = false): StoredValue {
   const value: StoredValue = entry.isPublic ? { d: entry.value, p: 1 } : { d: entry.value };
   return withIndexes ? { ...value, i: entry.indexes } : value;
 }

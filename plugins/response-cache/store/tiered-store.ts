@@ -1,6 +1,5 @@
-import { LRUCache } from 'lru-cache';
 import type { CacheStore, EntryWrite, StoredEntry } from './cache-store.js';
-import { InvalidationMarks, MemoryIndex } from './memory-index.js';
+import { MemoryCacheStore } from './memory-store.js';
 
 /** Options of `TieredCacheStore` (`response_cache.memory_tier`). */
 export interface MemoryTierOptions {
@@ -12,11 +11,6 @@ export interface MemoryTierOptions {
   readonly markTtlMs: number;
 }
 
-interface TierEntry {
-  readonly entry: StoredEntry;
-  readonly size: number;
-}
-
 /** Read results answered without the shared store (it was not asked, or failed): they say nothing of its health. */
 const fromMemoryOnly = new WeakSet<object>();
 
@@ -26,12 +20,14 @@ export function answeredFromMemory(entries: readonly unknown[]): boolean {
 }
 
 /**
- * An in-process memory tier in front of the shared store. A read is
- * answered from memory when every key is there; otherwise the keys missing
- * from memory are read from the shared store and what it has is kept in
- * memory until the expiry the shared store reports. Writes go to the shared
- * store first and then to memory with an expiry computed before the shared
- * write, so a memory entry never outlives its Redis entry.
+ * An in-process memory tier in front of the shared store: the memory
+ * provider's store (bounded by bytes too) holding copies of shared-store
+ * entries. A read is answered from memory when every key is there;
+ * otherwise the keys missing from memory are read from the shared store and
+ * what it has is kept in memory until the expiry the shared store reports.
+ * Writes go to the shared store first and then to memory with an expiry
+ * computed before the shared write, so a memory entry never outlives its
+ * Redis entry.
  *
  * Invalidation clears memory first (entries and a mark, so a write racing
  * it cannot put the entry back into memory), then the shared store.
@@ -45,45 +41,41 @@ export function answeredFromMemory(entries: readonly unknown[]): boolean {
  */
 export class TieredCacheStore implements CacheStore {
   readonly provider = 'sharedstore' as const;
-  private readonly lru: LRUCache<string, TierEntry>;
-  private readonly index = new MemoryIndex();
-  private readonly marks: InvalidationMarks;
+  private readonly memory: MemoryCacheStore;
+  /** Invalidations applied here (they may concern entries served from Redis without being kept in memory). */
+  private invalidations = 0;
 
   constructor(
     private readonly shared: CacheStore,
     options: MemoryTierOptions,
   ) {
-    const index = this.index;
-    this.lru = new LRUCache<string, TierEntry>({
-      max: options.maxEntries,
-      maxSize: options.maxBytes,
-      sizeCalculation: (value) => Math.max(1, value.size),
-      dispose: (_value, key) => index.remove(key),
-    });
-    this.marks = new InvalidationMarks(options.markTtlMs);
+    this.memory = new MemoryCacheStore(options);
+  }
+
+  /**
+   * Changes whenever the memory tier changes or an invalidation arrives. A
+   * hit served from memory is as fresh as memory is (another replica's
+   * write to Redis reaches memory no sooner than an invalidation does), so
+   * an all-hit answer may be reused while this number stays (`HitMemo`),
+   * as with the memory provider. Both counters only grow, so their sum
+   * changes when either does.
+   */
+  version(): number {
+    return this.memory.version() + this.invalidations;
   }
 
   /** Entries in the memory tier now (tests). */
   get memorySize(): number {
-    return this.lru.size;
+    return this.memory.size;
   }
 
   /** Approximate bytes in the memory tier now (tests). */
   get memoryBytes(): number {
-    return this.lru.calculatedSize;
+    return this.memory.bytes;
   }
 
   async getMany(keys: readonly string[]): Promise<Array<StoredEntry | undefined>> {
-    const now = Date.now();
-    const found: Array<StoredEntry | undefined> = keys.map((key) => {
-      const kept = this.lru.get(key);
-      if (!kept) return undefined;
-      if (kept.entry.expiresAt <= now) {
-        this.lru.delete(key);
-        return undefined;
-      }
-      return kept.entry;
-    });
+    const found = await this.memory.getMany(keys);
     const missing: number[] = [];
     found.forEach((entry, i) => {
       if (!entry) missing.push(i);
@@ -92,7 +84,7 @@ export class TieredCacheStore implements CacheStore {
       fromMemoryOnly.add(found);
       return found;
     }
-    const epoch = this.marks.epoch;
+    const since = this.memory.currentEpoch;
     let fetched: Array<StoredEntry | undefined>;
     try {
       fetched = await this.shared.getMany(missing.map((i) => keys[i]!));
@@ -101,14 +93,17 @@ export class TieredCacheStore implements CacheStore {
       fromMemoryOnly.add(found);
       return found;
     }
-    // Entries read before an invalidation that ran meanwhile are served to this request but not kept.
-    const keep = this.marks.epoch === epoch;
-    missing.forEach((position, i) => {
+    const copies = [];
+    for (const [i, position] of missing.entries()) {
       const entry = fetched[i];
-      if (!entry) return;
+      if (!entry) continue;
       found[position] = entry;
-      if (keep) this.remember(keys[position]!, entry, undefined);
-    });
+      // Without the indexes stored beside it (a replica without the memory tier wrote it), another
+      // replica's invalidation could not find the copy: it is served but not kept.
+      if (entry.indexes) copies.push({ key: keys[position]!, value: entry.value, expiresAt: entry.expiresAt, isPublic: entry.isPublic, indexes: entry.indexes });
+    }
+    // Entries read before an invalidation of their indexes that ran meanwhile are served to this request but not kept.
+    this.memory.keep(copies, since);
     return found;
   }
 
@@ -118,57 +113,41 @@ export class TieredCacheStore implements CacheStore {
 
   async write(entries: readonly EntryWrite[], since: number | undefined): Promise<EntryWrite[]> {
     const startedAt = Date.now();
-    const epoch = this.marks.epoch;
+    const memorySince = this.memory.currentEpoch;
     const kept = await this.shared.write(entries, since);
-    for (const entry of kept) {
-      // An invalidation on this replica since the write began: Redis may have the entry, memory must not.
-      if (this.marks.touchedSince(entry.indexes, epoch)) continue;
-      this.remember(entry.key, { value: entry.value, expiresAt: startedAt + entry.ttlMs, isPublic: entry.isPublic }, entry.indexes);
-    }
+    // An invalidation on this replica since the write began: Redis may have the entry, memory must not.
+    this.memory.keep(
+      kept.map((entry) => ({ key: entry.key, value: entry.value, expiresAt: startedAt + entry.ttlMs, isPublic: entry.isPublic, indexes: entry.indexes })),
+      memorySince,
+    );
     return kept;
   }
 
   async invalidate(indexes: readonly string[]): Promise<string[]> {
-    this.invalidateMemory(indexes);
+    this.invalidations++;
+    this.memory.invalidateNow(indexes);
     const removed = await this.shared.invalidate(indexes);
-    for (const key of removed) this.lru.delete(key);
+    // Again once Redis is cleared: an answer read from it meanwhile must not be reused either.
+    this.invalidations++;
+    // Keys Redis listed that the memory tier held under other indexes (an older write's).
+    for (const key of removed) this.memory.delete(key);
     return removed;
   }
 
   /** Removes the memory entries listed under any of the indexes (another replica or worker invalidated them). */
   invalidateMemory(indexes: readonly string[]): number {
-    this.marks.bump(indexes);
-    let removed = 0;
-    for (const key of this.index.keysOf(indexes)) if (this.lru.delete(key)) removed++;
-    return removed;
+    this.invalidations++;
+    return this.memory.invalidateNow(indexes).length;
   }
 
   /** Drops the whole memory tier (invalidations may have been missed); racing writes stay out of it. */
   clearMemory(): number {
-    this.marks.bumpAll();
-    const count = this.lru.size;
-    this.lru.clear();
-    return count;
+    this.invalidations++;
+    return this.memory.clear();
   }
 
   async close(): Promise<void> {
-    this.lru.clear();
+    await this.memory.close();
     await this.shared.close();
-  }
-
-  /**
-   * Keeps an entry in memory until its expiry, listed under its indexes (a
-   * write's own, or those stored with the value in Redis). An entry read
-   * without indexes (written by a replica without the memory tier) is not
-   * kept: an invalidation from another replica could not find it.
-   */
-  private remember(key: string, entry: StoredEntry, indexes: readonly string[] | undefined): void {
-    const listed = indexes ?? entry.indexes;
-    if (!listed) return;
-    const ttl = entry.expiresAt - Date.now();
-    if (ttl <= 0) return;
-    const size = key.length + JSON.stringify(entry.value).length;
-    this.lru.set(key, { entry, size }, { ttl });
-    if (this.lru.has(key)) this.index.set(key, listed);
   }
 }

@@ -13,6 +13,14 @@ export interface Histogram {
   observe(labels: Labels, value: number): void;
 }
 
+export interface Gauge {
+  /** Sets the current value. */
+  set(labels: Labels, value: number): void;
+}
+
+/** How a gauge's per-worker values combine under `--workers` (prom-client's aggregators). */
+export type GaugeAggregation = 'sum' | 'max' | 'min' | 'average';
+
 /**
  * Prometheus metrics for the kernel and plugins. Metric names get the
  * `switchyard_` prefix. When metrics are off every instrument is a no-op.
@@ -21,18 +29,22 @@ export interface Metrics {
   readonly enabled: boolean;
   counter(name: string, help: string, labelNames?: readonly string[]): Counter;
   histogram(name: string, help: string, labelNames?: readonly string[], buckets?: readonly number[]): Histogram;
+  /** A value that goes up and down; under `--workers` combined by `aggregation` (default `sum`). */
+  gauge(name: string, help: string, labelNames?: readonly string[], aggregation?: GaugeAggregation): Gauge;
   /** The exposition text (`text/plain; version=0.0.4`). */
   render(): Promise<string>;
 }
 
 const NOOP_COUNTER: Counter = { inc() {} };
 const NOOP_HISTOGRAM: Histogram = { observe() {} };
+const NOOP_GAUGE: Gauge = { set() {} };
 
 /** Metrics that record nothing (metrics disabled). */
 export const noopMetrics: Metrics = {
   enabled: false,
   counter: () => NOOP_COUNTER,
   histogram: () => NOOP_HISTOGRAM,
+  gauge: () => NOOP_GAUGE,
   render: async () => '',
 };
 
@@ -48,6 +60,7 @@ export async function createPrometheusMetrics(): Promise<Metrics> {
   }
   const counters = new Map<string, Counter>();
   const histograms = new Map<string, Histogram>();
+  const gauges = new Map<string, Gauge>();
   return {
     enabled: true,
     counter(name, help, labelNames = []) {
@@ -75,6 +88,16 @@ export async function createPrometheusMetrics(): Promise<Metrics> {
         histograms.set(full, histogram);
       }
       return histogram;
+    },
+    gauge(name, help, labelNames = [], aggregation = 'sum') {
+      const full = `switchyard_${name}`;
+      let gauge = gauges.get(full);
+      if (!gauge) {
+        const instrument = new prom.Gauge({ name: full, help, labelNames: [...labelNames], registers: [registry], aggregator: aggregation });
+        gauge = { set: (labels, value) => instrument.set(labels, value) };
+        gauges.set(full, gauge);
+      }
+      return gauge;
     },
     render: () => registry.metrics(),
   };

@@ -55,9 +55,10 @@ describe('the circuit breaker on a frozen Redis', () => {
         storage: { provider: 'sharedstore', provider_id: 'main' },
         circuit_breaker: { failure_threshold: 3, cool_down: '1s', timeout: '100ms' },
       },
-      config,
+      config: { ...config, metrics: { enabled: true, listen_addr: '127.0.0.1:0' } },
       logger: logs.logger,
     });
+    await cached.router.listen('127.0.0.1:0');
     uncached = await graph.router({ cache: { enabled: false } });
   });
 
@@ -66,7 +67,14 @@ describe('the circuit breaker on a frozen Redis', () => {
     await Promise.all([graph?.close(), redis?.stop()]);
   });
 
+  /** `switchyard_response_cache_breaker_state` as the metrics endpoint shows it. */
+  async function breakerGauge(): Promise<string | undefined> {
+    const text = await (await fetch(cached.router.metricsUrl!)).text();
+    return text.split('\n').find((line) => line.startsWith('switchyard_response_cache_breaker_state '));
+  }
+
   it('opens within failure_threshold operations, keeps requests fast, and closes once Redis is back', async () => {
+    expect(await breakerGauge()).toBe('switchyard_response_cache_breaker_state 0');
     await timed(cached);
     await timed(cached);
     expect(graph.products.calls).toHaveLength(1);
@@ -88,6 +96,7 @@ describe('the circuit breaker on a frozen Redis', () => {
     expect(requestsUntilOpen).toBeGreaterThanOrEqual(1);
     expect(requestsUntilOpen).toBeLessThanOrEqual(2);
     expect(logs.lines.find((line) => line.msg === OPEN)).toMatchObject({ level: 'warn', plugin: 'response-cache', failures: 3 });
+    expect(await breakerGauge()).toBe('switchyard_response_cache_breaker_state 1');
 
     const open: number[] = [];
     for (let i = 0; i < 30; i++) open.push(await timed(cached));
@@ -106,6 +115,7 @@ describe('the circuit breaker on a frozen Redis', () => {
       closed = logs.lines.some((line) => line.msg === CLOSED);
     }
     expect(closed).toBe(true);
+    expect(await breakerGauge()).toBe('switchyard_response_cache_breaker_state 0');
     graph.reset();
     await timed(cached);
     await timed(cached);
@@ -159,6 +169,21 @@ describe('BreakerCacheStore', () => {
     expect(breaker.state).toBe('closed');
     await breaker.getMany(['a']);
     expect(inner.calls).toBe(5);
+  });
+
+  it('reports each state change: open, half-open when the cool-down ends, closed after a good probe', async () => {
+    const inner = failingStore();
+    const states: string[] = [];
+    const breaker = new BreakerCacheStore(inner, { failureThreshold: 1, coolDownMs: 100, timeoutMs: 50 }, log, (state) => states.push(state));
+    await expect(breaker.getMany(['a'])).rejects.toThrow('down');
+    expect(states).toEqual(['closed', 'open']);
+    // No request needed: the end of the cool-down is reported by itself.
+    await sleep(150);
+    expect(states).toEqual(['closed', 'open', 'half_open']);
+    inner.fail = false;
+    await breaker.getMany(['a']);
+    expect(states).toEqual(['closed', 'open', 'half_open', 'half_open', 'closed']);
+    await breaker.close();
   });
 
   it('counts an operation slower than the timeout as a failure', async () => {

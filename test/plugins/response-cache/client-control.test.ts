@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestRouter } from '../../../src/testing/index.js';
+import { responseCacheOptionsSchema } from '../../../plugins/response-cache/index.js';
 import { asksForFreshAnswer } from '../../../plugins/response-cache/respond-hook.js';
 import { type CacheGraph, memoryCache, useCacheGraph } from './fixtures.js';
 
@@ -63,6 +64,35 @@ describe('client_control', () => {
     change();
     expect(await ask({ 'cache-control': 'no-cache', pragma: 'no-cache' })).toMatchObject({ name: 'Table', review: 'Love it!' });
     expect(graph.products.calls).toHaveLength(1);
+  });
+});
+
+describe('client_control.shared_key', () => {
+  const KEY = 'refresh-key-0123456789abcdef-0123456789';
+
+  it('lets only requests carrying the key refresh; others are answered from the cache', async () => {
+    router = await graph.router({ cache: { ...memoryCache, client_control: { enabled: true, shared_key: KEY }, debug: { enabled: true } } });
+    await ask();
+    change();
+    // A browser's hard reload sends no-cache: without the key it is served from the cache as usual.
+    expect(await ask({ 'cache-control': 'no-cache' })).toMatchObject({ name: 'Table', statuses: ['hit', 'hit'] });
+    expect(await ask({ 'cache-control': 'no-cache', 'x-switchyard-cache-refresh-key': KEY })).toMatchObject({ name: 'Desk', statuses: ['miss', 'miss'] });
+    expect(await ask()).toMatchObject({ name: 'Desk', statuses: ['hit', 'hit'] });
+  });
+
+  it('refuses a wrong key with 400 and a message', async () => {
+    router = await graph.router({ cache: { ...memoryCache, client_control: { enabled: true, shared_key: KEY } } });
+    const response = await router.query({ query: QUERY, headers: { 'cache-control': 'no-cache', 'x-switchyard-cache-refresh-key': 'guess' } });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ errors: [{ message: 'Invalid x-switchyard-cache-refresh-key header.', extensions: { code: 'BAD_REQUEST' } }] });
+    expect(graph.products.calls).toHaveLength(0);
+  });
+
+  it('ignores the key header when no key is set, and refuses a key shorter than 32 characters', async () => {
+    router = await graph.router({ cache: { ...memoryCache, client_control: { enabled: true } } });
+    expect((await router.query({ query: QUERY, headers: { 'x-switchyard-cache-refresh-key': 'anything' } })).status).toBe(200);
+    const refused = responseCacheOptionsSchema.safeParse({ ...memoryCache, client_control: { enabled: true, shared_key: 'short' } });
+    expect(refused.error?.issues[0]).toMatchObject({ path: ['client_control', 'shared_key'], message: 'must be empty or at least 32 characters (it has 5)' });
   });
 });
 

@@ -246,4 +246,21 @@ describe('TieredCacheStore', () => {
     await writing;
     expect(tier.memorySize).toBe(0);
   });
+
+  it('changes its version with memory and with every invalidation, so an all-hit answer is reused only while both stay', async () => {
+    const shared = sharedMap();
+    const tier = new TieredCacheStore(shared, { maxBytes: 1 << 20, maxEntries: 100, markTtlMs: 60_000 });
+    const start = tier.version();
+    await tier.write([write('a', 10)], undefined);
+    const written = tier.version();
+    expect(written).not.toBe(start);
+    await tier.getMany(['a']);
+    expect(tier.version()).toBe(written);
+    // An invalidation of entries this replica does not hold in memory still counts: one may have been served from Redis.
+    tier.invalidateMemory(['subgraph:other']);
+    expect(tier.version()).not.toBe(written);
+    const before = tier.version();
+    tier.clearMemory();
+    expect(tier.version()).not.toBe(before);
+  });
 });

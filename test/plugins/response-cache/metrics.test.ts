@@ -27,7 +27,7 @@ async function cacheMetrics(): Promise<string[]> {
 const WITH_REVIEWS = 'query Top($first: Int) { products(first: $first) { upc reviews { body } } }';
 
 describe('response cache metrics', () => {
-  it('count hits, misses, stores and invalidations by subgraph and type', async () => {
+  it('count hits, misses, partial hits, stores, invalidations, calls avoided and time saved by subgraph and type', async () => {
     await router.query({ query: WITH_REVIEWS, variables: { first: 2 } });
     await router.query({ query: WITH_REVIEWS, variables: { first: 2 } });
     await router.query({ query: WITH_REVIEWS, variables: { first: 3 } });
@@ -40,6 +40,12 @@ describe('response cache metrics', () => {
       'switchyard_response_cache_stores_total{subgraph="products",type="Query"} 2',
       'switchyard_response_cache_stores_total{subgraph="reviews",type="Product"} 3',
       'switchyard_response_cache_invalidated_total{subgraph="reviews",type="Product"} 3',
+      // The second request avoided both calls; the third fetched only p3's reviews.
+      'switchyard_response_cache_partial_hits_total{subgraph="reviews",type="Product"} 1',
+      'switchyard_response_cache_calls_avoided_total{subgraph="products",type="Query"} 1',
+      'switchyard_response_cache_calls_avoided_total{subgraph="reviews",type="Product"} 1',
+      expect.stringMatching(/^switchyard_response_cache_time_saved_seconds_total\{subgraph="products",type="Query"\} 0\.\d+(e-\d+)?$/),
+      expect.stringMatching(/^switchyard_response_cache_time_saved_seconds_total\{subgraph="reviews",type="Product"\} 0\.\d+(e-\d+)?$/),
     ]);
   });
 });
