@@ -25,7 +25,15 @@ export default defineConfig({
   target: 'node20',
   platform: 'node',
   dts: {
-    entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts', 'operations/index': 'src/operations/index.ts', 'grpc/index': 'src/grpc/index.ts', 'connect/index': 'src/connect/index.ts', 'setup/index': 'src/setup/index.ts', ...pluginEntries },
+    entry: {
+      index: 'src/index.ts',
+      'testing/index': 'src/testing/index.ts',
+      'operations/index': 'src/operations/index.ts',
+      'grpc/index': 'src/grpc/index.ts',
+      'connect/index': 'src/connect/index.ts',
+      'setup/index': 'src/setup/index.ts',
+      ...pluginEntries,
+    },
   },
   sourcemap: true,
   clean: true,

@@ -116,7 +116,10 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
   const quick = parsed.quick ?? false;
   const sharing = parsed.sharing ?? env.BENCH_SHARING ?? 'both';
   if (sharing !== 'on' && sharing !== 'off' && sharing !== 'both') throw new UsageError(`--sharing must be on, off or both, got "${sharing}"`);
-  const contenders = (parsed.contenders ?? env.BENCH_CONTENDERS)?.split(',').map((s) => s.trim()).filter(Boolean);
+  const contenders = (parsed.contenders ?? env.BENCH_CONTENDERS)
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (parsed.planner && parsed['no-planner']) throw new UsageError('--planner and --no-planner exclude each other');
   return {
     scenario: parsed.scenario ?? env.BENCH_SCENARIO ?? 'federated',

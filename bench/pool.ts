@@ -79,4 +79,6 @@ const spread = spreadOf(ratios);
 if (!spread || ratios.length < 3) fail(`fewer than 3 rounds with ${a} and ${bs.join(', ')} (${metric} measured) in the files given`);
 const { low, high } = medianInterval(ratios);
 const over = bs.length > 1 ? `the mean of ${bs.join(' and ')}` : bs[0];
-console.log(`${a} / ${over}, ${metric}: median of ${ratios.length} per-round ratios from ${files.length} file(s) ${spread.median.toFixed(3)}x, 95% interval ${low.toFixed(3)}-${high.toFixed(3)} (rounds ${spread.min.toFixed(2)}-${spread.max.toFixed(2)})`);
+console.log(
+  `${a} / ${over}, ${metric}: median of ${ratios.length} per-round ratios from ${files.length} file(s) ${spread.median.toFixed(3)}x, 95% interval ${low.toFixed(3)}-${high.toFixed(3)} (rounds ${spread.min.toFixed(2)}-${spread.max.toFixed(2)})`,
+);

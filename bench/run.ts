@@ -12,9 +12,7 @@ import { runRouterBench } from './router-bench.js';
 import { scenarios } from './scenarios/index.js';
 
 function listScenarios(): string {
-  return scenarios
-    .map((s) => [`${s.name}: ${s.description}`, ...s.contenders.map((c) => `  ${c.id.padEnd(24)} ${c.label} (sharing ${c.sharing})`)].join('\n'))
-    .join('\n\n');
+  return scenarios.map((s) => [`${s.name}: ${s.description}`, ...s.contenders.map((c) => `  ${c.id.padEnd(24)} ${c.label} (sharing ${c.sharing})`)].join('\n')).join('\n\n');
 }
 
 async function runPlanner(options: BenchOptions): Promise<void> {
@@ -28,7 +26,18 @@ async function runPlanner(options: BenchOptions): Promise<void> {
   writeFileSync(join(outDir, 'latest-planner.md'), markdown);
 }
 
+/** `--scenario subscriptions` (or BENCH_SCENARIO): not a request/response load, it runs on its own (bench/scenarios/subscriptions.ts). */
+function wantsSubscriptionBench(argv: readonly string[]): boolean {
+  const at = argv.indexOf('--scenario');
+  return (at >= 0 && argv[at + 1] === 'subscriptions') || argv.includes('--scenario=subscriptions') || (at < 0 && process.env.BENCH_SCENARIO === 'subscriptions');
+}
+
 async function main(): Promise<void> {
+  if (wantsSubscriptionBench(process.argv.slice(2))) {
+    const { runSubscriptionBench } = await import('./scenarios/subscriptions.js');
+    await runSubscriptionBench(process.argv.slice(2));
+    process.exit(0);
+  }
   let options: BenchOptions;
   try {
     options = parseBenchOptions(process.argv.slice(2));

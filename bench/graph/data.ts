@@ -38,8 +38,26 @@ export const REVIEWS_PER_PRODUCT = 4;
 export const USER_COUNT = 20;
 
 const WORDS = [
-  'sturdy', 'light', 'bright', 'quiet', 'solid', 'cheap', 'sleek', 'handy', 'smooth', 'compact',
-  'warm', 'crisp', 'simple', 'heavy', 'clever', 'tidy', 'rugged', 'gentle', 'steady', 'lovely',
+  'sturdy',
+  'light',
+  'bright',
+  'quiet',
+  'solid',
+  'cheap',
+  'sleek',
+  'handy',
+  'smooth',
+  'compact',
+  'warm',
+  'crisp',
+  'simple',
+  'heavy',
+  'clever',
+  'tidy',
+  'rugged',
+  'gentle',
+  'steady',
+  'lovely',
 ];
 const NOUNS = ['Table', 'Couch', 'Chair', 'Lamp', 'Shelf', 'Desk', 'Stool', 'Bench', 'Rug', 'Clock'];
 const FIRST = ['Ada', 'Alan', 'Grace', 'Edsger', 'Barbara', 'Donald', 'Frances', 'John', 'Radia', 'Ken'];

@@ -5,17 +5,7 @@
  * `Product.shippingEstimate` `@requires(fields: "price weight")`.
  */
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
-import {
-  firstUsers,
-  inStock,
-  productByUpcOrNull,
-  reviewsByUser,
-  reviewsOfProduct,
-  shippingEstimate,
-  topProducts,
-  userByIdOrNull,
-  type Review,
-} from './data.js';
+import { firstUsers, inStock, productByUpcOrNull, reviewsByUser, reviewsOfProduct, shippingEstimate, topProducts, userByIdOrNull, type Review } from './data.js';
 
 /** One benchmark subgraph. */
 export interface BenchSubgraph {

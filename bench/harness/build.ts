@@ -60,9 +60,7 @@ export async function buildPrograms(workDir: string, switchyardCli?: string): Pr
   ];
   if (!switchyardCli) {
     // Source maps keep `--cpu-prof` profiles of the router readable.
-    builds.push(
-      build({ ...common, entry: { 'cli/main': join(REPO_ROOT, 'src', 'cli', 'main.ts') }, outDir: switchyardOut, clean: true, splitting: true, sourcemap: true }),
-    );
+    builds.push(build({ ...common, entry: { 'cli/main': join(REPO_ROOT, 'src', 'cli', 'main.ts') }, outDir: switchyardOut, clean: true, splitting: true, sourcemap: true }));
   }
   await Promise.all(builds);
   const cli = switchyardCli ? resolve(switchyardCli) : join(switchyardOut, 'cli', 'main.mjs');

@@ -66,7 +66,12 @@ export function pairedRatioReference(summaries: Summaries, a: string, b: string,
   const perRound = spreadOf(ratios);
   if (!perRound || ratios.length < 3) return { name, shown: 'not measured (fewer than 3 rounds)' };
   const { low, high } = medianInterval(ratios);
-  return { name, value: perRound.median, spread: [perRound.min, perRound.max], shown: `${perRound.median.toFixed(3)}x (95% interval ${low.toFixed(3)}-${high.toFixed(3)}, ${ratios.length} rounds)` };
+  return {
+    name,
+    value: perRound.median,
+    spread: [perRound.min, perRound.max],
+    shown: `${perRound.median.toFixed(3)}x (95% interval ${low.toFixed(3)}-${high.toFixed(3)}, ${ratios.length} rounds)`,
+  };
 }
 
 /** A 95% bootstrap interval of the median of `values` (seeded by their count: the same values give the same interval). */

@@ -40,7 +40,11 @@ function hostileRequestSpecs(): Array<[string, Omit<autocannon.Request, 'onRespo
     ['hostile: deep list value', post(JSON.stringify({ query: `{ product(upc: ${'['.repeat(50_000)}1${']'.repeat(50_000)}) { upc } }` })), {}],
     ['hostile: malformed JSON', post('{"query": "{ now }", "variables": {'), {}],
     ['hostile: malformed JSON', post('\u0000\u0001garbage'), {}],
-    ['hostile: CSRF form POST', post(`query=${encodeURIComponent('{ now }')}`, { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.test' }), { code: 'CSRF_PREVENTED' }],
+    [
+      'hostile: CSRF form POST',
+      post(`query=${encodeURIComponent('{ now }')}`, { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.test' }),
+      { code: 'CSRF_PREVENTED' },
+    ],
     ['hostile: CSRF text/plain POST', post(JSON.stringify({ query: '{ now }' }), { 'content-type': 'text/plain', origin: 'https://evil.test' }), { code: 'CSRF_PREVENTED' }],
     ['hostile: oversized body', post(`{"query":"{ now }","pad":"${'x'.repeat(1_100_000)}"}`), { code: 'REQUEST_TOO_LARGE' }],
     ['hostile: GET bad variables', { method: 'GET', path: '/graphql?query=%7B__typename%7D&variables=%7B', headers: STRICT }, {}],
@@ -77,7 +81,7 @@ export interface SocketAttackStats {
 
 const GARBAGE = [
   () => randomBytes(2_048),
-  () => Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n' + randomBytes(256).toString('latin1'), 'latin1'),
+  () => Buffer.from(`PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n${randomBytes(256).toString('latin1')}`, 'latin1'),
   () => Buffer.from('GET /graphql HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n'),
   () => Buffer.from('POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'),
   () => Buffer.from(`GET /graphql HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`),

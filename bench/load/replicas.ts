@@ -77,14 +77,20 @@ export async function runReplicas({ seconds, connections, replicas: count }: { s
       await mkdir(replicaDir);
       const ports = { router: await freePort(), invalidation: await freePort(), connect: await freePort() };
       const files = await writeRouterFiles(replicaDir, graph, ports, redis.url, SHARED_KEY, 'memory-broadcast');
-      replicas.push({ process: startRouterProcess(replicaDir, files.configPath), base: `http://127.0.0.1:${ports.router}`, invalidation: `http://127.0.0.1:${ports.invalidation}/invalidation` });
+      replicas.push({
+        process: startRouterProcess(replicaDir, files.configPath),
+        base: `http://127.0.0.1:${ports.router}`,
+        invalidation: `http://127.0.0.1:${ports.invalidation}/invalidation`,
+      });
     }
     await Promise.all(replicas.map((replica) => waitReady(replica.base, replica.process)));
     // Each subscribes in the background: start once Redis lists them all.
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline && (await redis.cli('PUBSUB', 'NUMSUB', 'router_response_cache:invalidations')).split('\n')[1] !== String(count)) await sleep(50);
     console.log(`${count} router replicas (memory cache, invalidation broadcast) on ${replicas.map((replica) => replica.base).join(', ')}; one Redis ${redis.url}`);
-    console.log(`load: ${seconds}s, ${connections} connections spread over the replicas; an invalidation every ${INVALIDATE_EVERY_MS}ms, to each replica in turn; staleness bound ${STALENESS_BOUND_MS}ms`);
+    console.log(
+      `load: ${seconds}s, ${connections} connections spread over the replicas; an invalidation every ${INVALIDATE_EVERY_MS}ms, to each replica in turn; staleness bound ${STALENESS_BOUND_MS}ms`,
+    );
 
     const started = Date.now();
     let crashed: string | undefined;
@@ -204,7 +210,10 @@ export async function runReplicas({ seconds, connections, replicas: count }: { s
     ];
     console.log(`\n${lines.join('\n')}\n`);
     for (const [i, replica] of replicas.entries()) {
-      const errors = replica.process.output().split('\n').filter((line) => /"level":"(error|fatal)"/.test(line));
+      const errors = replica.process
+        .output()
+        .split('\n')
+        .filter((line) => /"level":"(error|fatal)"/.test(line));
       for (const line of errors.slice(0, 3)) console.log(`replica ${i} error: ${line}`);
     }
     const failures = [
@@ -239,7 +248,11 @@ async function invalidate(endpoint: string): Promise<number> {
 }
 
 async function query(base: string, upc: string): Promise<unknown> {
-  const response = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: CACHED_QUERY, variables: { upc } }) });
+  const response = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: CACHED_QUERY, variables: { upc } }),
+  });
   return response.json();
 }
 

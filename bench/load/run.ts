@@ -66,7 +66,12 @@ function hasDataOnly(body: string): boolean {
   }
 }
 
-function graphqlRequest(kind: string, body: unknown, headers: Record<string, string> = {}, validate = (status: number, text: string) => status === 200 && hasDataOnly(text)): autocannon.Request {
+function graphqlRequest(
+  kind: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  validate = (status: number, text: string) => status === 200 && hasDataOnly(text),
+): autocannon.Request {
   return {
     method: 'POST',
     path: '/graphql',
@@ -123,11 +128,19 @@ async function staleAnswers(graph: LoadGraph, base: string, connectBase: string)
   const stale: string[] = [];
   for (const upc of UPCS) {
     const expected = graph.nameOf(upc);
-    const viaGraphql = (await (await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: CACHED_QUERY, variables: { upc } }) })).json()) as {
+    const viaGraphql = (await (
+      await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: CACHED_QUERY, variables: { upc } }) })
+    ).json()) as {
       data?: { product?: { name?: string } };
     };
     if (viaGraphql.data?.product?.name !== expected) stale.push(`/graphql ${upc}: ${JSON.stringify(viaGraphql)} (expected ${expected})`);
-    const viaConnect = (await (await fetch(`${connectBase}${CONNECT_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', 'connect-protocol-version': '1' }, body: JSON.stringify({ upc }) })).json()) as {
+    const viaConnect = (await (
+      await fetch(`${connectBase}${CONNECT_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'connect-protocol-version': '1' },
+        body: JSON.stringify({ upc }),
+      })
+    ).json()) as {
       product?: { name?: string };
     };
     if (viaConnect.product?.name !== expected) stale.push(`Connect ${upc}: ${JSON.stringify(viaConnect)} (expected ${expected})`);
@@ -171,7 +184,9 @@ async function main(): Promise<number> {
     const invalidationEndpoint = `http://127.0.0.1:${ports.invalidation}/invalidation`;
     await waitReady(base, router);
     console.log(`router pid ${router.pid} on ${base}; Connect on ${connectBase}; Redis ${redis.url}`);
-    console.log(`load: ${seconds}s, ${connections} connections (${graphqlConnections} GraphQL, ${connectConnections} Connect, ${invalidConnections} invalid), invalidations every 250ms`);
+    console.log(
+      `load: ${seconds}s, ${connections} connections (${graphqlConnections} GraphQL, ${connectConnections} Connect, ${invalidConnections} invalid), invalidations every 250ms`,
+    );
     console.log(
       hostile
         ? `hostile mix: ${hostileHttpConnections} HTTP connections (deep documents, fragment bombs, malformed JSON, CSRF form posts, oversized bodies, ...) and ${hostileSocketConnections} sockets (resets, garbage, slowloris)`
@@ -228,7 +243,11 @@ async function main(): Promise<number> {
     );
     const sockets = hostile ? startSocketAttacks({ router: ports.router, connect: ports.connect }, hostileSocketConnections) : undefined;
     const [results, hostileResult] = await Promise.all([
-      Promise.all([cannon(base, graphqlConnections, seconds, valid), cannon(connectBase, connectConnections, seconds, connect), cannon(base, invalidConnections, seconds, invalid)]),
+      Promise.all([
+        cannon(base, graphqlConnections, seconds, valid),
+        cannon(connectBase, connectConnections, seconds, connect),
+        cannon(base, invalidConnections, seconds, invalid),
+      ]),
       hostile ? cannon(base, hostileHttpConnections, seconds, hostileRequests(record)) : undefined,
     ]);
     const socketStats: SocketAttackStats | undefined = await sockets?.stop();
@@ -265,7 +284,9 @@ async function main(): Promise<number> {
     );
     const wrong = [...stats].filter(([kind]) => !kind.startsWith('hostile')).reduce((sum, [, entry]) => sum + entry.wrongBodies, 0);
     const hostileEntries = [...stats].filter(([kind]) => kind.startsWith('hostile'));
-    const hostile5xx = hostileEntries.reduce((sum, [, entry]) => sum + Object.entries(entry.statuses).reduce((n, [status, count]) => n + (Number(status) >= 500 ? count : 0), 0), 0) + (socketStats?.garbage5xx ?? 0);
+    const hostile5xx =
+      hostileEntries.reduce((sum, [, entry]) => sum + Object.entries(entry.statuses).reduce((n, [status, count]) => n + (Number(status) >= 500 ? count : 0), 0), 0) +
+      (socketStats?.garbage5xx ?? 0);
     const hostileNot4xx = hostileEntries.reduce((sum, [, entry]) => sum + entry.wrongBodies, 0);
     const transportErrors = results.reduce((sum, result) => sum + result.errors + result.timeouts, 0);
     // Memory is judged only on runs long enough to have a steady state after warm-up: 15s, or half a
@@ -287,7 +308,12 @@ async function main(): Promise<number> {
       '',
       '| kind | requests | statuses | wrong answers |',
       '|---|---|---|---|',
-      ...[...stats].map(([kind, entry]) => `| ${kind} | ${entry.total} | ${Object.entries(entry.statuses).map(([s, n]) => `${s}: ${n}`).join(', ')} | ${entry.wrongBodies}${entry.example ? ` (e.g. ${entry.example.replace(/\|/g, '\\|')})` : ''} |`),
+      ...[...stats].map(
+        ([kind, entry]) =>
+          `| ${kind} | ${entry.total} | ${Object.entries(entry.statuses)
+            .map(([s, n]) => `${s}: ${n}`)
+            .join(', ')} | ${entry.wrongBodies}${entry.example ? ` (e.g. ${entry.example.replace(/\|/g, '\\|')})` : ''} |`,
+      ),
       '',
       `- throughput: ${requestsPerSecond.toFixed(0)} requests/s on average; p99 latency GraphQL ${results[0].latency.p99} ms, Connect ${results[1].latency.p99} ms`,
       `- invalidations: ${invalidations} accepted, ${invalidationFailures} failed; final one ${finalInvalidation}`,

@@ -86,9 +86,7 @@ export async function runPlannerBenchmark(quick: boolean): Promise<PlannerReport
       () => (freshIndex = new FederationIndex(graph.supergraph)),
     ),
   );
-  timings.push(
-    timeWork('Switchyard: new operation on a warm graph (parse + plan)', () => buildQueryPlan(graph.index, parse(PLANNER_QUERY), PLANNER_OPERATION_NAME), bounds),
-  );
+  timings.push(timeWork('Switchyard: new operation on a warm graph (parse + plan)', () => buildQueryPlan(graph.index, parse(PLANNER_QUERY), PLANNER_OPERATION_NAME), bounds));
   const plan = buildQueryPlan(graph.index, parse(PLANNER_QUERY), PLANNER_OPERATION_NAME);
   graph.plans.set(`${PLANNER_OPERATION_NAME}\n${PLANNER_QUERY}`, plan);
   const operationName: string | undefined = PLANNER_OPERATION_NAME;

@@ -55,8 +55,7 @@ const catalog = await startSubgraph({
   `,
   resolvers: {
     Query: {
-      products: (_: unknown, args: { offset: number; first: number }) =>
-        Array.from({ length: args.first }, (_unused, i) => ({ id: String(args.offset + i) })),
+      products: (_: unknown, args: { offset: number; first: number }) => Array.from({ length: args.first }, (_unused, i) => ({ id: String(args.offset + i) })),
     },
   },
   reply: () => ({ headers: { 'cache-control': CACHE_CONTROL } }),

@@ -21,9 +21,7 @@ import { readBody } from './read-body.js';
 const ENTITIES = 'query($representations:[_Any!]!){_entities(representations:$representations)';
 const ROOT_USERS = 'query($users:Int!){users(first:$users){id username}}';
 const ROOT_PRODUCTS = 'query($first:Int!){topProducts(first:$first){upc name}}';
-const REVIEWS =
-  `${ENTITIES}{...on User{reviews{body product{upc reviews{id author{id reviews{body product{upc}}}}}}}` +
-  `...on Product{reviews{body author{id reviews{product{upc}}}}}}}`;
+const REVIEWS = `${ENTITIES}{...on User{reviews{body product{upc reviews{id author{id reviews{body product{upc}}}}}}}...on Product{reviews{body author{id reviews{product{upc}}}}}}}`;
 const ACCOUNTS = `${ENTITIES}{...on User{name}}}`;
 const PRODUCTS = `${ENTITIES}{...on Product{name price weight}}}`;
 const INVENTORY = `${ENTITIES}{...on Product{inStock shippingEstimate}}}`;
@@ -138,14 +136,22 @@ async function runPlan(first: unknown, userCount: unknown): Promise<unknown> {
   const authorKeys = [...authorIds];
   const productKeys = [...productUpcs];
   const [names, details] = await Promise.all([
-    accounts.entities<{ name: string }>(ACCOUNTS, authorKeys.map((id) => ({ __typename: 'User', id }))),
-    products.entities<ProductRow>(PRODUCTS, productKeys.map((upc) => ({ __typename: 'Product', upc }))).then(async (rows) => ({
-      rows,
-      stock: await inventory.entities<StockRow>(
-        INVENTORY,
-        rows.map((row, i) => ({ __typename: 'Product', upc: productKeys[i], price: row.price, weight: row.weight })),
-      ),
-    })),
+    accounts.entities<{ name: string }>(
+      ACCOUNTS,
+      authorKeys.map((id) => ({ __typename: 'User', id })),
+    ),
+    products
+      .entities<ProductRow>(
+        PRODUCTS,
+        productKeys.map((upc) => ({ __typename: 'Product', upc })),
+      )
+      .then(async (rows) => ({
+        rows,
+        stock: await inventory.entities<StockRow>(
+          INVENTORY,
+          rows.map((row, i) => ({ __typename: 'Product', upc: productKeys[i], price: row.price, weight: row.weight })),
+        ),
+      })),
   ]);
   const nameById = byKey(names, authorKeys);
   const rowByUpc = byKey(details.rows, productKeys);

@@ -121,7 +121,10 @@ async function runPlan(first: unknown): Promise<unknown> {
   const topUpcs = [...new Set(top.map((p) => p.upc))];
   const [topStock, topReviews] = await Promise.all([
     inventory.entities<StockRow>(INVENTORY, stockRepresentations(new Map(top.map((p) => [p.upc, p])).values())),
-    reviews.entities<{ reviews: ReviewRow[] }>(REVIEWS, topUpcs.map((upc) => ({ __typename: 'Product', upc }))),
+    reviews.entities<{ reviews: ReviewRow[] }>(
+      REVIEWS,
+      topUpcs.map((upc) => ({ __typename: 'Product', upc })),
+    ),
   ]);
   const authorIds = new Set<string>();
   const nestedUpcs = new Set<string>();
@@ -134,11 +137,19 @@ async function runPlan(first: unknown): Promise<unknown> {
   const authorKeys = [...authorIds];
   const nestedKeys = [...nestedUpcs];
   const [authors, nested] = await Promise.all([
-    accounts.entities<UserRow>(ACCOUNTS, authorKeys.map((id) => ({ __typename: 'User', id }))),
-    products.entities<ProductRow>(PRODUCTS, nestedKeys.map((upc) => ({ __typename: 'Product', upc }))).then(async (rows) => {
-      const withKeys = rows.map((row, i) => ({ ...row, upc: nestedKeys[i]! }));
-      return { rows: withKeys, stock: await inventory.entities<StockRow>(INVENTORY, stockRepresentations(withKeys)) };
-    }),
+    accounts.entities<UserRow>(
+      ACCOUNTS,
+      authorKeys.map((id) => ({ __typename: 'User', id })),
+    ),
+    products
+      .entities<ProductRow>(
+        PRODUCTS,
+        nestedKeys.map((upc) => ({ __typename: 'Product', upc })),
+      )
+      .then(async (rows) => {
+        const withKeys = rows.map((row, i) => ({ ...row, upc: nestedKeys[i]! }));
+        return { rows: withKeys, stock: await inventory.entities<StockRow>(INVENTORY, stockRepresentations(withKeys)) };
+      }),
   ]);
   const stockByUpc = byKey(topStock, topUpcs);
   const reviewsByUpc = byKey(topReviews, topUpcs);

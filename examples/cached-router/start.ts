@@ -68,7 +68,9 @@ export async function startCachedRouter(options: CachedRouterOptions = {}): Prom
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const running = await startCachedRouter({ redisUrl: process.env.REDIS_URL });
-  process.stdout.write(`\nCached router running.\n  GraphQL:   ${running.url}\n  subgraphs: ${running.subgraphs.map((s) => `${s.name} ${s.url}`).join(', ')}\nPress Ctrl+C to stop.\n\n`);
+  process.stdout.write(
+    `\nCached router running.\n  GraphQL:   ${running.url}\n  subgraphs: ${running.subgraphs.map((s) => `${s.name} ${s.url}`).join(', ')}\nPress Ctrl+C to stop.\n\n`,
+  );
   const stop = async () => {
     await running.close();
     process.exit(0);

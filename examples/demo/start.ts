@@ -23,7 +23,9 @@ const setup = await loadRouterSetup({ configPath: join(here, 'router.config.yaml
 const router = await createRouter({ config: setup.config, plugins: setup.plugins, graph: setup.graph });
 const { url } = await router.listen();
 
-process.stdout.write(`\nSwitchyard demo is running.\n  playground: ${url}/\n  GraphQL:    ${url}/graphql\n  subgraphs:  ${subgraphs.map((s) => `${s.name} ${s.url}`).join(', ')}\nPress Ctrl+C to stop.\n\n`);
+process.stdout.write(
+  `\nSwitchyard demo is running.\n  playground: ${url}/\n  GraphQL:    ${url}/graphql\n  subgraphs:  ${subgraphs.map((s) => `${s.name} ${s.url}`).join(', ')}\nPress Ctrl+C to stop.\n\n`,
+);
 
 const stop = async () => {
   await router.close();

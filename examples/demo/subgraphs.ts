@@ -35,8 +35,7 @@ const inventory = new Map([
 /** Every demo subgraph lets the router cache its answers for ten seconds (the demo runs the response cache). */
 const cacheable = () => ({ headers: { 'cache-control': 'public, max-age=10' } });
 
-const link = (imports: string[]) =>
-  `extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: [${imports.map((i) => `"@${i}"`).join(', ')}])`;
+const link = (imports: string[]) => `extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: [${imports.map((i) => `"@${i}"`).join(', ')}])`;
 
 export const accounts: SubgraphOptions = {
   name: 'accounts',
@@ -149,8 +148,7 @@ export const inventorySubgraph: SubgraphOptions = {
         ...inventory.get(ref.upc),
       }),
       // Free for expensive items, else a share of the weight.
-      shippingEstimate: (product: { price: number; weight: number }) =>
-        product.price > 1000 ? 0 : Math.round(product.weight * 0.5),
+      shippingEstimate: (product: { price: number; weight: number }) => (product.price > 1000 ? 0 : Math.round(product.weight * 0.5)),
     },
   },
 };

@@ -5,8 +5,7 @@ import { duration, url, z } from '../../src/index.js';
 export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 
 const algorithm = z.string().refine((value) => (JWT_ALGORITHMS as readonly string[]).includes(value), {
-  error: (issue) =>
-    `unsupported algorithm ${JSON.stringify(issue.input)}; one of ${JWT_ALGORITHMS.join(', ')} (none and HS* are refused: a JWKS publishes public keys)`,
+  error: (issue) => `unsupported algorithm ${JSON.stringify(issue.input)}; one of ${JWT_ALGORITHMS.join(', ')} (none and HS* are refused: a JWKS publishes public keys)`,
 });
 
 const oneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
@@ -30,7 +29,18 @@ const jwksProviderSchema = z.strictObject({
 });
 
 /** Header names a claim may not be sent as: they frame the HTTP request or carry the client's own credentials. */
-export const RESERVED_CLAIM_HEADERS = ['host', 'connection', 'content-length', 'content-type', 'content-encoding', 'transfer-encoding', 'te', 'upgrade', 'authorization', 'cookie'] as const;
+export const RESERVED_CLAIM_HEADERS = [
+  'host',
+  'connection',
+  'content-length',
+  'content-type',
+  'content-encoding',
+  'transfer-encoding',
+  'te',
+  'upgrade',
+  'authorization',
+  'cookie',
+] as const;
 
 const claimHeaderName = z
   .string()

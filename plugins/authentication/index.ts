@@ -136,9 +136,7 @@ function tokenOf(value: string, prefix: string): string | undefined {
 
 /** 401 `UNAUTHENTICATED`, with the `WWW-Authenticate` challenge of RFC 6750. */
 export function unauthenticated(message: string): OperationResponse {
-  return toErrorResponse(
-    new RouterError('UNAUTHENTICATED', message, { status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } }),
-  );
+  return toErrorResponse(new RouterError('UNAUTHENTICATED', message, { status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } }));
 }
 
 /**

@@ -14,12 +14,7 @@ export const UNAUTHORIZED_CODE = 'UNAUTHORIZED_FIELD_OR_TYPE';
 
 type Path = ReadonlyArray<string | number>;
 
-export function applyRemovals(
-  data: Record<string, unknown> | null,
-  removals: RemovalNode,
-  schema: GraphQLSchema,
-  errors: GraphQLErrorJSON[],
-): Record<string, unknown> | null {
+export function applyRemovals(data: Record<string, unknown> | null, removals: RemovalNode, schema: GraphQLSchema, errors: GraphQLErrorJSON[]): Record<string, unknown> | null {
   if (data === null) return null;
   const holds = (condition: string, runtime: unknown): boolean => {
     if (typeof runtime !== 'string') return true; // unknown runtime type: the strictest reading
@@ -43,7 +38,7 @@ export function applyRemovals(
       copy[key] = value;
     };
     for (const removed of node.removed) {
-      if (!applies(removed.conditions) || Object.prototype.hasOwnProperty.call(object, removed.key)) continue;
+      if (!applies(removed.conditions) || Object.hasOwn(object, removed.key)) continue;
       errors.push({
         message: `Unauthorized to access ${removed.coordinate}: ${removed.reason}.`,
         path: [...path, removed.key],
@@ -61,7 +56,7 @@ export function applyRemovals(
       if (next === null && isNonNullType(child.type)) return null;
       write(child.key, next);
     }
-    if (node.typename && Object.prototype.hasOwnProperty.call(object, TYPENAME_ALIAS)) {
+    if (node.typename && Object.hasOwn(object, TYPENAME_ALIAS)) {
       copy ??= { ...object };
       delete copy[TYPENAME_ALIAS];
     }

@@ -253,7 +253,7 @@ export function filterOperation(
     }
     if (definition.kind === Kind.FRAGMENT_DEFINITION) {
       const rewritten = rewrittenFragments.get(definition.name.value);
-      if (!rewritten || !rewritten.changed) return [definition];
+      if (!rewritten?.changed) return [definition];
       if (!rewritten.set) return []; // no spread of it is left
       return [{ ...definition, selectionSet: rewritten.set } as FragmentDefinitionNode];
     }

@@ -4,16 +4,7 @@
  * composition (Federation v2.5+/v2.6) writes them into the supergraph, under
  * the names its `@link`s give them. Read once per graph.
  */
-import {
-  getNamedType,
-  isInterfaceType,
-  isObjectType,
-  Kind,
-  valueFromASTUntyped,
-  type ConstDirectiveNode,
-  type GraphQLNamedType,
-  type GraphQLSchema,
-} from 'graphql';
+import { getNamedType, isInterfaceType, isObjectType, Kind, valueFromASTUntyped, type ConstDirectiveNode, type GraphQLNamedType, type GraphQLSchema } from 'graphql';
 import type { GraphInfo } from '../../src/index.js';
 
 /** OR of ANDs: `[["a", "b"], ["c"]]` holds for (a and b) or c. */

@@ -35,7 +35,8 @@ function read(query: string, operationName: string | undefined): FetchDocument {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
     else if (definition.kind === Kind.OPERATION_DEFINITION) operations.push(definition);
   }
-  const operation = operationName === undefined ? operations[0] : operations.find((o) => o.name?.value === operationName) ?? (operations.length === 1 ? operations[0] : undefined);
+  const operation =
+    operationName === undefined ? operations[0] : (operations.find((o) => o.name?.value === operationName) ?? (operations.length === 1 ? operations[0] : undefined));
   if (!operation) throw new Error(`the fetch holds no operation${operationName ? ` named ${operationName}` : ''}`);
   return { operation, fragments };
 }

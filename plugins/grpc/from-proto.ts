@@ -136,7 +136,14 @@ export class ResponseBuilder implements GeneralReader<PathLink | undefined> {
   }
 
   /** The selected fields of an object of `type` read from the `messageType` message in `range` of `bytes`. */
-  objectAt(bytes: Buffer, range: MessageRange, messageType: Type, type: GraphQLObjectType, selections: readonly SelectionSetNode[], path: PathLink | undefined): Record<string, unknown> {
+  objectAt(
+    bytes: Buffer,
+    range: MessageRange,
+    messageType: Type,
+    type: GraphQLObjectType,
+    selections: readonly SelectionSetNode[],
+    path: PathLink | undefined,
+  ): Record<string, unknown> {
     return decoding(messageType, () => {
       const reader = new WireReader(bytes);
       reader.pos = range.start;
@@ -144,7 +151,14 @@ export class ResponseBuilder implements GeneralReader<PathLink | undefined> {
     });
   }
 
-  private object(reader: WireReader, end: number, messageType: Type, type: GraphQLObjectType, selections: readonly SelectionSetNode[], path: PathLink | undefined): Record<string, unknown> {
+  private object(
+    reader: WireReader,
+    end: number,
+    messageType: Type,
+    type: GraphQLObjectType,
+    selections: readonly SelectionSetNode[],
+    path: PathLink | undefined,
+  ): Record<string, unknown> {
     const plan = this.plans.planFor(type, messageType, selections);
     const compiled = this.checking === 'general' ? undefined : compiledObject(plan, this.fetch);
     if (compiled === undefined) return this.generalObject(reader, end, messageType, plan, path);
@@ -174,7 +188,8 @@ export class ResponseBuilder implements GeneralReader<PathLink | undefined> {
       general = this.generalObject(reader, end, messageType, plan, path);
     } catch (error) {
       if (fastError === undefined) throw new Error(`the compiled reader of ${messageType.name} read what the general one refused: ${String(error)}`);
-      if (String(fastError) !== String(error)) throw new Error(`the compiled reader of ${messageType.name} refused with "${String(fastError)}", the general one with "${String(error)}"`);
+      if (String(fastError) !== String(error))
+        throw new Error(`the compiled reader of ${messageType.name} refused with "${String(fastError)}", the general one with "${String(error)}"`);
       throw error;
     } finally {
       this.checking = undefined;
@@ -215,7 +230,8 @@ export class ResponseBuilder implements GeneralReader<PathLink | undefined> {
     if (plan.hasResolvers) {
       const parent: ProtoMessage = decodeMessage(messageType, reader.buf.subarray(start, end));
       for (const step of plan.steps) {
-        if (step.kind === 'resolver') this.jobs.push({ resolver: step.resolver, field: step.field, nodes: step.nodes, parent, target: object, key: step.key, path: at(path, step.key) });
+        if (step.kind === 'resolver')
+          this.jobs.push({ resolver: step.resolver, field: step.field, nodes: step.nodes, parent, target: object, key: step.key, path: at(path, step.key) });
       }
     }
     return object;

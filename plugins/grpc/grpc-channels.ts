@@ -90,7 +90,19 @@ export interface UnaryCallOptions {
 }
 
 // Headers that belong to HTTP/1 or to the gRPC protocol itself, never forwarded as metadata.
-const RESERVED_HEADERS = new Set(['connection', 'content-length', 'content-type', 'host', 'keep-alive', 'te', 'transfer-encoding', 'upgrade', 'user-agent', 'accept', 'accept-encoding']);
+const RESERVED_HEADERS = new Set([
+  'connection',
+  'content-length',
+  'content-type',
+  'host',
+  'keep-alive',
+  'te',
+  'transfer-encoding',
+  'upgrade',
+  'user-agent',
+  'accept',
+  'accept-encoding',
+]);
 
 /** A channel and the client that owns it. */
 interface OpenChannel {

@@ -6,18 +6,7 @@
  * batches, one RPC per field selection. The answer is GraphQL-shaped, with
  * a GraphQL error at every field a failed RPC would have filled.
  */
-import {
-  BREAK,
-  GraphQLObjectType,
-  Kind,
-  getArgumentValues,
-  isObjectType,
-  valueFromASTUntyped,
-  visit,
-  type FieldNode,
-  type GraphQLField,
-  type SelectionSetNode,
-} from 'graphql';
+import { BREAK, GraphQLObjectType, Kind, getArgumentValues, isObjectType, valueFromASTUntyped, visit, type FieldNode, type GraphQLField, type SelectionSetNode } from 'graphql';
 import type { Type } from 'protobufjs';
 import { RouterError, type GraphQLErrorJSON, type SubgraphRequest, type SubgraphResponse } from '../../src/index.js';
 import { collectFields, type CollectContext } from './collect-fields.js';
@@ -113,9 +102,10 @@ class GrpcFetch {
     representations.forEach((representation, index) => {
       const typename = isRecord(representation) ? representation.__typename : undefined;
       const type = typeof typename === 'string' ? this.options.model.schema.getType(typename) : undefined;
-      const lookup = isObjectType(type) && isRecord(representation)
-        ? this.options.model.entities.get(type.name)?.find((candidate) => candidate.keyFields.every((field) => Object.hasOwn(representation, field)))
-        : undefined;
+      const lookup =
+        isObjectType(type) && isRecord(representation)
+          ? this.options.model.entities.get(type.name)?.find((candidate) => candidate.keyFields.every((field) => Object.hasOwn(representation, field)))
+          : undefined;
       if (!lookup || !isObjectType(type)) {
         const reason = `no entity lookup RPC in mapping.json for ${typeof typename === 'string' ? typename : 'a representation without __typename'} with the key fields sent`;
         this.errors.push(fetchError(new Error(reason), [key, index], this.errorContext));
@@ -129,7 +119,15 @@ class GrpcFetch {
     if (!selection) return results;
     await Promise.all(
       [...groups].map(([lookup, { type, indexes }]) =>
-        this.entityGroup(lookup, type, indexes.map((i) => representations[i] as Record<string, unknown>), indexes, selection, key, results),
+        this.entityGroup(
+          lookup,
+          type,
+          indexes.map((i) => representations[i] as Record<string, unknown>),
+          indexes,
+          selection,
+          key,
+          results,
+        ),
       ),
     );
     return results;

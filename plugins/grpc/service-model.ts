@@ -84,7 +84,10 @@ export interface ServiceModel {
 
 /** `createdAt` -> `created_at`, as the generator names proto fields. */
 export function snakeCase(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase();
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
 }
 
 function keyFieldsOf(mapping: EntityMapping): string[] {
@@ -102,7 +105,7 @@ function messageField(type: Type, name: string, context: string): string {
 function indexMapping(mapping: GrpcMapping, service: Service, servicePath: string) {
   const rpc = (name: string): Rpc => {
     const method: Method | undefined = service.methods[name];
-    if (!method || !method.resolvedRequestType || !method.resolvedResponseType) {
+    if (!method?.resolvedRequestType || !method.resolvedResponseType) {
       throw new Error(`service ${service.name} has no RPC ${name} named in mapping.json (regenerate both files)`);
     }
     if (method.requestStream || method.responseStream) throw new Error(`RPC ${name} streams; only unary RPCs are supported`);

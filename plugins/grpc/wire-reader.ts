@@ -258,7 +258,7 @@ export class WireReader {
 
   private number64(signed: boolean): number {
     if (signed && this.hi >>> 31) {
-      let lo = (~this.lo + 1) >>> 0;
+      const lo = (~this.lo + 1) >>> 0;
       let hi = ~this.hi >>> 0;
       if (lo === 0) hi = (hi + 1) >>> 0;
       return -(lo + hi * TWO_32);

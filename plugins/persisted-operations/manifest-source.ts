@@ -105,12 +105,15 @@ class ManifestSource implements OperationSource {
   schedule(): void {
     if (this.stopping.signal.aborted) return;
     const { pollIntervalMs, pollJitterMs } = this.options;
-    this.timer = setTimeout(() => {
-      this.polling = this.poll().finally(() => {
-        this.polling = undefined;
-        this.schedule();
-      });
-    }, pollIntervalMs + Math.random() * pollJitterMs);
+    this.timer = setTimeout(
+      () => {
+        this.polling = this.poll().finally(() => {
+          this.polling = undefined;
+          this.schedule();
+        });
+      },
+      pollIntervalMs + Math.random() * pollJitterMs,
+    );
     this.timer.unref();
   }
 

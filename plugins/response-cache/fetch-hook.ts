@@ -1,7 +1,7 @@
 import type { AfterStageEvent, AfterStageHook, JsonObject, Logger, StageEvent, StageHook, SubgraphRequest } from '../../src/index.js';
 import { CACHE_TAGS } from '../cache-tags/index.js';
 import { carriesAuthorization, decideCaching, type CachePolicy } from './cache-control.js';
-import { CacheKeys, ROOT_TYPE } from './cache-key.js';
+import { type CacheKeys, ROOT_TYPE } from './cache-key.js';
 import type { CacheMetrics } from './cache-metrics.js';
 import { combineParts, UNCACHEABLE, type AnswerPart } from './client-cache-control.js';
 import type { Degradation } from './degraded.js';
@@ -121,12 +121,7 @@ async function lookupRoot(context: FetchHookContext, event: FetchEvent, record: 
   };
 }
 
-async function lookupEntities(
-  context: FetchHookContext,
-  event: FetchEvent,
-  record: ResponseCacheRecord,
-  status: FetchCacheStatus,
-): Promise<FetchAfter | void> {
+async function lookupEntities(context: FetchHookContext, event: FetchEvent, record: ResponseCacheRecord, status: FetchCacheStatus): Promise<FetchAfter | void> {
   const request = event.input;
   const representations = request.representations ?? [];
   const user = context.privateEntries?.userOf(event.state, record);
@@ -180,7 +175,10 @@ async function lookupEntities(
     status.status = 'partial_hit';
     const served = types.filter((_, i) => found[i] !== undefined);
     context.metrics.hits(request.subgraph, served);
-    context.metrics.misses(request.subgraph, missing.map((i) => types[i]!));
+    context.metrics.misses(
+      request.subgraph,
+      missing.map((i) => types[i]!),
+    );
     context.savings.partialHit(request.subgraph, served);
     noteSaved(status, served.length, missing.length, undefined);
   } else {
@@ -197,7 +195,14 @@ async function lookupEntities(
     const fetched = after.output;
     const policy = policyOf(after, context.fallbackTtlMs, user);
     if (partial) {
-      after.setOutput(rebuildEntities(fetched, found.map((entry) => entry?.value), missing, request.subgraph));
+      after.setOutput(
+        rebuildEntities(
+          fetched,
+          found.map((entry) => entry?.value),
+          missing,
+          request.subgraph,
+        ),
+      );
       const servedParts = found.flatMap((entry, i) => (entry ? [privateAt?.[i] ? UNCACHEABLE : entryPart(entry)] : []));
       record.parts.push(combineParts([partOf(policy), ...servedParts]));
     } else {
@@ -228,13 +233,7 @@ async function lookupEntities(
  * is compared with the fresh answer and left as it is, so a stale entry
  * keeps being counted as the clients would have kept getting it.
  */
-async function shadowLookup(
-  context: FetchHookContext,
-  shadow: ShadowMode,
-  event: FetchEvent,
-  record: ResponseCacheRecord,
-  status: FetchCacheStatus,
-): Promise<FetchAfter | void> {
+async function shadowLookup(context: FetchHookContext, shadow: ShadowMode, event: FetchEvent, record: ResponseCacheRecord, status: FetchCacheStatus): Promise<FetchAfter | void> {
   const request = event.input;
   const representations = request.representations ?? [];
   const user = context.privateEntries?.userOf(event.state, record);
@@ -249,9 +248,19 @@ async function shadowLookup(
   const hits = found.flatMap((entry, i) => (entry ? [i] : []));
   const missing = found.flatMap((entry, i) => (entry ? [] : [i]));
   status.status = missing.length === 0 ? 'hit' : hits.length === 0 ? 'miss' : 'partial_hit';
-  context.metrics.hits(request.subgraph, hits.map((i) => types[i]!));
-  context.metrics.misses(request.subgraph, missing.map((i) => types[i]!));
-  if (status.status === 'partial_hit') context.savings.partialHit(request.subgraph, hits.map((i) => types[i]!));
+  context.metrics.hits(
+    request.subgraph,
+    hits.map((i) => types[i]!),
+  );
+  context.metrics.misses(
+    request.subgraph,
+    missing.map((i) => types[i]!),
+  );
+  if (status.status === 'partial_hit')
+    context.savings.partialHit(
+      request.subgraph,
+      hits.map((i) => types[i]!),
+    );
   noteSaved(status, hits.length, missing.length, undefined);
   const claim = missing.length > 0 ? await claimEpoch(context, request) : undefined;
   const startedAt = performance.now();
@@ -301,7 +310,10 @@ async function readEntries(context: FetchHookContext, keys: readonly string[], u
   if (!entries || user === undefined) return entries && { entries, privateAt: undefined };
   const missing = keys.flatMap((_, i) => (entries[i] ? [] : [i]));
   if (missing.length === 0) return { entries, privateAt: undefined };
-  const mine = await read(context, missing.map((i) => privateKey(keys[i]!, user)));
+  const mine = await read(
+    context,
+    missing.map((i) => privateKey(keys[i]!, user)),
+  );
   if (!mine) return { entries, privateAt: undefined };
   const privateAt = keys.map(() => false);
   missing.forEach((position, i) => {
@@ -363,13 +375,7 @@ async function claimEpoch(context: FetchHookContext, request: SubgraphRequest): 
   }
 }
 
-async function write(
-  context: FetchHookContext,
-  subgraph: string,
-  entries: readonly EntryWrite[],
-  types: readonly string[],
-  claim: FetchEpoch | undefined,
-): Promise<void> {
+async function write(context: FetchHookContext, subgraph: string, entries: readonly EntryWrite[], types: readonly string[], claim: FetchEpoch | undefined): Promise<void> {
   if (entries.length === 0) return;
   try {
     const kept = await context.store.write(entries, claim?.epoch);
@@ -379,7 +385,10 @@ async function write(
       return;
     }
     const keptKeys = new Set(kept.map((entry) => entry.key));
-    context.metrics.stores(subgraph, types.filter((_, i) => keptKeys.has(entries[i]!.key)));
+    context.metrics.stores(
+      subgraph,
+      types.filter((_, i) => keptKeys.has(entries[i]!.key)),
+    );
     context.log.debug({ subgraph, dropped: entries.length - kept.length }, 'Response cache dropped entries invalidated while they were fetched');
   } catch (error) {
     context.degradation.report(error, 'write');

@@ -12,12 +12,7 @@ export const indexIds = {
 };
 
 /** The indexes an entry is listed under, as the switches allow. `type` is set for entities only. */
-export function indexesOf(
-  switches: IndexSwitches,
-  subgraph: string,
-  type: string | undefined,
-  tags: readonly string[] | undefined,
-): string[] {
+export function indexesOf(switches: IndexSwitches, subgraph: string, type: string | undefined, tags: readonly string[] | undefined): string[] {
   const ids: string[] = [];
   if (switches.subgraph) ids.push(indexIds.subgraph(subgraph));
   if (switches.type && type !== undefined) ids.push(indexIds.type(subgraph, type));

@@ -20,12 +20,7 @@ function routerMade(error: GraphQLErrorJSON): GraphQLErrorJSON {
  * answer the kernel gets has every position, cached ones included, and
  * error paths point at the original positions.
  */
-export function rebuildEntities(
-  output: SubgraphResponse,
-  cached: ReadonlyArray<JsonObject | undefined>,
-  missing: readonly number[],
-  subgraph: string,
-): SubgraphResponse {
+export function rebuildEntities(output: SubgraphResponse, cached: ReadonlyArray<JsonObject | undefined>, missing: readonly number[], subgraph: string): SubgraphResponse {
   const fetched = output.data?._entities;
   const usable = Array.isArray(fetched) && fetched.length === missing.length;
   const entities: unknown[] = cached.map((value) => value ?? null);
@@ -47,7 +42,7 @@ export function rebuildEntities(
 
 function remapPath(error: GraphQLErrorJSON, missing: readonly number[]): GraphQLErrorJSON {
   const path = error.path;
-  if (!path || path[0] !== '_entities' || typeof path[1] !== 'number') return error;
+  if (path?.[0] !== '_entities' || typeof path[1] !== 'number') return error;
   const position = missing[path[1]];
   return position === undefined ? error : { ...error, path: ['_entities', position, ...path.slice(2)] };
 }

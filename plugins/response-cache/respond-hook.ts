@@ -23,9 +23,15 @@ function noteDebugRequest(headers: Readonly<Record<string, string>>, record: () 
  * which browsers send on every reload, does not count.)
  */
 export function asksForFreshAnswer(headers: Readonly<Record<string, string>>): boolean {
-  const directives = (headers['cache-control'] ?? '').toLowerCase().split(',').map((part) => part.trim());
+  const directives = (headers['cache-control'] ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((part) => part.trim());
   if (directives.some((directive) => directive === 'no-cache' || directive.startsWith('no-cache='))) return true;
-  return (headers.pragma ?? '').toLowerCase().split(',').some((part) => part.trim() === 'no-cache');
+  return (headers.pragma ?? '')
+    .toLowerCase()
+    .split(',')
+    .some((part) => part.trim() === 'no-cache');
 }
 
 /** What the request stage of the response cache looks at. */

@@ -74,9 +74,7 @@ const subgraphSchema = z
     name: nonEmpty,
     routing_url: nonEmpty,
     schema: z.strictObject({ file: nonEmpty }).optional(),
-    introspection: z
-      .strictObject({ url: nonEmpty.optional(), headers: z.record(z.string(), z.string()).optional() })
-      .optional(),
+    introspection: z.strictObject({ url: nonEmpty.optional(), headers: z.record(z.string(), z.string()).optional() }).optional(),
     grpc: z.strictObject({ schema_file: nonEmpty, proto_file: nonEmpty, mapping_file: nonEmpty }).optional(),
     subscription: z
       .strictObject({

@@ -54,11 +54,7 @@ function rootFields(sdl: string): string[] {
  */
 export async function loadGrpcSubgraph(subgraph: GrpcSubgraph): Promise<GrpcSubgraphFiles> {
   // Read together, reported in a fixed order: the first missing file is the one to fix first.
-  const reads = await Promise.allSettled([
-    readText(subgraph.schemaFile, 'schema'),
-    readText(subgraph.protoFile, 'proto'),
-    readText(subgraph.mappingFile, 'mapping'),
-  ]);
+  const reads = await Promise.allSettled([readText(subgraph.schemaFile, 'schema'), readText(subgraph.protoFile, 'proto'), readText(subgraph.mappingFile, 'mapping')]);
   for (const read of reads) if (read.status === 'rejected') throw read.reason;
   const [sdl, proto, mappingText] = reads.map((read) => (read as PromiseFulfilledResult<string>).value) as [string, string, string];
   let json: unknown;
@@ -71,7 +67,9 @@ export async function loadGrpcSubgraph(subgraph: GrpcSubgraph): Promise<GrpcSubg
   const loaded = await loadProto(proto, subgraph.protoFile);
   const service = findService(loaded, mapping.service);
   if (!service) {
-    throw new Error(`${subgraph.mappingFile} names service "${mapping.service}", which ${subgraph.protoFile} does not define (regenerate both with \`switchyard grpc-service generate\`)`);
+    throw new Error(
+      `${subgraph.mappingFile} names service "${mapping.service}", which ${subgraph.protoFile} does not define (regenerate both with \`switchyard grpc-service generate\`)`,
+    );
   }
   const missing = rpcsNamed(mapping).filter((rpc) => !service.methods[rpc]);
   if (missing.length > 0) {

@@ -33,9 +33,7 @@ const grpcMappingSchema = z.looseObject({
       rpc: text,
       request: text,
       response: text,
-      requiredFieldMappings: list(
-        z.looseObject({ fieldMapping: fieldMapping.optional(), rpc: text, request: text, response: text }),
-      ),
+      requiredFieldMappings: list(z.looseObject({ fieldMapping: fieldMapping.optional(), rpc: text, request: text, response: text })),
     }),
   ),
   typeFieldMappings: list(z.looseObject({ type: text, fieldMappings: list(fieldMapping) })),

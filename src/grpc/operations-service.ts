@@ -101,7 +101,7 @@ export async function generateOperationsService(options: OperationsServiceOption
   return { proto, lock, files };
 }
 
-type Protobuf = (typeof import('@wundergraph/protographic'))['protobuf'];
+type Protobuf = typeof import('@wundergraph/protographic')['protobuf'];
 
 /** One root of all files' definitions: a message or enum defined by several files is kept once, every RPC goes into one service. */
 function mergeRoots(protobuf: Protobuf, roots: readonly InstanceType<Protobuf['Root']>[], serviceName: string): InstanceType<Protobuf['Root']> {

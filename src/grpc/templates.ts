@@ -126,7 +126,10 @@ export async function initProject({ template: name, directory, force = false }: 
     await mkdir(dirname(to), { recursive: true });
     if (TEXT_FILE.test(file)) {
       const text = await readFile(join(source, file), 'utf8');
-      await writeFile(to, text.replace(/__(PROJECT_NAME|SWITCHYARD_VERSION|GO_MODULE)__/g, (placeholder) => values[placeholder] ?? placeholder));
+      await writeFile(
+        to,
+        text.replace(/__(PROJECT_NAME|SWITCHYARD_VERSION|GO_MODULE)__/g, (placeholder) => values[placeholder] ?? placeholder),
+      );
     } else {
       await copyFile(join(source, file), to);
     }

@@ -71,7 +71,10 @@ export class DirectoryStorage implements OperationsStorage {
         break;
       } catch (error) {
         if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error;
-        const age = await stat(lock).then((info) => Date.now() - info.mtimeMs, () => 0);
+        const age = await stat(lock).then(
+          (info) => Date.now() - info.mtimeMs,
+          () => 0,
+        );
         if (age > this.staleLockMs) {
           await rmdir(lock).catch(() => undefined);
           continue;

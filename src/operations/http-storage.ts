@@ -48,7 +48,13 @@ export class HttpStorage implements OperationsStorage {
     try {
       response = await fetch(url, { headers, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
     } catch (error) {
-      const reason = timeout.aborted ? `no answer within ${this.timeoutMs} ms` : error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      const reason = timeout.aborted
+        ? `no answer within ${this.timeoutMs} ms`
+        : error instanceof Error
+          ? error.cause instanceof Error
+            ? error.cause.message
+            : error.message
+          : String(error);
       throw new Error(`cannot read ${this.shown(path)}: ${reason}`, { cause: error });
     }
     if (response.status === 304) {

@@ -85,7 +85,13 @@ export function parseOperationFile(path: string, bytes: Uint8Array): OperationFi
   if (GRAPHQL_EXTENSIONS.has(extname(path).toLowerCase()) || !looksLikeJson) {
     const read = readDocument(text, '');
     if ('problem' in read) {
-      return { problems: [looksLikeJson || GRAPHQL_EXTENSIONS.has(extname(path).toLowerCase()) ? read.problem : `unknown format: not a GraphQL document (${read.problem}), an Apollo persisted-query manifest or a Relay query map`] };
+      return {
+        problems: [
+          looksLikeJson || GRAPHQL_EXTENSIONS.has(extname(path).toLowerCase())
+            ? read.problem
+            : `unknown format: not a GraphQL document (${read.problem}), an Apollo persisted-query manifest or a Relay query map`,
+        ],
+      };
     }
     return { path, format: 'graphql', operations: [{ ...read, id: sha256Hex(bytes), body: text }] };
   }
@@ -98,7 +104,11 @@ export function parseOperationFile(path: string, bytes: Uint8Array): OperationFi
   if (isRecord(json) && 'format' in json) return readApolloManifest(path, json);
   const pairs = relayPairs(json);
   if (pairs) return readRelayMap(path, pairs);
-  return { problems: ['unknown format: expected a GraphQL document, an Apollo persisted-query manifest ({"format": "apollo-persisted-query-manifest", ...}) or a Relay query map ({"<id>": "<text>"} or [["<id>", "<text>"]])'] };
+  return {
+    problems: [
+      'unknown format: expected a GraphQL document, an Apollo persisted-query manifest ({"format": "apollo-persisted-query-manifest", ...}) or a Relay query map ({"<id>": "<text>"} or [["<id>", "<text>"]])',
+    ],
+  };
 }
 
 function readApolloManifest(path: string, json: Record<string, unknown>): OperationFile | { problems: string[] } {

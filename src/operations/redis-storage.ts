@@ -126,7 +126,12 @@ export class RedisStorage implements OperationsStorage {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), CLOSE_TIMEOUT_MS)));
     const connected = !('isReady' in this.redis) || this.redis.isReady;
-    const closed = connected ? this.redis.close().then(() => 'closed' as const, () => 'timeout' as const) : Promise.resolve('timeout' as const);
+    const closed = connected
+      ? this.redis.close().then(
+          () => 'closed' as const,
+          () => 'timeout' as const,
+        )
+      : Promise.resolve('timeout' as const);
     const outcome = await Promise.race([closed, timedOut]).finally(() => clearTimeout(timer));
     if (outcome === 'timeout') this.redis.destroy();
   }

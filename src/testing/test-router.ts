@@ -71,8 +71,7 @@ export async function startTestRouter(options: TestRouterOptions): Promise<TestR
   let listening: ListenInfo | undefined;
   if (options.listen) listening = await router.listen('127.0.0.1:0');
   const base = listening?.url ?? 'http://router.test';
-  const send = (path: string, init?: RequestInit): Promise<Response> =>
-    listening ? fetch(`${base}${path}`, init) : router.handle(new Request(`${base}${path}`, init));
+  const send = (path: string, init?: RequestInit): Promise<Response> => (listening ? fetch(`${base}${path}`, init) : router.handle(new Request(`${base}${path}`, init)));
   const close = () => router.close();
   return {
     router,

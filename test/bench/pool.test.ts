@@ -31,7 +31,11 @@ describe('npm run bench:pool', () => {
       { on: 100, off: 100, twin: 100 },
     ]);
     // The third round lacks the twin: left out.
-    const second = results('second.json', [{ on: 110, off: 100, twin: 100 }, { on: 120, off: 100, twin: 100 }, { on: 1, off: 1 }]);
+    const second = results('second.json', [
+      { on: 110, off: 100, twin: 100 },
+      { on: 120, off: 100, twin: 100 },
+      { on: 1, off: 1 },
+    ]);
     const out = pool('--a', 'on', '--b', 'off,twin', first, second);
     expect(out.status).toBe(0);
     // Ratios 1.0, 1.0, 1.1, 1.2: median 1.05.
@@ -56,7 +60,16 @@ describe('npm run bench:pool', () => {
   });
 
   it('refuses to pool fewer than 3 rounds', () => {
-    const out = pool('--a', 'on', '--b', 'off', results('short.json', [{ on: 1, off: 1 }, { on: 1, off: 1 }]));
+    const out = pool(
+      '--a',
+      'on',
+      '--b',
+      'off',
+      results('short.json', [
+        { on: 1, off: 1 },
+        { on: 1, off: 1 },
+      ]),
+    );
     expect(out.status).toBe(1);
     expect(out.stderr).toContain('fewer than 3 rounds with on and off (rps measured)');
   });

@@ -44,9 +44,13 @@ describe('AsyncResource#bind backport', () => {
 
     // Node's bind takes a thisArg; @types/node 20 does not declare it.
     const bindWithThis = resource.bind as unknown as (fn: (this: unknown) => unknown, thisArg: unknown) => () => unknown;
-    const withThis = bindWithThis.call(resource, function (this: unknown) {
-      return [storage.getStore(), this];
-    }, 'given this');
+    const withThis = bindWithThis.call(
+      resource,
+      function (this: unknown) {
+        return [storage.getStore(), this];
+      },
+      'given this',
+    );
     expect(withThis()).toEqual(['where it was bound', 'given this']);
 
     const fromStatic = storage.run('static', () => AsyncResource.bind(() => storage.getStore()));

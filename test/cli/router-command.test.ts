@@ -50,7 +50,10 @@ describe('switchyard router', () => {
       expect(await slow).toEqual({ status: 200, body: { data: { book: { author: { name: 'Jane Austen' } } } } });
       const result = await child.exited;
       expect(result.code).toBe(0);
-      const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; level: string });
+      const lines = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { msg: string; level: string });
       expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['Graph loaded', 'Router listening', 'Router stopping: finishing in-flight requests']));
     } finally {
       child.kill('SIGKILL');

@@ -22,6 +22,7 @@ import { freePort, waitFor } from '../cli/run-cli.js';
 import { builtSwitchyard, REPO } from '../examples/checkout-package.js';
 import { librarySubgraph } from '../kernel/library-subgraphs.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: parsed YAML is walked by key in the assertions.
 type Yaml = Record<string, any>;
 
 const K8S = join(REPO, 'deploy/kubernetes');
@@ -167,7 +168,12 @@ describe('Dockerfile', () => {
     const runtime = stages[1]!.instructions;
     expect(runtime.some((i) => i.op === 'RUN' && i.args.includes('--omit=dev'))).toBe(true);
     expect(runtime.find((i) => i.op === 'USER')?.args).toBe('node');
-    const listen = /LISTEN_ADDR=(\S+)/.exec(runtime.filter((i) => i.op === 'ENV').map((i) => i.args).join(' '))?.[1];
+    const listen = /LISTEN_ADDR=(\S+)/.exec(
+      runtime
+        .filter((i) => i.op === 'ENV')
+        .map((i) => i.args)
+        .join(' '),
+    )?.[1];
     expect(listen).toBe('0.0.0.0:3002');
     expect(runtime.find((i) => i.op === 'EXPOSE')?.args).toBe(String(portOf(listen!)));
     expect(runtime.find((i) => i.op === 'HEALTHCHECK')?.args).toContain(`http://127.0.0.1:${portOf(listen!)}/health/live`);
@@ -183,12 +189,18 @@ describe('Dockerfile', () => {
         const sources = args.split(/\s+/).slice(0, -1);
         for (const source of sources) {
           expect(existsSync(join(REPO, source)), source).toBe(true);
-          expect(ignored.filter((pattern) => pattern === source || pattern === `${source}/`), source).toEqual([]);
+          expect(
+            ignored.filter((pattern) => pattern === source || pattern === `${source}/`),
+            source,
+          ).toEqual([]);
         }
       }
     }
     for (const needed of ['examples/demo/start.ts', 'examples/demo/subgraphs.ts', 'src/cli/main.ts']) {
-      expect(ignored.some((pattern) => needed === pattern || needed.startsWith(`${pattern}/`)), needed).toBe(false);
+      expect(
+        ignored.some((pattern) => needed === pattern || needed.startsWith(`${pattern}/`)),
+        needed,
+      ).toBe(false);
     }
   });
 

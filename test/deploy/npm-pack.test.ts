@@ -28,7 +28,18 @@ const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 const npmEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
 
 /** What a published package must not carry: this repository's tests, benchmarks, CI and scripts. */
-const TEST_ONLY = [/^test\//, /^bench\//, /^\.ci\//, /^scripts\//, /^examples\//, /(^|\/)node_modules\//, /^test\/artifacts\//, /\.(cpuprofile|log)$/, /^vitest\.config\./, /^tsconfig\.json$/];
+const TEST_ONLY = [
+  /^test\//,
+  /^bench\//,
+  /^\.ci\//,
+  /^scripts\//,
+  /^examples\//,
+  /(^|\/)node_modules\//,
+  /^test\/artifacts\//,
+  /\.(cpuprofile|log)$/,
+  /^vitest\.config\./,
+  /^tsconfig\.json$/,
+];
 
 interface PackResult {
   readonly filename: string;
@@ -74,7 +85,7 @@ afterAll(async () => {
 });
 
 describe('npm pack', () => {
-  it("the `files` list ships dist, docs, templates and the README, nothing test-only", async () => {
+  it('the `files` list ships dist, docs, templates and the README, nothing test-only', async () => {
     const { stdout } = await run(NPM, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO, env: npmEnv, timeout: 60_000 });
     const [result] = JSON.parse(stdout) as PackResult[];
     const paths = result!.files.map((f) => f.path);

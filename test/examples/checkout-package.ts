@@ -34,7 +34,10 @@ export async function builtSwitchyard(): Promise<string> {
       await mkdir(lock);
     } catch {
       // Another test file is building this same state: wait for it (or take over a lock left by a killed run).
-      const since = await stat(lock).then((info) => Date.now() - info.mtimeMs, () => 0);
+      const since = await stat(lock).then(
+        (info) => Date.now() - info.mtimeMs,
+        () => 0,
+      );
       if (since > LOCK_STALE_MS) await rm(lock, { recursive: true, force: true });
       await new Promise((resolve) => setTimeout(resolve, 500));
       continue;
@@ -62,7 +65,14 @@ export async function linkPackages(project: string, switchyard: string, tools: r
 }
 
 async function checkoutDistIsCurrent(): Promise<boolean> {
-  const built = await Promise.all(OUTPUTS.map((output) => stat(join(REPO, output)).then((info) => info.mtimeMs, () => 0)));
+  const built = await Promise.all(
+    OUTPUTS.map((output) =>
+      stat(join(REPO, output)).then(
+        (info) => info.mtimeMs,
+        () => 0,
+      ),
+    ),
+  );
   const oldestOutput = Math.min(...built);
   if (oldestOutput === 0) return false;
   for (const file of await sourceFiles()) if ((await stat(file)).mtimeMs > oldestOutput) return false;
@@ -106,6 +116,11 @@ async function buildInto(folder: string): Promise<void> {
 
 async function sourceHash(): Promise<string> {
   const hash = createHash('sha256');
-  for (const file of await sourceFiles()) hash.update(relative(REPO, file)).update('\0').update(await readFile(file)).update('\0');
+  for (const file of await sourceFiles())
+    hash
+      .update(relative(REPO, file))
+      .update('\0')
+      .update(await readFile(file))
+      .update('\0');
   return hash.digest('hex').slice(0, 16);
 }

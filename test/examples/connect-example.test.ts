@@ -33,7 +33,10 @@ function sections(markdown: string): Map<string, Block[]> {
   const result = new Map<string, Block[]>();
   for (const part of markdown.split(/^## /m).slice(1)) {
     const heading = part.slice(0, part.indexOf('\n'));
-    result.set(heading, [...part.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((match) => ({ lang: match[1]!, code: match[2]! })));
+    result.set(
+      heading,
+      [...part.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((match) => ({ lang: match[1]!, code: match[2]! })),
+    );
   }
   return result;
 }

@@ -126,9 +126,7 @@ describe('examples/custom-plugin as an npm package', () => {
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines).toContainEqual(
-      expect.objectContaining({ level: 'info', plugin: 'client-rate-limit', msg: 'Client rate limit enabled', requests: 2, window: '1m', clients: 0 }),
-    );
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'info', plugin: 'client-rate-limit', msg: 'Client rate limit enabled', requests: 2, window: '1m', clients: 0 }));
   });
 
   it('stops startup naming the plugin and the key when its options are bad', async () => {

@@ -32,7 +32,7 @@ describe('the custom-router example', () => {
     expect(example.router.plugins).toEqual(['block-field-suggestions', 'automatic-persisted-queries', 'request-id']);
   });
 
-  it('1. sends the client\'s request id to every subgraph call and back, or makes one up', async () => {
+  it("1. sends the client's request id to every subgraph call and back, or makes one up", async () => {
     for (const subgraph of example.subgraphs) subgraph.reset();
     const query = '{ topProducts(first: 1) { name reviews { body } } }';
     expect(await post({ query }, { 'x-request-id': 'checkout-42' })).toEqual({
@@ -79,7 +79,7 @@ describe('the custom-router example', () => {
     expect((await post({ extensions: { persistedQuery } })).body).toEqual(answer);
   });
 
-  it('gives no request id to an answer APQ sends outright, before request-id\'s hook (the README\'s note on order)', async () => {
+  it("gives no request id to an answer APQ sends outright, before request-id's hook (the README's note on order)", async () => {
     const persistedQuery = { version: 1, sha256Hash: createHash('sha256').update('{ me { id } }').digest('hex') };
     expect(await post({ query: '{ topProducts { name } }', extensions: { persistedQuery } }, { 'x-request-id': 'apq-2' })).toEqual({
       status: 400,

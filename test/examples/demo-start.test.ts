@@ -52,7 +52,14 @@ describe('npm start (examples/demo/README.md)', () => {
       const expected = {
         data: {
           topProducts: [
-            { name: 'Table', inStock: true, reviews: [{ body: 'Love it!', author: { name: 'Ada Lovelace' } }, { body: 'Prefer something else.', author: { name: 'Grace Hopper' } }] },
+            {
+              name: 'Table',
+              inStock: true,
+              reviews: [
+                { body: 'Love it!', author: { name: 'Ada Lovelace' } },
+                { body: 'Prefer something else.', author: { name: 'Grace Hopper' } },
+              ],
+            },
             { name: 'Couch', inStock: false, reviews: [{ body: 'Too expensive.', author: { name: 'Ada Lovelace' } }] },
           ],
         },

@@ -28,9 +28,7 @@ beforeAll(async () => {
   router = await startTestRouter({
     subgraphs: [products],
     logger: logs.logger,
-    plugins: [
-      usePersistedOperations({ enabled: true, storage: { provider: 'file', path: live.path }, manifest: { enabled: true, poll_interval: '50ms', poll_jitter: '10ms' } }),
-    ],
+    plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'file', path: live.path }, manifest: { enabled: true, poll_interval: '50ms', poll_jitter: '10ms' } })],
   });
 });
 
@@ -95,7 +93,13 @@ describe('a manifest replaced by a truncated file while the router polls it', ()
         subgraphs: [products],
         logger: logs.logger,
         config: { storage_providers: { sharedstore: [{ id: 'ops', urls: [redis.url] }] } },
-        plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'sharedstore', provider_id: 'ops' }, manifest: { enabled: true, poll_interval: '50ms', poll_jitter: '10ms' } })],
+        plugins: [
+          usePersistedOperations({
+            enabled: true,
+            storage: { provider: 'sharedstore', provider_id: 'ops' },
+            manifest: { enabled: true, poll_interval: '50ms', poll_jitter: '10ms' },
+          }),
+        ],
       });
       const router = served;
       const load = startLoad(async () => {
@@ -106,14 +110,23 @@ describe('a manifest replaced by a truncated file while the router polls it', ()
       try {
         await sleep(200);
         await redis.kill();
-        await eventually(() => logs.lines.some((line) => line.msg === 'Persisted operations manifest could not be read; keeping the previous one'), 'the failed poll to be logged', 5000);
+        await eventually(
+          () => logs.lines.some((line) => line.msg === 'Persisted operations manifest could not be read; keeping the previous one'),
+          'the failed poll to be logged',
+          5000,
+        );
         await sleep(500);
         // Back empty, as a restarted Redis without persistence is: the operations are pushed again, with one more.
         await redis.restart();
         const again = await openOperationsStore({ provider: 'redis', urls: [redis.url] });
         await again.push('default', 'web', [graphqlInput(topProducts), graphqlInput(prices)]);
         await again.close();
-        await eventually(async () => JSON.stringify((await router.query({ extensions: byHash(sha256Hex(prices)) })).body) === JSON.stringify({ data: { topProducts: [{ price: 899 }, { price: 1299 }] } }), 'the new revision after the restart', 10_000);
+        await eventually(
+          async () =>
+            JSON.stringify((await router.query({ extensions: byHash(sha256Hex(prices)) })).body) === JSON.stringify({ data: { topProducts: [{ price: 899 }, { price: 1299 }] } }),
+          'the new revision after the restart',
+          10_000,
+        );
       } finally {
         await load.stop();
       }

@@ -29,7 +29,13 @@ describe('union intersections (members differ per subgraph)', () => {
 
   it('answers a fragment on an interface inside a union', async () => {
     expect(await graph().query('{ visitors { ... on Animal { id name } } pets { ... on Animal { name } } }')).toEqual({
-      data: { visitors: [{ id: 'pa1', name: 'Kiwi' }, { id: 'd1', name: 'Rex' }], pets: [{ name: 'Miso' }, { name: 'Rex' }] },
+      data: {
+        visitors: [
+          { id: 'pa1', name: 'Kiwi' },
+          { id: 'd1', name: 'Rex' },
+        ],
+        pets: [{ name: 'Miso' }, { name: 'Rex' }],
+      },
     });
   });
 
@@ -134,8 +140,7 @@ describe('child type mismatches', () => {
     expect(response.status).toBe(400);
     expect(response.body.errors).toEqual([
       expect.objectContaining({
-        message:
-          'Fields "shelf" conflict because they return conflicting types "Shelf" and "String!". Use different aliases on the fields to fetch both if this was intentional.',
+        message: 'Fields "shelf" conflict because they return conflicting types "Shelf" and "String!". Use different aliases on the fields to fetch both if this was intentional.',
       }),
     ]);
   });

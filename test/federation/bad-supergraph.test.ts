@@ -92,7 +92,14 @@ describe('a supergraph that is not a valid join-spec supergraph', () => {
 describe('a bad supergraph on reload', () => {
   let router: Router;
   const members = '{ members { name fineCents } }';
-  const expected = { data: { members: [{ name: 'Iris', fineCents: 0 }, { name: 'Omar', fineCents: 250 }] } };
+  const expected = {
+    data: {
+      members: [
+        { name: 'Iris', fineCents: 0 },
+        { name: 'Omar', fineCents: 250 },
+      ],
+    },
+  };
 
   beforeAll(async () => {
     router = await createRouter({ graph: source(goodSdl), logger: silent(), config });

@@ -33,13 +33,13 @@ describe('a Federation 1 subgraph next to a Federation 2 one', () => {
 
 describe('a Node interface with links back to nodes', () => {
   it('answers node(id:) with the concrete type', async () => {
-    expect(await graph().query('{ node(id: "au1") { id __typename ... on Author { name } } }')).toEqual({ data: { node: { id: 'au1', __typename: 'Author', name: 'Stanisław Lem' } } });
+    expect(await graph().query('{ node(id: "au1") { id __typename ... on Author { name } } }')).toEqual({
+      data: { node: { id: 'au1', __typename: 'Author', name: 'Stanisław Lem' } },
+    });
   });
 
   it('follows a circular reference through the interface and jumps from inside it', async () => {
-    expect(
-      await graph().query('{ node(id: "bk1") { ... on Book { related { id ... on Book { title reviews { stars } related { id } } ... on Author { name } } } } }'),
-    ).toEqual({
+    expect(await graph().query('{ node(id: "bk1") { ... on Book { related { id ... on Book { title reviews { stars } related { id } } ... on Author { name } } } } }')).toEqual({
       data: {
         node: {
           related: [

@@ -1,11 +1,3 @@
-/**
- * Fetch merging (src/kernel/plan/merge-fetches.ts) on a graph in the shape
- * of the public graphql-gateways-benchmark: entity fetches to one subgraph
- * of one wave go out as one `_entities` call, across paths and root fields,
- * and every answer equals the one-call-per-path plan's (the general path,
- * served here through a plan hook) and Hive Gateway's.
- */
-import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FederationIndex } from '../../src/kernel/graph/federation-index.js';
 import { readSupergraph } from '../../src/kernel/graph/read-supergraph.js';
@@ -117,7 +109,6 @@ function expectSameAnswer(actual: GraphQLResponseBody, expected: GraphQLResponse
   for (const path of paths(actual)) expect(paths(expected)).toContain(path);
   expect((actual.errors ?? []).length > 0).toBe((expected.errors ?? []).length > 0);
 }
-
 
 describe('fetch merging', () => {
   it('answers the two-root-field query in 6 subgraph calls, as the one-call-per-path plan does in 10', async () => {

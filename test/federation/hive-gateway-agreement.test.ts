@@ -111,10 +111,7 @@ const COMPARISONS: readonly Comparison[] = [
         query: '{ openTickets { requester { __typename email plan } } }',
         expected: {
           data: {
-            openTickets: [
-              { requester: { __typename: 'User', email: 'bob@shop.biz', plan: 'FREE' } },
-              { requester: { __typename: 'User', email: 'ada@example.com', plan: 'PRO' } },
-            ],
+            openTickets: [{ requester: { __typename: 'User', email: 'bob@shop.biz', plan: 'FREE' } }, { requester: { __typename: 'User', email: 'ada@example.com', plan: 'PRO' } }],
           },
         },
       },
@@ -167,7 +164,14 @@ const COMPARISONS: readonly Comparison[] = [
         why: 'Hive Gateway drops the list index from the error path (["bin","items","discount","percent"])',
         query: '{ bin(id: "b1") { items { sku discount { percent } } } }',
         expected: {
-          data: { bin: { items: [{ sku: 'x1', discount: null }, { sku: 'x2', discount: null }] } },
+          data: {
+            bin: {
+              items: [
+                { sku: 'x1', discount: null },
+                { sku: 'x2', discount: null },
+              ],
+            },
+          },
           errors: [
             {
               message: 'Cannot return null for non-nullable field Discount.percent.',
@@ -187,7 +191,10 @@ const COMPARISONS: readonly Comparison[] = [
         query:
           'mutation { first: deposit(account: "acc1", cents: 100) { balanceCents owner } sent: notify(account: "acc1", text: "hi") { text account { balanceCents } } second: withdraw(account: "acc1", cents: 30) { balanceCents notices { text } } }',
       },
-      { query: 'mutation { a: deposit(account: "acc2", cents: 1) { balanceCents } b: withdraw(account: "acc2", cents: 1000) { balanceCents } c: deposit(account: "acc2", cents: 3) { owner } }' },
+      {
+        query:
+          'mutation { a: deposit(account: "acc2", cents: 1) { balanceCents } b: withdraw(account: "acc2", cents: 1000) { balanceCents } c: deposit(account: "acc2", cents: 3) { owner } }',
+      },
       { query: 'mutation { a: deposit(account: "nope", cents: 1) { balanceCents } }' },
       { query: 'mutation { __typename n: notify(account: "acc3", text: "x") { __typename account { __typename owner } } }' },
     ],

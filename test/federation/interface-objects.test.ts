@@ -119,11 +119,7 @@ describe('entity interfaces (@key on an interface)', () => {
   it('jumps from an interface root field to a subgraph that extends one implementation', async () => {
     expect(await graph().query('{ accounts { id ... on User { tickets { subject } } } }')).toEqual({
       data: {
-        accounts: [
-          { id: 'u1', tickets: [{ subject: 'Invoice copy' }] },
-          { id: 'u2', tickets: [{ subject: 'Cannot log in' }] },
-          { id: 't1' },
-        ],
+        accounts: [{ id: 'u1', tickets: [{ subject: 'Invoice copy' }] }, { id: 'u2', tickets: [{ subject: 'Cannot log in' }] }, { id: 't1' }],
       },
     });
     expect(graph().representations('support')).toEqual([
@@ -137,10 +133,7 @@ describe('entity interfaces (@key on an interface)', () => {
   it('reaches interface fields and interface object fields from a concrete type in a third subgraph', async () => {
     expect(await graph().query('{ openTickets { requester { __typename email plan } } }')).toEqual({
       data: {
-        openTickets: [
-          { requester: { __typename: 'User', email: 'bob@shop.biz', plan: 'FREE' } },
-          { requester: { __typename: 'User', email: 'ada@example.com', plan: 'PRO' } },
-        ],
+        openTickets: [{ requester: { __typename: 'User', email: 'bob@shop.biz', plan: 'FREE' } }, { requester: { __typename: 'User', email: 'ada@example.com', plan: 'PRO' } }],
       },
     });
     expect(graph().representations('billing')).toEqual([

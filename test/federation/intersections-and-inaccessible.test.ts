@@ -35,7 +35,11 @@ describe('enum intersections', () => {
     expect(await graph().query('query($unit: Unit!) { convert(grams: 100, to: GRAM) shoppingList(unit: $unit) }', { unit: 'GRAM' })).toEqual({
       data: { convert: '100 g', shoppingList: ['eggs (any min)', 'flour in grams'] },
     });
-    expect(graph().calls('pantry').map((c) => c.variables)).toEqual([{ unit: 'GRAM' }]);
+    expect(
+      graph()
+        .calls('pantry')
+        .map((c) => c.variables),
+    ).toEqual([{ unit: 'GRAM' }]);
   });
 
   it('refuses input enum values only one subgraph knows, before calling any subgraph', async () => {
@@ -43,9 +47,7 @@ describe('enum intersections', () => {
     expect(literal).toEqual({
       status: 400,
       body: {
-        errors: [
-          { message: 'Value "OUNCE" does not exist in "Unit" enum.', locations: [{ line: 1, column: 27 }], extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } },
-        ],
+        errors: [{ message: 'Value "OUNCE" does not exist in "Unit" enum.', locations: [{ line: 1, column: 27 }], extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }],
       },
     });
     const variable = await graph().send({ query: 'query($u: Unit!) { shoppingList(unit: $u) }', variables: { u: 'CUP' } });
@@ -101,12 +103,8 @@ function validationError(message: string, line: number, column: number) {
 
 describe('@inaccessible', () => {
   it('refuses an inaccessible field, without calling a subgraph', async () => {
-    expect(await staff().send({ query: '{ employees { name salaryCents } }' })).toEqual(
-      validationError('Cannot query field "salaryCents" on type "Employee".', 1, 20),
-    );
-    expect(await staff().send({ query: '{ employees { badge } }' })).toEqual(
-      validationError('Cannot query field "badge" on type "Employee". Did you mean "name"?', 1, 15),
-    );
+    expect(await staff().send({ query: '{ employees { name salaryCents } }' })).toEqual(validationError('Cannot query field "salaryCents" on type "Employee".', 1, 20));
+    expect(await staff().send({ query: '{ employees { badge } }' })).toEqual(validationError('Cannot query field "badge" on type "Employee". Did you mean "name"?', 1, 15));
     expect(staff().calls('directory')).toEqual([]);
   });
 
@@ -123,19 +121,31 @@ describe('@inaccessible', () => {
 
   it('leaves inaccessible elements out of introspection', async () => {
     expect(
-      await staff().query('{ __type(name: "AuditLog") { name } employee: __type(name: "Employee") { fields { name } } query: __type(name: "Query") { fields { name args { name } } } }'),
+      await staff().query(
+        '{ __type(name: "AuditLog") { name } employee: __type(name: "Employee") { fields { name } } query: __type(name: "Query") { fields { name args { name } } } }',
+      ),
     ).toEqual({
       data: {
         __type: null,
         employee: { fields: [{ name: 'id' }, { name: 'name' }, { name: 'bonusCents' }] },
-        query: { fields: [{ name: 'employees', args: [] }, { name: 'payday', args: [] }] },
+        query: {
+          fields: [
+            { name: 'employees', args: [] },
+            { name: 'payday', args: [] },
+          ],
+        },
       },
     });
   });
 
   it('still uses an inaccessible field as a required field and an inaccessible key for jumps', async () => {
     expect(await staff().query('{ employees { name bonusCents } }')).toEqual({
-      data: { employees: [{ name: 'Kofi', bonusCents: 50000 }, { name: 'Lena', bonusCents: 42000 }] },
+      data: {
+        employees: [
+          { name: 'Kofi', bonusCents: 50000 },
+          { name: 'Lena', bonusCents: 42000 },
+        ],
+      },
     });
     expect(staff().representations('payroll')).toEqual([
       [

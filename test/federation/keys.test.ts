@@ -7,7 +7,12 @@ const graph = useFederatedGraph(vehicleGraph);
 describe('multiple keys and key hops', () => {
   it('hops through a subgraph that knows both keys to reach one keyed by the other', async () => {
     expect(await graph().query('{ vehicles { model tollsCents } }')).toEqual({
-      data: { vehicles: [{ model: 'Roadster', tollsCents: [350, 120] }, { model: 'Van', tollsCents: [] }] },
+      data: {
+        vehicles: [
+          { model: 'Roadster', tollsCents: [350, 120] },
+          { model: 'Van', tollsCents: [] },
+        ],
+      },
     });
     expect(graph().representations('plates')).toEqual([
       [
@@ -37,10 +42,7 @@ describe('composite keys', () => {
   it('sends every field of a composite key', async () => {
     expect(await graph().query('{ vehicles { permit { zone number validUntil } } }')).toEqual({
       data: {
-        vehicles: [
-          { permit: { zone: 'north', number: 7, validUntil: '2027-01-31' } },
-          { permit: { zone: 'south', number: 2, validUntil: '2026-12-31' } },
-        ],
+        vehicles: [{ permit: { zone: 'north', number: 7, validUntil: '2027-01-31' } }, { permit: { zone: 'south', number: 2, validUntil: '2026-12-31' } }],
       },
     });
     expect(graph().representations('parking')).toEqual([

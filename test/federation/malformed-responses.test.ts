@@ -81,11 +81,15 @@ describe('malformed entity responses', () => {
       }),
     );
     expect(await warehouse().query(priced)).toEqual({
-      data: { bin: { items: [{ sku: 'x1', priceCents: 1 }, { sku: 'x2', priceCents: 2 }] } },
-      errors: [
-        { message: 'stray' },
-        { message: 'Subgraph sent a malformed error.' },
-      ],
+      data: {
+        bin: {
+          items: [
+            { sku: 'x1', priceCents: 1 },
+            { sku: 'x2', priceCents: 2 },
+          ],
+        },
+      },
+      errors: [{ message: 'stray' }, { message: 'Subgraph sent a malformed error.' }],
     });
   });
 });
@@ -179,7 +183,17 @@ describe('wrong __typename from a subgraph', () => {
   });
 
   it('follows the __typename the subgraph reported when choosing entity fetches', async () => {
-    bodies.set('shelter', JSON.stringify({ data: { pets: [{ __typename: 'Dog', id: 'c1' }, { __typename: 'Cat', id: 'c1' }] } }));
+    bodies.set(
+      'shelter',
+      JSON.stringify({
+        data: {
+          pets: [
+            { __typename: 'Dog', id: 'c1' },
+            { __typename: 'Cat', id: 'c1' },
+          ],
+        },
+      }),
+    );
     expect(await zoo().query('{ pets { __typename ... on Cat { vaccinated } } }')).toEqual({
       data: { pets: [{ __typename: 'Dog' }, { __typename: 'Cat', vaccinated: true }] },
     });

@@ -15,9 +15,7 @@ describe('null propagation across fetches', () => {
   it('propagates through non-null parents up to a nullable list, leaving sibling root fields alone', async () => {
     expect(await graph().query('{ warehouse bins { label featured { name priceCents } } }')).toEqual({
       data: { warehouse: 'North', bins: null },
-      errors: [
-        { message: 'Cannot return null for non-nullable field Item.priceCents.', path: ['bins', 1, 'featured', 'priceCents'] },
-      ],
+      errors: [{ message: 'Cannot return null for non-nullable field Item.priceCents.', path: ['bins', 1, 'featured', 'priceCents'] }],
     });
   });
 
@@ -30,10 +28,15 @@ describe('null propagation across fetches', () => {
 
   it('stops at a nullable object inside the entity fetch', async () => {
     expect(await graph().query('{ bin(id: "b1") { items { sku discount { percent } } } }')).toEqual({
-      data: { bin: { items: [{ sku: 'x1', discount: null }, { sku: 'x2', discount: null }] } },
-      errors: [
-        { message: 'Cannot return null for non-nullable field Discount.percent.', path: ['bin', 'items', 0, 'discount', 'percent'] },
-      ],
+      data: {
+        bin: {
+          items: [
+            { sku: 'x1', discount: null },
+            { sku: 'x2', discount: null },
+          ],
+        },
+      },
+      errors: [{ message: 'Cannot return null for non-nullable field Discount.percent.', path: ['bin', 'items', 0, 'discount', 'percent'] }],
     });
   });
 

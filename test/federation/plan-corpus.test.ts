@@ -46,62 +46,94 @@ const bench = () => benchSubgraphs.map((s) => ({ name: s.name, typeDefs: s.sdl }
 const planner = () => plannerSubgraphs.map((s) => ({ name: s.name, typeDefs: s.sdl }));
 
 const CORPUS: readonly CorpusGraph[] = [
-  { graph: 'parcelGraph', subgraphs: parcelGraph, operations: [
-    "{ parcels { label price(currency: USD) { amount currency } } }",
-    "{ parcel(id: \"p1\") { weight grams: weight(unit: GRAMS) price { amount } } }",
-    "{ parcels { id hazardSurcharge duty insuranceCents } }",
-    "{ cheapestParcel { label price(currency: USD) { amount } } }",
-  ] },
-  { graph: 'musicGraph', subgraphs: musicGraph, operations: [
-    "{ chart { title artist { name country } } }",
-    "{ queue { __typename ... on Song { title } ... on Podcast { title host } } }",
-    "{ onAir { __typename id title ... on Song { plays } } }",
-    "query($c: Boolean!) { albums { title artist @include(if: $c) { country } } }",
-    "{ albums { artist { name } } }",
-    "{ history { __typename title } }",
-  ] },
-  { graph: 'accountGraph', subgraphs: accountGraph, operations: [
-    "{ overdue { __typename id } }",
-    "{ overdue { plan ... on User { name } ... on Team { seats email } } }",
-    "{ overdue { email balanceCents } }",
-    "{ accounts { id ... on User { tickets { subject } } } }",
-    "{ account(id: \"t1\") { __typename email ... on Team { seats } ... on User { name } } }",
-    "{ accounts { id plan } }",
-    "{ openTickets { requester { __typename email plan } } }",
-  ] },
-  { graph: 'zooGraph', subgraphs: zooGraph, operations: [
-    "{ pets { __typename ... on Cat { name lives } ... on Parrot { name words } } }",
-    "{ visitors { __typename ... on Cat { lives } ... on Dog { name goodBoy } ... on Parrot { words } } }",
-    "{ visitors { ... on Animal { id name } } pets { ... on Animal { t: __typename name } } }",
-    "{ animals { __typename name ... on Parrot { words } ... on Dog { goodBoy } } flyers { ... on Dog { goodBoy } ... on Parrot { name } } }",
-    "{ pets { ... on Cat { vaccinated } ... on Dog { vaccinated } } flyers { name ... on Parrot { vaccinated } } }",
-    "{ __typename }",
-  ] },
-  { graph: 'recipeGraph', subgraphs: recipeGraph, operations: [
-    "{ recipes(filter: { maxMinutes: 60 }) { title cuisine inspiredBy } }",
-    "{ recipe(id: \"r3\") { title cuisine } }",
-    "{ recipes { title cuisine } }",
-    "query($f: RecipeFilter, $u: Unit!) { recipes(filter: $f) { title } shoppingList(filter: $f, unit: $u) }",
-    "{ convert(grams: 100, to: OUNCE) }",
-    "{ recipes(filter: { vegan: true }) { title } }",
-  ] },
-  { graph: 'vehicleGraph', subgraphs: vehicleGraph, operations: [
-    "{ vehicles { model tollsCents permit { zone validUntil } registeredIn { name } } }",
-    "{ byPlate(plate: \"XY-987\") { vin model tollsCents } }",
-    "{ openClaims { id policy { number insurer { name } premiumCents } } permits { number validUntil } }",
-  ] },
-  { graph: 'warehouseGraph', subgraphs: warehouseGraph, operations: [
-    "{ bin(id: \"b1\") { items { sku priceCents } } }",
-    "{ warehouse bins { label featured { name priceCents } } }",
-    "{ bin(id: \"b2\") { label items { sku name priceCents } } }",
-    "{ bin(id: \"b2\") { label featured { sku priceCents } } warehouse }",
-    "{ bin(id: \"b1\") { items { sku discount { percent } } } }",
-  ] },
-  { graph: 'bankGraph', subgraphs: () => bankGraph(), operations: [
-    "mutation { a: deposit(account: \"acc2\", cents: 1) { balanceCents } b: withdraw(account: \"acc2\", cents: 1000) { balanceCents } c: deposit(account: \"acc2\", cents: 3) { owner } }",
-    "mutation { a: deposit(account: \"nope\", cents: 1) { balanceCents } }",
-    "mutation { __typename n: notify(account: \"acc3\", text: \"x\") { __typename account { __typename owner } } }",
-  ] },
+  {
+    graph: 'parcelGraph',
+    subgraphs: parcelGraph,
+    operations: [
+      '{ parcels { label price(currency: USD) { amount currency } } }',
+      '{ parcel(id: "p1") { weight grams: weight(unit: GRAMS) price { amount } } }',
+      '{ parcels { id hazardSurcharge duty insuranceCents } }',
+      '{ cheapestParcel { label price(currency: USD) { amount } } }',
+    ],
+  },
+  {
+    graph: 'musicGraph',
+    subgraphs: musicGraph,
+    operations: [
+      '{ chart { title artist { name country } } }',
+      '{ queue { __typename ... on Song { title } ... on Podcast { title host } } }',
+      '{ onAir { __typename id title ... on Song { plays } } }',
+      'query($c: Boolean!) { albums { title artist @include(if: $c) { country } } }',
+      '{ albums { artist { name } } }',
+      '{ history { __typename title } }',
+    ],
+  },
+  {
+    graph: 'accountGraph',
+    subgraphs: accountGraph,
+    operations: [
+      '{ overdue { __typename id } }',
+      '{ overdue { plan ... on User { name } ... on Team { seats email } } }',
+      '{ overdue { email balanceCents } }',
+      '{ accounts { id ... on User { tickets { subject } } } }',
+      '{ account(id: "t1") { __typename email ... on Team { seats } ... on User { name } } }',
+      '{ accounts { id plan } }',
+      '{ openTickets { requester { __typename email plan } } }',
+    ],
+  },
+  {
+    graph: 'zooGraph',
+    subgraphs: zooGraph,
+    operations: [
+      '{ pets { __typename ... on Cat { name lives } ... on Parrot { name words } } }',
+      '{ visitors { __typename ... on Cat { lives } ... on Dog { name goodBoy } ... on Parrot { words } } }',
+      '{ visitors { ... on Animal { id name } } pets { ... on Animal { t: __typename name } } }',
+      '{ animals { __typename name ... on Parrot { words } ... on Dog { goodBoy } } flyers { ... on Dog { goodBoy } ... on Parrot { name } } }',
+      '{ pets { ... on Cat { vaccinated } ... on Dog { vaccinated } } flyers { name ... on Parrot { vaccinated } } }',
+      '{ __typename }',
+    ],
+  },
+  {
+    graph: 'recipeGraph',
+    subgraphs: recipeGraph,
+    operations: [
+      '{ recipes(filter: { maxMinutes: 60 }) { title cuisine inspiredBy } }',
+      '{ recipe(id: "r3") { title cuisine } }',
+      '{ recipes { title cuisine } }',
+      'query($f: RecipeFilter, $u: Unit!) { recipes(filter: $f) { title } shoppingList(filter: $f, unit: $u) }',
+      '{ convert(grams: 100, to: OUNCE) }',
+      '{ recipes(filter: { vegan: true }) { title } }',
+    ],
+  },
+  {
+    graph: 'vehicleGraph',
+    subgraphs: vehicleGraph,
+    operations: [
+      '{ vehicles { model tollsCents permit { zone validUntil } registeredIn { name } } }',
+      '{ byPlate(plate: "XY-987") { vin model tollsCents } }',
+      '{ openClaims { id policy { number insurer { name } premiumCents } } permits { number validUntil } }',
+    ],
+  },
+  {
+    graph: 'warehouseGraph',
+    subgraphs: warehouseGraph,
+    operations: [
+      '{ bin(id: "b1") { items { sku priceCents } } }',
+      '{ warehouse bins { label featured { name priceCents } } }',
+      '{ bin(id: "b2") { label items { sku name priceCents } } }',
+      '{ bin(id: "b2") { label featured { sku priceCents } } warehouse }',
+      '{ bin(id: "b1") { items { sku discount { percent } } } }',
+    ],
+  },
+  {
+    graph: 'bankGraph',
+    subgraphs: () => bankGraph(),
+    operations: [
+      'mutation { a: deposit(account: "acc2", cents: 1) { balanceCents } b: withdraw(account: "acc2", cents: 1000) { balanceCents } c: deposit(account: "acc2", cents: 3) { owner } }',
+      'mutation { a: deposit(account: "nope", cents: 1) { balanceCents } }',
+      'mutation { __typename n: notify(account: "acc3", text: "x") { __typename account { __typename owner } } }',
+    ],
+  },
   { graph: 'gateways', subgraphs: gatewaysBenchGraph, operations: [TWO_ROOT_QUERY] },
   { graph: 'bench', subgraphs: bench, operations: [BENCH_QUERY, TWO_ROOTS_QUERY] },
   { graph: 'planner', subgraphs: planner, operations: [PLANNER_QUERY] },
@@ -158,7 +190,7 @@ function nameOf(graph: string, operation: string): string {
 }
 
 describe('the plan-quality corpus', () => {
-  it('never plans more subgraph calls than Hive\'s Rust planner (but for the known cases), nor more with merging than without', () => {
+  it("never plans more subgraph calls than Hive's Rust planner (but for the known cases), nor more with merging than without", () => {
     const totals = { switchyard: 0, unmerged: 0, hive: 0 };
     const above: Array<[string, number]> = [];
     const unplanned: string[] = [];
@@ -191,7 +223,7 @@ describe('the plan-quality corpus', () => {
     expect(totals.switchyard).toBeLessThanOrEqual(totals.hive);
   });
 
-  it('plans generated operations with no more calls than without merging, and prints the totals against Hive\'s planner', () => {
+  it("plans generated operations with no more calls than without merging, and prints the totals against Hive's planner", () => {
     const planned = plannerFor(gatewaysBenchGraph());
     const hive = new QueryPlanner(planned.supergraphSdl);
     const totals = { switchyard: 0, multiFetch: 0, unmerged: 0, hive: 0, fewer: 0 };

@@ -98,7 +98,12 @@ describe('@skip and @include on fields that start jumps', () => {
 
   it('makes the jump when the same operation includes the field', async () => {
     expect(await graph().query(albumsWithCountry, { withCountry: true })).toEqual({
-      data: { albums: [{ title: 'Pastel Blues', artist: { country: 'US' } }, { title: 'Zombie', artist: { country: 'NG' } }] },
+      data: {
+        albums: [
+          { title: 'Pastel Blues', artist: { country: 'US' } },
+          { title: 'Zombie', artist: { country: 'NG' } },
+        ],
+      },
     });
     expect(graph().calls('artists')).toHaveLength(1);
   });

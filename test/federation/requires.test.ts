@@ -29,9 +29,7 @@ describe('@requires', () => {
     expect(await graph().query('{ parcel(id: "p1") { weight grams: weight(unit: GRAMS) price { amount } } }')).toEqual({
       data: { parcel: { weight: 2500, grams: 2500, price: { amount: 990 } } },
     });
-    expect(graph().representations('rates')).toEqual([
-      [{ __typename: 'Parcel', id: 'p1', weight: 2.5, size: { lengthCm: 40, widthCm: 30, heightCm: 20 } }],
-    ]);
+    expect(graph().representations('rates')).toEqual([[{ __typename: 'Parcel', id: 'p1', weight: 2.5, size: { lengthCm: 40, widthCm: 30, heightCm: 20 } }]]);
   });
 
   it('requires fields selected through fragments on an interface, sending each object’s concrete type', async () => {
@@ -93,9 +91,7 @@ describe('@requires', () => {
       data: { cheapestParcel: { label: 'Drone spares', price: { amount: 275 } } },
     });
     expect(graph().calls('rates')).toHaveLength(2);
-    expect(graph().representations('rates')).toEqual([
-      [{ __typename: 'Parcel', id: 'p2', weight: 0.8, size: { lengthCm: 10, widthCm: 10, heightCm: 10 } }],
-    ]);
+    expect(graph().representations('rates')).toEqual([[{ __typename: 'Parcel', id: 'p2', weight: 0.8, size: { lengthCm: 10, widthCm: 10, heightCm: 10 } }]]);
   });
 
   it('answers every requiring field of one entity together with one call per subgraph', async () => {

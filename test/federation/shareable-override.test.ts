@@ -33,7 +33,6 @@ describe('@shareable', () => {
     expect(weather().calls('observations')).toHaveLength(1);
     expect(weather().calls('forecasts')).toEqual([]);
   });
-
 });
 
 describe('parent entity calls (a value type without a key, nested in an entity)', () => {
@@ -69,7 +68,12 @@ describe('parent entity calls (a value type without a key, nested in an entity)'
 describe('@override', () => {
   it('reads overridden fields from the overriding subgraph only, never from the one overridden', async () => {
     expect(await loans().query('{ members { name fineCents } }')).toEqual({
-      data: { members: [{ name: 'Iris', fineCents: 0 }, { name: 'Omar', fineCents: 250 }] },
+      data: {
+        members: [
+          { name: 'Iris', fineCents: 0 },
+          { name: 'Omar', fineCents: 250 },
+        ],
+      },
     });
     expect(loans().calls('legacy')).toHaveLength(1);
     expect(loans().calls('legacy')[0]!.query).not.toContain('fineCents');
@@ -82,7 +86,12 @@ describe('@override', () => {
 
   it('keeps a field that overrides a subgraph not in the graph where it is', async () => {
     expect(await loans().query('{ members { id tier } }')).toEqual({
-      data: { members: [{ id: 'm1', tier: 'gold' }, { id: 'm2', tier: 'basic' }] },
+      data: {
+        members: [
+          { id: 'm1', tier: 'gold' },
+          { id: 'm2', tier: 'basic' },
+        ],
+      },
     });
     expect(loans().representations('loans')).toEqual([
       [

@@ -35,7 +35,29 @@ const paths = fc.constantFrom(
 
 /** Values of every YAML kind, and the edge cases of durations, sizes and addresses. */
 const value: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom('10s', '0s', '-1s', '1e9h', '1m30s', '500ms', '2h', '1.5s', '1MB', '64MiB', '0B', '-1MB', '99999999999999999999TB', 'localhost:3002', ':0', '[::1]:99999', 'host:port', '', 'info', 'nope', '__proto__'),
+  fc.constantFrom(
+    '10s',
+    '0s',
+    '-1s',
+    '1e9h',
+    '1m30s',
+    '500ms',
+    '2h',
+    '1.5s',
+    '1MB',
+    '64MiB',
+    '0B',
+    '-1MB',
+    '99999999999999999999TB',
+    'localhost:3002',
+    ':0',
+    '[::1]:99999',
+    'host:port',
+    '',
+    'info',
+    'nope',
+    '__proto__',
+  ),
   fc.integer(),
   fc.double(),
   fc.boolean(),
@@ -55,8 +77,26 @@ const document = fc.array(fc.tuple(paths, value), { maxLength: 6 }).map((entries
 
 /** Texts that attack the YAML parser itself: aliases that multiply, tags, deep nesting, duplicate keys, bytes. */
 const hostileYaml = fc.oneof(
-  fc.constant(['version: "1"', 'a: &a ["x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`)].join('\n')),
-  fc.constantFrom('version: !!js/function "function(){}"', 'version: "1"\nlisten_addr: !!binary aGVsbG8=', 'version: "1"\nversion: "1"', `version: "1"\nlimits: ${'['.repeat(5000)}`, '<<: {version: "1"}', 'version: "1"\n__proto__: {polluted: yes}', '\u0000\ufeff'),
+  fc.constant(
+    [
+      'version: "1"',
+      'a: &a ["x","x","x","x","x","x","x","x","x"]',
+      ...Array.from(
+        { length: 9 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`,
+      ),
+    ].join('\n'),
+  ),
+  fc.constantFrom(
+    'version: !!js/function "function(){}"',
+    'version: "1"\nlisten_addr: !!binary aGVsbG8=',
+    'version: "1"\nversion: "1"',
+    `version: "1"\nlimits: ${'['.repeat(5000)}`,
+    '<<: {version: "1"}',
+    'version: "1"\n__proto__: {polluted: yes}',
+    '\u0000\ufeff',
+  ),
   fc.string({ unit: 'binary', maxLength: 200 }),
 );
 
@@ -89,7 +129,17 @@ describe('fuzzing router.config.yaml', () => {
   });
 
   it('takes environment overrides of any text the same way', () => {
-    const variables = fc.constantFrom('LISTEN_ADDR', 'LOG_LEVEL', 'LIMITS_MAX_REQUEST_BODY', 'TRAFFIC_SHAPING_ALL_REQUEST_TIMEOUT', 'RESPONSE_CACHE_FALLBACK_TTL', 'RESPONSE_CACHE_ENABLED', 'PROFILER_TAGS', 'CORS_ALLOW_ORIGINS', 'PLAYGROUND_ENABLED');
+    const variables = fc.constantFrom(
+      'LISTEN_ADDR',
+      'LOG_LEVEL',
+      'LIMITS_MAX_REQUEST_BODY',
+      'TRAFFIC_SHAPING_ALL_REQUEST_TIMEOUT',
+      'RESPONSE_CACHE_FALLBACK_TTL',
+      'RESPONSE_CACHE_ENABLED',
+      'PROFILER_TAGS',
+      'CORS_ALLOW_ORIGINS',
+      'PLAYGROUND_ENABLED',
+    );
     fc.assert(
       fc.property(fc.dictionary(variables, fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('k=v,k2=v2', '=,=', 'true', 'yes', '1', '-5s', '1e400'))), (env) => {
         try {

@@ -62,7 +62,11 @@ const value = fc.oneof(
 );
 /** A message as JSON text, keys written literally so `__proto__` stays an own key. */
 const message = fc.array(fc.tuple(field, value), { maxLength: 4 }).map((pairs) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`);
-const body = fc.oneof(message, fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)), fc.string({ unit: 'binary', maxLength: 100 }));
+const body = fc.oneof(
+  message,
+  fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+  fc.string({ unit: 'binary', maxLength: 100 }),
+);
 
 describe('fuzzing Connect messages', () => {
   it('answers POSTed messages of any shape with a result or a Connect error of the right status', async () => {

@@ -60,13 +60,15 @@ function validSelection(schema: GraphQLSchema, typeName: string, depth: number):
     for (const field of Object.values(type.getFields())) {
       const named = getNamedType(field.type);
       if (!isLeafType(named) && depth === 0) continue;
-      const args = field.args.filter((a) => isNonNullType(a.type)).map((a) => `${a.name}: ${a.name === 'id' ? '"b1"' : a.name === 'term' ? '"e"' : a.name === 'title' ? '"x"' : '"1"'}`);
+      const args = field.args
+        .filter((a) => isNonNullType(a.type))
+        .map((a) => `${a.name}: ${a.name === 'id' ? '"b1"' : a.name === 'term' ? '"e"' : a.name === 'title' ? '"x"' : '"1"'}`);
       const head = args.length > 0 ? `${field.name}(${args.join(', ')})` : field.name;
       const sub = isLeafType(named) ? fc.constant('') : validSelection(schema, named.name, depth - 1).map((s) => ` ${s}`);
       items.push(
-        fc.tuple(sub, fc.constantFrom('', 'a1: ', 'b2: '), fc.constantFrom('', ' @skip(if: $flag)', ' @include(if: $flag)', ' @include(if: false)')).map(
-          ([s, alias, directive]) => `${alias}${head}${directive}${s}`,
-        ),
+        fc
+          .tuple(sub, fc.constantFrom('', 'a1: ', 'b2: '), fc.constantFrom('', ' @skip(if: $flag)', ' @include(if: $flag)', ' @include(if: false)'))
+          .map(([s, alias, directive]) => `${alias}${head}${directive}${s}`),
       );
     }
   }
@@ -85,11 +87,15 @@ describe('fuzzing /graphql', () => {
 
   it('answers arbitrary bytes and content types', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 300 }), fc.constantFrom('application/json', 'application/graphql', 'text/plain', 'application/x-www-form-urlencoded'), async (body, type) => {
-        const response = await router.fetch('/graphql', { method: 'POST', headers: { 'content-type': type }, body });
-        expect(response.status).toBeLessThan(500);
-        await response.text();
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 300 }),
+        fc.constantFrom('application/json', 'application/graphql', 'text/plain', 'application/x-www-form-urlencoded'),
+        async (body, type) => {
+          const response = await router.fetch('/graphql', { method: 'POST', headers: { 'content-type': type }, body });
+          expect(response.status).toBeLessThan(500);
+          await response.text();
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -117,7 +123,7 @@ describe('fuzzing /graphql', () => {
         const response = await router.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body });
         const json = (await response.json()) as { errors?: Array<{ extensions?: { code?: string } }> };
         expect(response.status, JSON.stringify({ query, json }).slice(0, 500)).toBeLessThan(500);
-        for (const error of json.errors ?? []) expect(error.extensions?.code).not.toBe("INTERNAL_SERVER_ERROR");
+        for (const error of json.errors ?? []) expect(error.extensions?.code).not.toBe('INTERNAL_SERVER_ERROR');
       }),
       { numRuns: 200 },
     );

@@ -19,7 +19,13 @@ afterAll(async () => {
 /** Ways to ask for the schema: under aliases, fragments, inline fragments, directives, beside ordinary fields. */
 const schemaField = fc.constantFrom('__schema { types { name } }', '__schema { queryType { name } }', '__type(name: "Book") { fields { name } }', '__type(name: "Query") { name }');
 const wrapped = fc
-  .tuple(schemaField, fc.constantFrom('', 'a: ', '__schema2: '), fc.constantFrom('', ' @skip(if: false)', ' @include(if: true)'), fc.constantFrom('plain', 'inline', 'fragment'), fc.boolean())
+  .tuple(
+    schemaField,
+    fc.constantFrom('', 'a: ', '__schema2: '),
+    fc.constantFrom('', ' @skip(if: false)', ' @include(if: true)'),
+    fc.constantFrom('plain', 'inline', 'fragment'),
+    fc.boolean(),
+  )
   .map(([field, alias, directive, shape, withOthers]) => {
     const selection = `${alias}${field.replace(' {', `${directive} {`)}`;
     const others = withOthers ? ' books { id } __typename' : '';
@@ -45,7 +51,14 @@ describe('introspection.enabled: false', () => {
 
   it('still answers __typename and ordinary queries, and serves no playground', async () => {
     expect((await router.query('{ __typename books { __typename id } }')).body).toEqual({
-      data: { __typename: 'Query', books: [{ __typename: 'Book', id: 'b1' }, { __typename: 'Book', id: 'b2' }, { __typename: 'Book', id: 'b3' }] },
+      data: {
+        __typename: 'Query',
+        books: [
+          { __typename: 'Book', id: 'b1' },
+          { __typename: 'Book', id: 'b2' },
+          { __typename: 'Book', id: 'b3' },
+        ],
+      },
     });
     const page = await router.fetch('/', { headers: { accept: 'text/html' } });
     expect(page.status).toBe(404);

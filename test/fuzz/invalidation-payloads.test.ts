@@ -63,16 +63,29 @@ const element = fc.array(fc.tuple(field, value), { maxLength: 5 }).map((pairs) =
 const valid = fc.oneof(
   fc.constantFrom('products', 'reviews').map((subgraph) => JSON.stringify({ kind: 'subgraph', subgraph })),
   fc.constantFrom('products', 'reviews').map((subgraph) => JSON.stringify({ kind: 'type', subgraph, type: 'Product' })),
-  fc.string({ maxLength: 20 }).filter((tag) => tag !== '').map((tag) => JSON.stringify({ kind: 'cache_tag', subgraphs: ['products'], cache_tag: tag })),
+  fc
+    .string({ maxLength: 20 })
+    .filter((tag) => tag !== '')
+    .map((tag) => JSON.stringify({ kind: 'cache_tag', subgraphs: ['products'], cache_tag: tag })),
 );
 
 describe('fuzzing the invalidation endpoint', () => {
   it('answers arrays of arbitrary elements with 202 and a count or 400 naming each bad element, never polluting prototypes', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.oneof(element, valid, fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v))), { maxLength: 6 }), async (items) => {
-        expectWellFormed(await post(`[${items.join(',')}]`), items.length);
-        expectPrototypeUntouched();
-      }),
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            element,
+            valid,
+            fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
+          ),
+          { maxLength: 6 },
+        ),
+        async (items) => {
+          expectWellFormed(await post(`[${items.join(',')}]`), items.length);
+          expectPrototypeUntouched();
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -91,7 +104,10 @@ describe('fuzzing the invalidation endpoint', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(
-          fc.jsonValue({ maxDepth: 3 }).filter((v) => !Array.isArray(v)).map((v) => JSON.stringify(v)),
+          fc
+            .jsonValue({ maxDepth: 3 })
+            .filter((v) => !Array.isArray(v))
+            .map((v) => JSON.stringify(v)),
           fc.string({ unit: 'binary', maxLength: 200 }).filter((text) => !text.trimStart().startsWith('[')),
           fc.constant(POLLUTING_OBJECT),
         ),
@@ -108,9 +124,17 @@ describe('fuzzing the invalidation endpoint', () => {
 
   it('refuses every Authorization value but the key itself', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string({ minLength: 1, maxLength: 80 }), fc.nat({ max: SHARED_KEY.length - 1 }).map((n) => SHARED_KEY.slice(0, n) + 'x' + SHARED_KEY.slice(n + 1))).filter((key) => key.trim() !== '' && key.trim() === key && key !== SHARED_KEY), async (authorization) => {
-        expect((await post('[]', { authorization })).status).toBe(401);
-      }),
+      fc.asyncProperty(
+        fc
+          .oneof(
+            fc.string({ minLength: 1, maxLength: 80 }),
+            fc.nat({ max: SHARED_KEY.length - 1 }).map((n) => `${SHARED_KEY.slice(0, n)}x${SHARED_KEY.slice(n + 1)}`),
+          )
+          .filter((key) => key.trim() !== '' && key.trim() === key && key !== SHARED_KEY),
+        async (authorization) => {
+          expect((await post('[]', { authorization })).status).toBe(401);
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -100,7 +100,11 @@ describe('client values in logs', () => {
     const headerValue = fc.oneof(
       {
         weight: 4,
-        arbitrary: fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }), fc.constant(0x09)).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 40 }),
+        arbitrary: fc.string({
+          unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }), fc.constant(0x09)).map((code) => String.fromCharCode(code)),
+          minLength: 1,
+          maxLength: 40,
+        }),
       },
       { weight: 1, arbitrary: fc.constantFrom(`x\r\n${FORGED}`, `x\n${FORGED}`, `x\r${FORGED}`, 'x\u0000y', 'x\u001by', 'x\u007fy') },
     );

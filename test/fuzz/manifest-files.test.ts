@@ -23,9 +23,9 @@ const GOOD_TEXT = serializeManifest(GOOD);
  */
 const nearManifest: fc.Arbitrary<string> = fc.oneof(
   fc.nat({ max: GOOD_TEXT.length - 1 }).map((end) => GOOD_TEXT.slice(0, end)),
-  fc.tuple(fc.nat({ max: GOOD_TEXT.length - 1 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 3 })).map(
-    ([at, text]) => GOOD_TEXT.slice(0, at) + text + GOOD_TEXT.slice(at + text.length),
-  ),
+  fc
+    .tuple(fc.nat({ max: GOOD_TEXT.length - 1 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 3 }))
+    .map(([at, text]) => GOOD_TEXT.slice(0, at) + text + GOOD_TEXT.slice(at + text.length)),
   fc.tuple(pollutingKeys, fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('top', 'operations', 'aliases')).map(([key, value, where]) => {
     const raw = JSON.parse(GOOD_TEXT) as Record<string, unknown>;
     const injected = `{${JSON.stringify(key)}: ${JSON.stringify(value)}, `;
@@ -40,7 +40,18 @@ const nearManifest: fc.Arbitrary<string> = fc.oneof(
 /** Manifest texts from near a valid one to far from it, including well-formed ones with other fields and operations. */
 const manifestText: fc.Arbitrary<string> = fc.oneof(
   nearManifest,
-  fc.record({ version: fc.jsonValue({ maxDepth: 1 }), revision: fc.jsonValue({ maxDepth: 1 }), generatedAt: fc.jsonValue({ maxDepth: 1 }), operations: fc.jsonValue({ maxDepth: 2 }), aliases: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] }).map((value) => JSON.stringify(value)),
+  fc
+    .record(
+      {
+        version: fc.jsonValue({ maxDepth: 1 }),
+        revision: fc.jsonValue({ maxDepth: 1 }),
+        generatedAt: fc.jsonValue({ maxDepth: 1 }),
+        operations: fc.jsonValue({ maxDepth: 2 }),
+        aliases: fc.jsonValue({ maxDepth: 2 }),
+      },
+      { requiredKeys: [] },
+    )
+    .map((value) => JSON.stringify(value)),
 );
 
 describe('fuzzing manifest files', () => {

@@ -41,7 +41,10 @@ describe('JSON keys that reach for Object.prototype', () => {
         const answer = await post(`{"query": ${JSON.stringify(QUERY)}, "variables": ${variables}, "extensions": ${extensions}${top}}`);
         if (where === 'top') {
           // GraphQL over HTTP: a body key it does not know is a client error.
-          expect(answer).toEqual({ status: 400, body: { errors: [{ message: `Unexpected parameter ${JSON.stringify(key)} in the request body.`, extensions: { code: 'BAD_REQUEST' } }] } });
+          expect(answer).toEqual({
+            status: 400,
+            body: { errors: [{ message: `Unexpected parameter ${JSON.stringify(key)} in the request body.`, extensions: { code: 'BAD_REQUEST' } }] },
+          });
         } else {
           expect(answer).toEqual({ status: 200, body: DUNE });
         }

@@ -15,6 +15,6 @@ export const POLLUTING_OBJECT = '{"__proto__": {"polluted": "yes"}, "constructor
 export function expectPrototypeUntouched(): void {
   const probes: Array<Record<string, unknown>> = [{}, [] as unknown as Record<string, unknown>, Object.create(Object.prototype) as Record<string, unknown>];
   for (const probe of probes) expect(probe.polluted).toBeUndefined();
-  expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
+  expect(Object.hasOwn(Object.prototype, 'polluted')).toBe(false);
   expect(typeof ({} as { toString: unknown }).toString).toBe('function');
 }

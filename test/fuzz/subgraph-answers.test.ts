@@ -39,16 +39,25 @@ const graphqlBody = fc
   .record(
     {
       data: fc.oneof(fc.record({ _entities: fc.oneof(fc.array(entity, { maxLength: 3 }), fc.jsonValue({ maxDepth: 1 })) }), fc.jsonValue({ maxDepth: 2 })),
-      errors: fc.oneof(fc.array(fc.record({ message: fc.jsonValue({ maxDepth: 1 }), path: fc.jsonValue({ maxDepth: 1 }), extensions: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] }), { maxLength: 2 }), fc.jsonValue({ maxDepth: 1 })),
+      errors: fc.oneof(
+        fc.array(fc.record({ message: fc.jsonValue({ maxDepth: 1 }), path: fc.jsonValue({ maxDepth: 1 }), extensions: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] }), {
+          maxLength: 2,
+        }),
+        fc.jsonValue({ maxDepth: 1 }),
+      ),
       extensions: fc.jsonValue({ maxDepth: 2 }),
     },
     { requiredKeys: [] },
   )
   .map((value) => JSON.stringify(value));
-const body = fc.oneof(graphqlBody, fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)), fc.string({ unit: 'binary', maxLength: 200 }));
+const body = fc.oneof(
+  graphqlBody,
+  fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)),
+  fc.string({ unit: 'binary', maxLength: 200 }),
+);
 
 describe('fuzzing subgraph answers', () => {
-  it('keeps the healthy subgraph\'s data whatever the other one answers, with a documented code when it cannot be used', async () => {
+  it("keeps the healthy subgraph's data whatever the other one answers, with a documented code when it cannot be used", async () => {
     const seen: Record<string, number> = {};
     await fc.assert(
       fc.asyncProperty(body, fc.constantFrom(200, 200, 200, 400, 500, 503), async (text, status) => {

@@ -94,9 +94,16 @@ describe('generating a gRPC service from a GraphQL schema', () => {
 
   it('names the service after its argument as wgc does, or after the package without one', () => {
     // wgc's upperFirst(camelCase(name)); test/grpc/wgc-equivalence.test.ts runs wgc itself on some of these.
-    expect(
-      ['Service', 'service.v1', 'projects-service', 'myAPIService', 'XMLHttpRequest', 'order_items2', 'get 1st item', 'ABC'].map(serviceNameFromArgument),
-    ).toEqual(['Service', 'ServiceV1', 'ProjectsService', 'MyApiService', 'XmlHttpRequest', 'OrderItems2', 'Get1stItem', 'Abc']);
+    expect(['Service', 'service.v1', 'projects-service', 'myAPIService', 'XMLHttpRequest', 'order_items2', 'get 1st item', 'ABC'].map(serviceNameFromArgument)).toEqual([
+      'Service',
+      'ServiceV1',
+      'ProjectsService',
+      'MyApiService',
+      'XmlHttpRequest',
+      'OrderItems2',
+      'Get1stItem',
+      'Abc',
+    ]);
     expect(serviceNameFromArgument('1abc')).toBeUndefined();
     expect(serviceNameFromArgument('--')).toBeUndefined();
     expect(serviceNameFor('service.v1')).toBe('ServiceService');

@@ -22,7 +22,12 @@ describe('switchyard grpc-service', () => {
   it('lists the typescript and go templates, one line each, with Cosmo’s names for them', async ({ onTestFinished }) => {
     const result = await switchyard(['grpc-service', 'list-templates'], await tempDir(onTestFinished));
     expect(result.code).toBe(0);
-    expect(result.stdout.trim().split('\n').map((line) => line.split(/\s+/)[0])).toEqual(['typescript', 'go']);
+    expect(
+      result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/\s+/)[0]),
+    ).toEqual(['typescript', 'go']);
     expect(result.stdout).toMatch(/^typescript {2}TypeScript service on Connect RPC.* \(also as typescript-connect-rpc-fastify, Cosmo's name\)$/m);
     expect(result.stdout).toMatch(/^go {10}Go service on Connect RPC.* \(also as golang-connect-rpc, Cosmo's name\)$/m);
   });
@@ -42,35 +47,46 @@ describe('switchyard grpc-service', () => {
     const result = await switchyard(['grpc-service', 'init', '--template', 'typescript', '--directory', 'My Service'], dir);
     expect(result).toEqual({
       code: 0,
-      stdout: 'created a typescript gRPC service in My Service (16 files)\nnext:\n  cd My Service\n  npm install\n  npm run bootstrap\n  npm start\nthen open http://localhost:3002 (README.md has the details)\n',
+      stdout:
+        'created a typescript gRPC service in My Service (16 files)\nnext:\n  cd My Service\n  npm install\n  npm run bootstrap\n  npm start\nthen open http://localhost:3002 (README.md has the details)\n',
       stderr: '',
     });
     const project = join(dir, 'My Service');
-    expect(await files(project)).toEqual([
-      '.gitignore',
-      'README.md',
-      'buf.gen.yaml',
-      'buf.yaml',
-      'package.json',
-      'router.compose.yaml',
-      'router.config.yaml',
-      'scripts/start.mjs',
-      'services/projects/v1/CreateProject.graphql',
-      'services/projects/v1/GetProject.graphql',
-      'services/projects/v1/ListProjects.graphql',
-      'services/projects/v1/UpdateProject.graphql',
-      'src/graph/schema.graphql',
-      'src/index.ts',
-      'src/service.ts',
-      'tsconfig.json',
-    ].sort());
+    expect(await files(project)).toEqual(
+      [
+        '.gitignore',
+        'README.md',
+        'buf.gen.yaml',
+        'buf.yaml',
+        'package.json',
+        'router.compose.yaml',
+        'router.config.yaml',
+        'scripts/start.mjs',
+        'services/projects/v1/CreateProject.graphql',
+        'services/projects/v1/GetProject.graphql',
+        'services/projects/v1/ListProjects.graphql',
+        'services/projects/v1/UpdateProject.graphql',
+        'src/graph/schema.graphql',
+        'src/index.ts',
+        'src/service.ts',
+        'tsconfig.json',
+      ].sort(),
+    );
     const manifest = JSON.parse(await readFile(join(project, 'package.json'), 'utf8')) as { name: string; scripts: Record<string, string>; dependencies: Record<string, string> };
     expect(manifest.name).toBe('my-service');
     expect(manifest.dependencies.switchyard).toBe('^0.1.0');
     expect(manifest.scripts.bootstrap).toBe('npm run generate');
-    expect(manifest.scripts['generate:proto']).toBe('switchyard grpc-service generate -i ./src/graph/schema.graphql -o ./proto/service/v1 --connect-contract ./services/projects/v1');
+    expect(manifest.scripts['generate:proto']).toBe(
+      'switchyard grpc-service generate -i ./src/graph/schema.graphql -o ./proto/service/v1 --connect-contract ./services/projects/v1',
+    );
     const schema = await readFile(join(project, 'src/graph/schema.graphql'), 'utf8');
-    for (const text of ['getProject(id: ID!): Project', 'listProjects: [Project!]!', 'createProject(input: CreateProjectInput!): Project!', 'updateProject(id: ID!, input: UpdateProjectInput!): Project!', 'enum ProjectStatus']) {
+    for (const text of [
+      'getProject(id: ID!): Project',
+      'listProjects: [Project!]!',
+      'createProject(input: CreateProjectInput!): Project!',
+      'updateProject(id: ID!, input: UpdateProjectInput!): Project!',
+      'enum ProjectStatus',
+    ]) {
       expect(schema).toContain(text);
     }
     expect(await readFile(join(project, 'router.compose.yaml'), 'utf8')).toContain('routing_url: dns:///localhost:50051');
@@ -94,7 +110,9 @@ describe('switchyard grpc-service', () => {
     expect(await files(join(dir, 'taken'))).toContain('src/service.ts');
     const unknown = await switchyard(['grpc-service', 'init', '--template', 'rust', '--directory', 'x'], dir);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("error: option '-t, --template <name>' argument 'rust' is invalid. Allowed choices are typescript, go, typescript-connect-rpc-fastify, golang-connect-rpc.");
+    expect(unknown.stderr).toContain(
+      "error: option '-t, --template <name>' argument 'rust' is invalid. Allowed choices are typescript, go, typescript-connect-rpc-fastify, golang-connect-rpc.",
+    );
   });
 
   it('writes the Go project, whose make targets generate a valid proto (it is built on the user’s machine)', async ({ onTestFinished }) => {
@@ -102,7 +120,20 @@ describe('switchyard grpc-service', () => {
     const project = join(dir, 'projects');
     await initProject({ template: 'go', directory: project });
     expect(await files(project)).toEqual(
-      ['.gitignore', 'Makefile', 'README.md', 'buf.gen.yaml', 'buf.yaml', 'cmd/service/main.go', 'go.mod', 'package.json', 'pkg/graph/schema.graphql', 'pkg/service/service.go', 'router.compose.yaml', 'router.config.yaml'].sort(),
+      [
+        '.gitignore',
+        'Makefile',
+        'README.md',
+        'buf.gen.yaml',
+        'buf.yaml',
+        'cmd/service/main.go',
+        'go.mod',
+        'package.json',
+        'pkg/graph/schema.graphql',
+        'pkg/service/service.go',
+        'router.compose.yaml',
+        'router.config.yaml',
+      ].sort(),
     );
     const makefile = await readFile(join(project, 'Makefile'), 'utf8');
     for (const target of ['install-tools', 'bootstrap', 'generate', 'generate-proto', 'generate-buf', 'compose', 'build', 'test', 'service', 'router', 'start']) {
@@ -117,7 +148,8 @@ describe('switchyard grpc-service', () => {
     await writeServiceFiles({ schemaFile: join(project, generate![1]!), outDir: join(project, generate![2]!) });
     await expect(run(BUF, ['lint'], { cwd: project })).resolves.toEqual({ stdout: '', stderr: '' });
     const proto = await readFile(join(project, 'pkg/proto/service/v1/service.proto'), 'utf8');
-    for (const rpc of ['QueryGetProject', 'QueryListProjects', 'MutationCreateProject', 'MutationUpdateProject']) expect(proto).toContain(`rpc ${rpc}(${rpc}Request) returns (${rpc}Response)`);
+    for (const rpc of ['QueryGetProject', 'QueryListProjects', 'MutationCreateProject', 'MutationUpdateProject'])
+      expect(proto).toContain(`rpc ${rpc}(${rpc}Request) returns (${rpc}Response)`);
     expect(proto).toContain('PROJECT_STATUS_ARCHIVED = 3;');
   });
 

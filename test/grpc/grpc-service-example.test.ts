@@ -50,7 +50,6 @@ function exchanges(blocks: Array<{ lang: string; code: string }>): Exchange[] {
   return found;
 }
 
-
 describe('the gRPC service tutorial (examples/grpc-service)', () => {
   it('answers every query as the tutorial shows, before and after changing the schema', { timeout: 180_000 }, async ({ onTestFinished }) => {
     const tutorial = sections(await readFile(TUTORIAL, 'utf8'));

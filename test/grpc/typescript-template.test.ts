@@ -15,7 +15,6 @@ import { packLocalSwitchyard } from './local-package.js';
 
 const exec = promisify(execFile);
 
-
 async function npm(args: string[], cwd: string): Promise<string> {
   const { stdout } = await exec('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, maxBuffer: 16 * 1024 * 1024 });
   return stdout;
@@ -60,7 +59,9 @@ describe('the TypeScript gRPC service template', () => {
       return npm(['install', '--prefer-offline'], project);
     });
     const bootstrap = await npm(['run', 'bootstrap'], project);
-    expect(bootstrap).toContain('wrote proto/service/v1/service.proto, proto/service/v1/mapping.json, proto/service/v1/service.proto.lock.json (package service.v1, service ServiceService)');
+    expect(bootstrap).toContain(
+      'wrote proto/service/v1/service.proto, proto/service/v1/mapping.json, proto/service/v1/service.proto.lock.json (package service.v1, service ServiceService)',
+    );
     expect(bootstrap).toContain('wrote execution config to ./router.execution.config.json (1 subgraphs: projects)');
     await npm(['run', 'typecheck'], project);
     const executionConfig = JSON.parse(await readFile(join(project, 'router.execution.config.json'), 'utf8')) as { subgraphs: Array<{ kind: string; url: string }> };
@@ -70,7 +71,14 @@ describe('the TypeScript gRPC service template', () => {
       cwd: project,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PORT: String(servicePort), HOST: '127.0.0.1', LISTEN_ADDR: `127.0.0.1:${routerPort}`, CONNECT_RPC_SERVER_LISTEN_ADDR: `127.0.0.1:${await freePort()}`, LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        PORT: String(servicePort),
+        HOST: '127.0.0.1',
+        LISTEN_ADDR: `127.0.0.1:${routerPort}`,
+        CONNECT_RPC_SERVER_LISTEN_ADDR: `127.0.0.1:${await freePort()}`,
+        LOG_LEVEL: 'info',
+      },
     });
     let output = '';
     started.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

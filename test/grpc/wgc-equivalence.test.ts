@@ -171,19 +171,23 @@ describe('grpc-service generate writes what wgc grpc-service generate writes', {
   it('reuses the lock in the output folder, or the one -l names, so field numbers stay where they were', async ({ onTestFinished }) => {
     const dir = await workspace(onTestFinished, { 'schema.graphql': ACCOUNTS_SDL });
     const first = await bothWrite(dir, ['-i', 'schema.graphql', '-o', 'out', 'Accounts']);
-    const numberOf = (proto: string, message: string, field: string): number =>
-      Number(new RegExp(`message ${message} \\{[^}]*\\s${field} = (\\d+);`).exec(proto)?.[1]);
+    const numberOf = (proto: string, message: string, field: string): number => Number(new RegExp(`message ${message} \\{[^}]*\\s${field} = (\\d+);`).exec(proto)?.[1]);
     const before = first.get('out/service.proto')!;
 
     // balance and nicknames go, a field is added before them.
-    const changed = ACCOUNTS_SDL.replace('    "Balance in cents."\n    balance: Int!\n    nicknames: [String]\n', '').replace('    email: String!\n', '    email: String!\n    phone: String\n');
+    const changed = ACCOUNTS_SDL.replace('    "Balance in cents."\n    balance: Int!\n    nicknames: [String]\n', '').replace(
+      '    email: String!\n',
+      '    email: String!\n    phone: String\n',
+    );
     await writeBoth(dir, 'schema.graphql', changed);
     const second = await bothWrite(dir, ['-i', 'schema.graphql', '-o', 'out', 'Accounts']);
     const after = second.get('out/service.proto')!;
     for (const field of ['id', 'email', 'account_number', 'region', 'scores', 'last_login', 'owner', 'members']) {
       expect(numberOf(after, 'Account', field), field).toBe(numberOf(before, 'Account', field));
     }
-    expect(numberOf(after, 'Account', 'phone')).toBeGreaterThan(Math.max(...['id', 'email', 'account_number', 'region', 'balance', 'nicknames', 'scores', 'last_login', 'owner', 'members'].map((f) => numberOf(before, 'Account', f))));
+    expect(numberOf(after, 'Account', 'phone')).toBeGreaterThan(
+      Math.max(...['id', 'email', 'account_number', 'region', 'balance', 'nicknames', 'scores', 'last_login', 'owner', 'members'].map((f) => numberOf(before, 'Account', f))),
+    );
     expect(after).toMatch(new RegExp(`message Account \\{\\s+reserved ${numberOf(before, 'Account', 'balance')} to ${numberOf(before, 'Account', 'nicknames')};`));
 
     // -l: start from a lock kept elsewhere (here the first generation's), write the new one into the output folder.
@@ -192,7 +196,9 @@ describe('grpc-service generate writes what wgc grpc-service generate writes', {
     expect(fromOther.get('elsewhere/service.proto')).toBe(after);
   });
 
-  it('--with-operations: one RPC per operation, found recursively in .graphql, .gql and .graphqls files, with fragments, variables and custom scalar types; the lock reused', async ({ onTestFinished }) => {
+  it('--with-operations: one RPC per operation, found recursively in .graphql, .gql and .graphqls files, with fragments, variables and custom scalar types; the lock reused', async ({
+    onTestFinished,
+  }) => {
     const operations = {
       'schema.graphql': CATALOG_SDL,
       'ops/GetProduct.graphql': /* GraphQL */ `

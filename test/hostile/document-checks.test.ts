@@ -62,7 +62,11 @@ function writtenSelections(document: DocumentNode): number {
  * with a sub-selection), an inline fragment, or a spread of a later fragment
  * (a DAG: fragment i spreads only fragments after i; `target` picks one).
  */
-type Item = { kind: 'leaf'; name: string; alias: string | null } | { kind: 'object'; name: string; alias: string | null; items: Item[] } | { kind: 'inline'; items: Item[] } | { kind: 'spread'; target: number };
+type Item =
+  | { kind: 'leaf'; name: string; alias: string | null }
+  | { kind: 'object'; name: string; alias: string | null; items: Item[] }
+  | { kind: 'inline'; items: Item[] }
+  | { kind: 'spread'; target: number };
 
 const itemArbitrary = fc.letrec<{ item: Item; items: Item[] }>((tie) => ({
   item: fc.oneof(
@@ -77,21 +81,19 @@ const itemArbitrary = fc.letrec<{ item: Item; items: Item[] }>((tie) => ({
 }));
 
 /** A document: an operation and 1-10 fragments, spreads resolved to later fragments. */
-const fragmentGraph = fc
-  .tuple(fc.array(itemArbitrary.items, { minLength: 1, maxLength: 10 }), itemArbitrary.items)
-  .map(([fragments, operation]) => {
-    const print = (items: Item[], self: number): string =>
-      items
-        .map((item) => {
-          if (item.kind === 'leaf') return `${item.alias ? `${item.alias}: ` : ''}${item.name}`;
-          if (item.kind === 'object') return `${item.alias ? `${item.alias}: ` : ''}${item.name} { ${print(item.items, self)} }`;
-          if (item.kind === 'inline') return `... { ${print(item.items, self)} }`;
-          const later = fragments.length - self - 1;
-          return later > 0 ? `...F${self + 1 + (item.target % later)}` : 'x';
-        })
-        .join(' ');
-    return [`query Q { ${print(operation, -1)} }`, ...fragments.map((items, i) => `fragment F${i} on Query { ${print(items, i)} }`)].join('\n');
-  });
+const fragmentGraph = fc.tuple(fc.array(itemArbitrary.items, { minLength: 1, maxLength: 10 }), itemArbitrary.items).map(([fragments, operation]) => {
+  const print = (items: Item[], self: number): string =>
+    items
+      .map((item) => {
+        if (item.kind === 'leaf') return `${item.alias ? `${item.alias}: ` : ''}${item.name}`;
+        if (item.kind === 'object') return `${item.alias ? `${item.alias}: ` : ''}${item.name} { ${print(item.items, self)} }`;
+        if (item.kind === 'inline') return `... { ${print(item.items, self)} }`;
+        const later = fragments.length - self - 1;
+        return later > 0 ? `...F${self + 1 + (item.target % later)}` : 'x';
+      })
+      .join(' ');
+  return [`query Q { ${print(operation, -1)} }`, ...fragments.map((items, i) => `fragment F${i} on Query { ${print(items, i)} }`)].join('\n');
+});
 
 /** Figures by expanding every spread again (the definition of the limits); undefined past `budget` steps. */
 function expandNaively(document: DocumentNode, budget = 200_000): { fields: number; aliases: number; fragments: number; depth: number } | undefined {
@@ -150,7 +152,10 @@ function mergeNaively(document: DocumentNode): Tree {
 }
 
 function normalizedTree(selections: readonly NSelection[]): Tree {
-  return selections.flatMap((selection): Tree => (selection.kind === 'Field' ? [[selection.responseKey, selection.selections ? normalizedTree(selection.selections) : null]] : normalizedTree(selection.selections)));
+  return selections.flatMap(
+    (selection): Tree =>
+      selection.kind === 'Field' ? [[selection.responseKey, selection.selections ? normalizedTree(selection.selections) : null]] : normalizedTree(selection.selections),
+  );
 }
 
 function sortTree(tree: Tree): Tree {
@@ -278,13 +283,7 @@ describe('the normalizer', () => {
 
 describe('the pre-scan', () => {
   it('skips strings, block strings (with escaped quotes) and comments, and counts comments as tokens', () => {
-    const text = [
-      '# { [ ( "',
-      'query Q($v: String = "} ] ) \\" {") {',
-      '  a: echo(text: """ {{{ \\""" ((( """)',
-      '  b: echo(text: "[[[")',
-      '}',
-    ].join('\n');
+    const text = ['# { [ ( "', 'query Q($v: String = "} ] ) \\" {") {', '  a: echo(text: """ {{{ \\""" ((( """)', '  b: echo(text: "[[[")', '}'].join('\n');
     const scan = scanDocument(text, { maxDepth: 0, maxTokens: 0 });
     expect(scan.nesting).toBe(2);
     // # comment, query Q ( $ v : String = "..." ) { a : echo ( text : """...""" ) b : echo ( text : "..." ) }
@@ -457,7 +456,11 @@ describe('introspection off with envelop plugins installed', () => {
     return router;
   }
 
-  const introspections = ['{ __schema { types { name } } }', '{ __type(name: "Book") { fields { name } } }', 'query { ...I } fragment I on Query { __schema { queryType { name } } }'];
+  const introspections = [
+    '{ __schema { types { name } } }',
+    '{ __type(name: "Book") { fields { name } } }',
+    'query { ...I } fragment I on Query { __schema { queryType { name } } }',
+  ];
 
   it('refuses __schema and __type on /graphql, through router.execute and APQ with graphql-armor installed', async () => {
     const router = await withEnvelop([blockFieldSuggestionsPlugin()], true);
@@ -482,7 +485,12 @@ describe('introspection off with envelop plugins installed', () => {
 
   it('refuses them when a plugin adds its own validation rule, and when one clears the validation result', async () => {
     const addsRule: EnvelopPlugin = { onValidate: ({ addValidationRule }) => addValidationRule(() => ({})) };
-    const clearsResult: EnvelopPlugin = { onValidate: () => ({ setResult }) => setResult([]) };
+    const clearsResult: EnvelopPlugin = {
+      onValidate:
+        () =>
+        ({ setResult }) =>
+          setResult([]),
+    };
     library.reset();
     for (const plugins of [[addsRule], [clearsResult], [addsRule, blockFieldSuggestionsPlugin()]]) {
       const router = await withEnvelop(plugins);
@@ -496,7 +504,7 @@ describe('introspection off with envelop plugins installed', () => {
     expect(library.calls).toHaveLength(0);
   });
 
-  it('validates envelop\'s copy of the standard rules from the cache, with the introspection rule added to any other set', () => {
+  it("validates envelop's copy of the standard rules from the cache, with the introspection rule added to any other set", () => {
     const config = parseConfigValue(coreConfigSchema, { version: '1', introspection: { enabled: false } });
     const documents = new DocumentCache(config);
     let validations = 0;

@@ -142,16 +142,14 @@ describe('CORS', () => {
 
   it('echoes an exact origin with credentials and Vary: Origin, on the JSON lane, on yoga and in-process', async () => {
     const origin = 'https://app.example.com';
-    for (const answer of [
-      await json(exact, query, { origin }),
-      await get(exact, 'query=%7B__typename%7D', { origin }),
-      await json(exact, `[${query}]`, { origin }),
-    ]) {
+    for (const answer of [await json(exact, query, { origin }), await get(exact, 'query=%7B__typename%7D', { origin }), await json(exact, `[${query}]`, { origin })]) {
       expect(answer.headers['access-control-allow-origin']).toBe(origin);
       expect(answer.headers['access-control-allow-credentials']).toBe('true');
       expect(answer.headers.vary).toMatch(/\bOrigin\b/);
     }
-    const inProcess = await exact.router.handle(new Request('http://router.test/graphql', { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: query }));
+    const inProcess = await exact.router.handle(
+      new Request('http://router.test/graphql', { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: query }),
+    );
     expect(inProcess.headers.get('access-control-allow-origin')).toBe(origin);
     expect(inProcess.headers.get('access-control-allow-credentials')).toBe('true');
     expect(await inProcess.json()).toEqual({ data: { __typename: 'Query' } });
@@ -207,7 +205,10 @@ describe('CORS', () => {
   });
 
   it('answers preflights: the allowed methods, headers and max age for a listed origin, no CORS headers for another', async () => {
-    const allowed = await send(exact, { method: 'OPTIONS', headers: { origin: 'https://a.example.org', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    const allowed = await send(exact, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://a.example.org', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
     expect(allowed.status).toBe(204);
     expect(allowed.headers).toMatchObject({
       'access-control-allow-origin': 'https://a.example.org',
@@ -224,7 +225,9 @@ describe('CORS', () => {
     }
     // OPTIONS that is not a preflight is no GraphQL request.
     expect((await send(exact, { method: 'OPTIONS', headers: { origin: 'https://a.example.org' } })).status).toBe(405);
-    const inProcess = await exact.router.handle(new Request('http://router.test/graphql', { method: 'OPTIONS', headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST' } }));
+    const inProcess = await exact.router.handle(
+      new Request('http://router.test/graphql', { method: 'OPTIONS', headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST' } }),
+    );
     expect([inProcess.status, inProcess.headers.get('access-control-allow-origin')]).toEqual([204, 'http://localhost:3000']);
   });
 
@@ -244,7 +247,18 @@ describe('CSRF prevention', () => {
     {
       name: 'multipart',
       headers: { 'content-type': 'multipart/form-data; boundary=x' },
-      body: ['--x', 'Content-Disposition: form-data; name="operations"', '', JSON.stringify({ query: ADD_BOOK }), '--x', 'Content-Disposition: form-data; name="map"', '', '{}', '--x--', ''].join('\r\n'),
+      body: [
+        '--x',
+        'Content-Disposition: form-data; name="operations"',
+        '',
+        JSON.stringify({ query: ADD_BOOK }),
+        '--x',
+        'Content-Disposition: form-data; name="map"',
+        '',
+        '{}',
+        '--x--',
+        '',
+      ].join('\r\n'),
     },
     { name: 'text/plain', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ query: ADD_BOOK }) },
     { name: 'TEXT/PLAIN with a charset', headers: { 'content-type': 'TEXT/PLAIN;charset=UTF-8' }, body: JSON.stringify({ query: ADD_BOOK }) },
@@ -473,7 +487,11 @@ describe('X-Switchyard-Include-Query-Plan follows query_plans.enabled', () => {
   it('ignores the header while introspection is off', async () => {
     const answer = await ask(noIntrospection);
     expect(JSON.parse(answer.text)).toEqual({ data: { book: { title: 'Dune' } } });
-    const get = await send(noIntrospection, { method: 'GET', path: `/graphql?query=${encodeURIComponent('{ books { id } }')}`, headers: { 'x-switchyard-include-query-plan': 'true' } });
+    const get = await send(noIntrospection, {
+      method: 'GET',
+      path: `/graphql?query=${encodeURIComponent('{ books { id } }')}`,
+      headers: { 'x-switchyard-include-query-plan': 'true' },
+    });
     expect(get.text).not.toContain('queryPlan');
   });
 

@@ -96,7 +96,10 @@ describe('every listener, with short bounds', () => {
         expect({ listener: target.name, status: answer.status, closed: answer.closed }).toEqual({ listener: target.name, status: 400, closed: true });
         expect(answer.text.toLowerCase()).toContain('connection: close');
       }
-      expect(lines.some((line) => line.msg === 'Bad request closed' && line.listener === target.name && line.level === 'debug'), target.name).toBe(true);
+      expect(
+        lines.some((line) => line.msg === 'Bad request closed' && line.listener === target.name && line.level === 'debug'),
+        target.name,
+      ).toBe(true);
       await stillServes(target);
     }
   });

@@ -40,7 +40,17 @@ import { MAIN_LISTENER_TIMEOUTS, SIDE_LISTENER_TIMEOUTS } from '../../src/kernel
 import { freePort } from '../cli/run-cli.js';
 import { sleep } from '../faults/load-loop.js';
 import { errorCode, postGraphql, raw, resetAfter, send, slowloris, type Answer, type Slowloris } from './support/clients.js';
-import { CONNECT_PATH, LEAKY_SECRETS, PERSISTED_CLIENT, PERSISTED_HASH, PRODUCT_P1, PRODUCT_QUERY, startHostileGraph, writeGraphFiles, type HostileGraph } from './support/graph.js';
+import {
+  CONNECT_PATH,
+  LEAKY_SECRETS,
+  PERSISTED_CLIENT,
+  PERSISTED_HASH,
+  PRODUCT_P1,
+  PRODUCT_QUERY,
+  startHostileGraph,
+  writeGraphFiles,
+  type HostileGraph,
+} from './support/graph.js';
 import { RouterSlot, troubleIn, type RouterProcess } from './support/router-process.js';
 import { normalTraffic, probeProblems, refused, underAttack, type AttackReport, type Probe } from './support/under-attack.js';
 
@@ -63,7 +73,7 @@ let defaults: RouterProcess;
 let wildcard: RouterProcess;
 const ports = { router: 0, connect: 0, metrics: 0, invalidation: 0, defaults: 0, wildcard: 0, slowRouter: 0, slowConnect: 0, slowMetrics: 0, slowInvalidation: 0 };
 /** Opened by the first test against the `slow` router, judged by the last one. */
-let slow: Slowloris[] = [];
+const slow: Slowloris[] = [];
 let connectBase: string;
 /** Normal traffic against the production router: /graphql and Connect. */
 let normal: Probe;
@@ -110,7 +120,11 @@ beforeAll(async () => {
     listen_addr: `127.0.0.1:${ports.wildcard}`,
     cors: { enabled: true, allow_origins: ['https://*.example.com'], allow_credentials: true },
   });
-  slots.slow = new RouterSlot(dir, 'slow', productionConfig({ router: ports.slowRouter, connect: ports.slowConnect, metrics: ports.slowMetrics, invalidation: ports.slowInvalidation }));
+  slots.slow = new RouterSlot(
+    dir,
+    'slow',
+    productionConfig({ router: ports.slowRouter, connect: ports.slowConnect, metrics: ports.slowMetrics, invalidation: ports.slowInvalidation }),
+  );
   [production, defaults, wildcard] = await Promise.all([slots.production.start(), slots.defaults.start(), slots.wildcard.start(), slots.slow.start()]);
   normal = normalTraffic(production.base, connectBase);
   // Every normal request must be right before any attack starts.
@@ -189,20 +203,23 @@ describe('the production router', () => {
         { concurrency: 2, ms: 1_500 },
       );
       await expectHeld(report, router);
-      expect(slow.filter((s) => s.closedAt !== undefined), 'closed before their time').toEqual([]);
+      expect(
+        slow.filter((s) => s.closedAt !== undefined),
+        'closed before their time',
+      ).toEqual([]);
     });
 
     it('answers garbage bytes on every listener with a 4xx or a closed connection', async () => {
       const garbage = [
         randomBytes(4096),
-        Buffer.from('\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03' + 'A'.repeat(64), 'latin1'), // a TLS ClientHello on a plain port
+        Buffer.from(`\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03${'A'.repeat(64)}`, 'latin1'), // a TLS ClientHello on a plain port
         'GET /graphql HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n',
         'POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
         'POST /graphql HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\nnot hex\r\n',
         `GET /graphql HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`,
         'GET / HTTP/9.9\r\n\r\n',
         '\r\n\r\n\r\n\r\n',
-        'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n' + randomBytes(512).toString('latin1'), // the HTTP/2 preface, then noise
+        `PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n${randomBytes(512).toString('latin1')}`, // the HTTP/2 preface, then noise
         'PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n', // almost the preface
         'PRI garbage\r\n\r\n',
       ];
@@ -243,11 +260,7 @@ describe('the production router', () => {
         () => http2Reset(ports.connect),
         () => http2RapidReset(ports.connect),
       ];
-      const report = await underAttack(
-        normal,
-        each(attacks.map((attack) => async () => (await attack(), undefined))),
-        { concurrency: 2, ms: 2_000 },
-      );
+      const report = await underAttack(normal, each(attacks.map((attack) => async () => (await attack(), undefined))), { concurrency: 2, ms: 2_000 });
       await expectHeld(report);
     });
   });
@@ -315,7 +328,18 @@ describe('the production router', () => {
   it('(6) refuses cross-site form, multipart, text/plain and untyped POSTs with 400 CSRF_PREVENTED, and runs no mutation', async () => {
     const mutation = 'mutation { addProduct(name: "csrf") }';
     const boundary = '----hostile';
-    const multipart = [`--${boundary}`, 'Content-Disposition: form-data; name="operations"', '', JSON.stringify({ query: mutation }), `--${boundary}`, 'Content-Disposition: form-data; name="map"', '', '{}', `--${boundary}--`, ''].join('\r\n');
+    const multipart = [
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="operations"',
+      '',
+      JSON.stringify({ query: mutation }),
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="map"',
+      '',
+      '{}',
+      `--${boundary}--`,
+      '',
+    ].join('\r\n');
     const forms: Array<{ headers: Record<string, string>; body: string }> = [
       { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `query=${encodeURIComponent(mutation)}` },
       { headers: { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' }, body: `query=${encodeURIComponent(mutation)}` },
@@ -362,12 +386,24 @@ describe('the production router', () => {
 
   describe('(8) client input that once caused a 500', () => {
     it('malformed JSON bodies: 400; bodies over limits.max_request_body (1MB): 413 REQUEST_TOO_LARGE', async () => {
-      const malformed = ['{', 'not json', '{"query":', '{"query": 1}', '[]', 'null', '"{ __typename }"', '{"query":"{ __typename }","variables":"{"}', '\u0000\u0001', '{"query":"{ __typename }"}}'];
+      const malformed = [
+        '{',
+        'not json',
+        '{"query":',
+        '{"query": 1}',
+        '[]',
+        'null',
+        '"{ __typename }"',
+        '{"query":"{ __typename }","variables":"{"}',
+        '\u0000\u0001',
+        '{"query":"{ __typename }"}}',
+      ];
       const big = Buffer.alloc(3_000_000, 0x20);
       const attacks = [
         ...malformed.map((body) => async () => refused(await postGraphql(production.base, body, STRICT))),
         async () => refused(await postGraphql(production.base, `{"query":"{ __typename }","pad":"${'x'.repeat(1_100_000)}"}`), 'REQUEST_TOO_LARGE'),
-        async () => refusedBig(await send(production.base, { headers: { 'content-type': 'application/json', 'content-length': String(big.length) }, body: big }), 'REQUEST_TOO_LARGE'),
+        async () =>
+          refusedBig(await send(production.base, { headers: { 'content-type': 'application/json', 'content-length': String(big.length) }, body: big }), 'REQUEST_TOO_LARGE'),
         async () => refusedBig(await send(production.base, { headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body: big }), 'REQUEST_TOO_LARGE'),
         async () => refusedBig(await send(connectBase, { path: CONNECT_PATH, headers: { 'content-type': 'application/json', 'connect-protocol-version': '1' }, body: big })),
       ];
@@ -403,22 +439,47 @@ describe('the production router', () => {
       const clients = ['..', '.', long, wide, '../hostile', `${PERSISTED_CLIENT}/../${PERSISTED_CLIENT}`];
       const attacks = [
         ...ids.map((documentId) => async () => notFoundOr4xx(await postGraphql(production.base, { documentId }, { ...STRICT, 'graphql-client-name': PERSISTED_CLIENT }))),
-        ...ids.map((documentId) => async () => notFoundOr4xx(await send(production.base, { method: 'GET', path: `/graphql?documentId=${encodeURIComponent(documentId)}`, headers: { ...STRICT, 'graphql-client-name': PERSISTED_CLIENT } }))),
+        ...ids.map(
+          (documentId) => async () =>
+            notFoundOr4xx(
+              await send(production.base, {
+                method: 'GET',
+                path: `/graphql?documentId=${encodeURIComponent(documentId)}`,
+                headers: { ...STRICT, 'graphql-client-name': PERSISTED_CLIENT },
+              }),
+            ),
+        ),
         ...ids.map(
           (sha256Hash) => async () =>
-            notFoundOr4xx(await postGraphql(production.base, { extensions: { persistedQuery: { version: 1, sha256Hash } } }, { ...STRICT, 'graphql-client-name': PERSISTED_CLIENT })),
+            notFoundOr4xx(
+              await postGraphql(production.base, { extensions: { persistedQuery: { version: 1, sha256Hash } } }, { ...STRICT, 'graphql-client-name': PERSISTED_CLIENT }),
+            ),
         ),
-        ...clients.map(
-          (client) => async () => {
-            const answer = await postGraphql(production.base, { extensions: { persistedQuery: { version: 1, sha256Hash: PERSISTED_HASH } } }, { ...STRICT, 'graphql-client-name': client });
-            return answer.status === 200 && !answer.text.includes('"errors"') ? undefined : notFoundOr4xx(answer);
-          },
-        ),
+        ...clients.map((client) => async () => {
+          const answer = await postGraphql(
+            production.base,
+            { extensions: { persistedQuery: { version: 1, sha256Hash: PERSISTED_HASH } } },
+            { ...STRICT, 'graphql-client-name': client },
+          );
+          return answer.status === 200 && !answer.text.includes('"errors"') ? undefined : notFoundOr4xx(answer);
+        }),
       ];
       await expectHeld(await underAttack(normal, each(attacks)));
       // The registered operation still runs for its client.
-      const persisted = await postGraphql(production.base, { extensions: { persistedQuery: { version: 1, sha256Hash: PERSISTED_HASH } } }, { 'graphql-client-name': PERSISTED_CLIENT });
-      expect(JSON.parse(persisted.text)).toEqual({ data: { products: [{ upc: 'p1', name: 'Table' }, { upc: 'p2', name: 'Couch' }, { upc: 'p3', name: 'Chair' }] } });
+      const persisted = await postGraphql(
+        production.base,
+        { extensions: { persistedQuery: { version: 1, sha256Hash: PERSISTED_HASH } } },
+        { 'graphql-client-name': PERSISTED_CLIENT },
+      );
+      expect(JSON.parse(persisted.text)).toEqual({
+        data: {
+          products: [
+            { upc: 'p1', name: 'Table' },
+            { upc: 'p2', name: 'Couch' },
+            { upc: 'p3', name: 'Chair' },
+          ],
+        },
+      });
     });
 
     it('Connect-Timeout-Ms of 2^31 ms and more: the call runs (never a 5xx)', async () => {
@@ -429,7 +490,9 @@ describe('the production router', () => {
           headers: { 'content-type': 'application/json', 'connect-protocol-version': '1', 'connect-timeout-ms': timeout },
           body: '{"upc":"p1"}',
         });
-        return answer.status === 200 && answer.text === JSON.stringify({ product: PRODUCT_P1.data.product }) ? undefined : `Connect-Timeout-Ms ${timeout}: ${answer.status} ${answer.text.slice(0, 200)}`;
+        return answer.status === 200 && answer.text === JSON.stringify({ product: PRODUCT_P1.data.product })
+          ? undefined
+          : `Connect-Timeout-Ms ${timeout}: ${answer.status} ${answer.text.slice(0, 200)}`;
       });
       await expectHeld(await underAttack(normal, each(attacks)));
     });
@@ -454,7 +517,8 @@ describe('the production router', () => {
           ...Object.keys((error.extensions as object | undefined) ?? {}).filter((key) => key !== 'code'),
         ]);
         if (extra.length > 0) return `error fields beyond message, path and extensions.code: ${extra.join(', ')} in ${answer.text}`;
-        if (!body.errors?.some((error) => (error.extensions as { code?: string } | undefined)?.code === 'DOWNSTREAM_REFUSED')) return `the subgraph's code was not forwarded: ${answer.text}`;
+        if (!body.errors?.some((error) => (error.extensions as { code?: string } | undefined)?.code === 'DOWNSTREAM_REFUSED'))
+          return `the subgraph's code was not forwarded: ${answer.text}`;
         return answer.status === 200 ? undefined : `status ${answer.status}`;
       };
       await expectHeld(await underAttack(normal, attack));
@@ -488,7 +552,10 @@ describe('the router with its defaults (no depth, alias or token limits)', () =>
       `{ product(upc: ${'{a: '.repeat(60_000)}1${'}'.repeat(60_000)}) { upc } }`,
       `query ${'('.repeat(100_000)}`,
     ].map((query) => JSON.stringify({ query }));
-    await expectHeld(await underAttack(normalDefaults(), each(bodies.map((body) => async () => refused(await postGraphql(defaults.base, body, STRICT)))), { concurrency: 2 }), defaults);
+    await expectHeld(
+      await underAttack(normalDefaults(), each(bodies.map((body) => async () => refused(await postGraphql(defaults.base, body, STRICT)))), { concurrency: 2 }),
+      defaults,
+    );
   });
 
   it('(3) refuses introspection with an envelop plugin installed', async () => {
@@ -508,7 +575,7 @@ describe('the router with its defaults (no depth, alias or token limits)', () =>
     await expectHeld(await underAttack(normalDefaults(), each(corsAttacks(defaults))), defaults);
   });
 
-  it('(9) the playground may not be framed (frame-ancestors \'none\')', async () => {
+  it("(9) the playground may not be framed (frame-ancestors 'none')", async () => {
     const page = await send(defaults.base, { method: 'GET', path: '/', headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     expect(String(page.headers['content-security-policy'])).toMatch(/frame-ancestors 'none'/);
@@ -516,7 +583,10 @@ describe('the router with its defaults (no depth, alias or token limits)', () =>
 
   it('(6) refuses a cross-site form POST here too (CSRF prevention is on by default)', async () => {
     const before = graph.mutations;
-    const answer = await send(defaults.base, { headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.test' }, body: `query=${encodeURIComponent('mutation { addProduct(name: "csrf") }')}` });
+    const answer = await send(defaults.base, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.test' },
+      body: `query=${encodeURIComponent('mutation { addProduct(name: "csrf") }')}`,
+    });
     expect(refused(answer, 'CSRF_PREVENTED')).toBeUndefined();
     expect(graph.mutations).toBe(before);
   });
@@ -531,9 +601,11 @@ describe('the router with its defaults (no depth, alias or token limits)', () =>
   it('(2) refuses fragment bombs and documents too wide with 400 MAX_FIELDS_EXCEEDED (default 5000)', async () => {
     const wide = `{ ${Array.from({ length: 6_000 }, (_, i) => `f${i}: __typename`).join(' ')} }`;
     const bodies = [fragmentBomb(22), fragmentBomb(30), wide].map((query) => JSON.stringify({ query }));
-    await expectHeld(await underAttack(normalDefaults(), each(bodies.map((body) => async () => refused(await postGraphql(defaults.base, body, STRICT), 'MAX_FIELDS_EXCEEDED')))), defaults);
+    await expectHeld(
+      await underAttack(normalDefaults(), each(bodies.map((body) => async () => refused(await postGraphql(defaults.base, body, STRICT), 'MAX_FIELDS_EXCEEDED')))),
+      defaults,
+    );
   });
-
 });
 
 describe('the router with a wildcard CORS origin and credentials', () => {
@@ -559,7 +631,7 @@ describe('the slowloris connections opened by the first test', () => {
     return connection.openedAt + bound + bounds.checkIntervalMs + SLACK_MS;
   }
 
-  it('were all closed by the router within their listener\'s bounds, answered 408/400 or nothing, never 5xx', async () => {
+  it("were all closed by the router within their listener's bounds, answered 408/400 or nothing, never 5xx", async () => {
     expect(slow.length).toBeGreaterThan(0);
     expect(slots.slow.restarts, 'the router holding them was restarted').toEqual([]);
     const judged = slow.filter((connection) => deadline(connection) !== undefined);
@@ -567,7 +639,10 @@ describe('the slowloris connections opened by the first test', () => {
     while (judged.some((connection) => connection.closedAt === undefined) && Date.now() < last) await sleep(250);
     const late = judged
       .filter((connection) => (connection.closedAt ?? Infinity) > deadline(connection)!)
-      .map((connection) => `${connection.kind} on port ${connection.port}: ${connection.closedAt === undefined ? 'still open' : `closed after ${connection.closedAt - connection.openedAt}ms`}`);
+      .map(
+        (connection) =>
+          `${connection.kind} on port ${connection.port}: ${connection.closedAt === undefined ? 'still open' : `closed after ${connection.closedAt - connection.openedAt}ms`}`,
+      );
     expect([...new Set(late)], 'connections held past their bound').toEqual([]);
     expect(slow.filter((connection) => connection.status >= 500).map((connection) => connection.status)).toEqual([]);
     expect(slots.slow.current.alive()).toBe(true);
@@ -577,9 +652,21 @@ describe('the slowloris connections opened by the first test', () => {
 
 /** Origins an attacker controls, for preflights and real requests. */
 function corsAttacks(router: RouterProcess): Array<() => Promise<string | undefined>> {
-  const origins = ['https://evil.test', 'https://example.com.evil.test', 'https://evilexample.com', 'https://example.com', 'http://app.example.com', 'null', 'https://a.example.com%60.evil.test'];
+  const origins = [
+    'https://evil.test',
+    'https://example.com.evil.test',
+    'https://evilexample.com',
+    'https://example.com',
+    'http://app.example.com',
+    'null',
+    'https://a.example.com%60.evil.test',
+  ];
   return origins.flatMap((origin) => [
-    async () => corsProblem(origin, await send(router.base, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } })),
+    async () =>
+      corsProblem(
+        origin,
+        await send(router.base, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } }),
+      ),
     async () => corsProblem(origin, await postGraphql(router.base, { query: '{ __typename }' }, { origin })),
   ]);
 }
@@ -593,7 +680,8 @@ function corsProblem(origin: string, answer: Answer): string | undefined {
 }
 
 function introspectionRefused(answer: Answer): string | undefined {
-  if (answer.text.includes('"__schema"') || answer.text.includes('"__type"') || answer.text.includes('"queryType"') || answer.text.includes('"types"')) return `introspection answered: ${answer.text.slice(0, 200)}`;
+  if (answer.text.includes('"__schema"') || answer.text.includes('"__type"') || answer.text.includes('"queryType"') || answer.text.includes('"types"'))
+    return `introspection answered: ${answer.text.slice(0, 200)}`;
   if (answer.status >= 500 || answer.status === 0) return `${answer.status} ${answer.error ?? answer.text.slice(0, 200)}`;
   // application/json clients get validation errors with 200; the strict media type gets 400.
   if (errorCode(answer) !== 'GRAPHQL_VALIDATION_FAILED') return `not refused as a validation error: ${answer.status} ${answer.text.slice(0, 200)}`;

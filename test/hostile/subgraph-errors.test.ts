@@ -74,7 +74,11 @@ afterAll(async () => {
   await Promise.all([accounts?.close(), billing?.close()]);
 });
 
-async function query(text: string, propagation?: NonNullable<CoreConfigInput['subgraph_error_propagation']>, config: Omit<CoreConfigInput, 'version'> = {}): Promise<GraphQLResponseBody> {
+async function query(
+  text: string,
+  propagation?: NonNullable<CoreConfigInput['subgraph_error_propagation']>,
+  config: Omit<CoreConfigInput, 'version'> = {},
+): Promise<GraphQLResponseBody> {
   const router = await startTestRouter({ subgraphs: [accounts, billing], config: { ...config, subgraph_error_propagation: propagation } });
   routers.push(router);
   const response = await router.query(text);
@@ -234,7 +238,11 @@ describe('wrapped mode', () => {
     expect(body.errors).toEqual([
       {
         message: "Failed to fetch from Subgraph 'accounts'.",
-        extensions: { errors: [{ message: 'plain', path: ['secret'], extensions: { code: 'DOWNSTREAM_SERVICE_ERROR' } }], code: 'DOWNSTREAM_SERVICE_ERROR', serviceName: 'accounts' },
+        extensions: {
+          errors: [{ message: 'plain', path: ['secret'], extensions: { code: 'DOWNSTREAM_SERVICE_ERROR' } }],
+          code: 'DOWNSTREAM_SERVICE_ERROR',
+          serviceName: 'accounts',
+        },
       },
     ]);
   });

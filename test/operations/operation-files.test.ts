@@ -67,7 +67,13 @@ describe('operation files', () => {
   });
 
   it('reads a Relay query map as a list of pairs, with no alias when the Relay id already is the SHA-256', async () => {
-    const path = await file('queries.json', JSON.stringify([[sha256Hex(productQuery), productQuery], ['md5-like', topProductsQuery]]));
+    const path = await file(
+      'queries.json',
+      JSON.stringify([
+        [sha256Hex(productQuery), productQuery],
+        ['md5-like', topProductsQuery],
+      ]),
+    );
     const [read] = await readOperationFiles([path]);
     expect(read!.operations.map((operation) => [operation.id, operation.aliases])).toEqual([
       [sha256Hex(productQuery), []],
@@ -104,9 +110,9 @@ describe('operation files', () => {
     const missing = join(dir.path, 'missing.graphql');
     const problems = await problemsOf(unknown, otherFormat, badJson, fragments, missing);
     expect(problems).toEqual([
-      expect.stringMatching(new RegExp(`^${escape(unknown)}: unknown format: expected a GraphQL document, an Apollo persisted-query manifest`)),
+      expect.stringMatching(new RegExp(`^${escapeRegExp(unknown)}: unknown format: expected a GraphQL document, an Apollo persisted-query manifest`)),
       `${otherFormat}: unknown manifest format "something-else"; expected "apollo-persisted-query-manifest"`,
-      expect.stringMatching(new RegExp(`^${escape(badJson)}: is not valid JSON: `)),
+      expect.stringMatching(new RegExp(`^${escapeRegExp(badJson)}: is not valid JSON: `)),
       `${fragments}: holds no operation (only fragments or type definitions)`,
       `${missing}: file not found`,
     ]);
@@ -118,6 +124,6 @@ describe('operation files', () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

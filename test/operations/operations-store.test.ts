@@ -303,7 +303,7 @@ describe('manifests and operation files as Cosmo writes them', () => {
     expect(() => parseManifest('{"version": 1, "revision": "r", "generatedAt": 5, "operations": {}}')).toThrow('"generatedAt" must be a string');
   });
 
-  it('reads Cosmo\'s operation files and its manifest path from a directory store', async () => {
+  it("reads Cosmo's operation files and its manifest path from a directory store", async () => {
     const dir = await tempDir();
     try {
       const storage = new DirectoryStorage(dir.path);

@@ -19,7 +19,11 @@ afterAll(async () => {
 });
 
 /** A raw HTTP GET (fetch would decode gzip itself and hide the encoding). */
-function get(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function get(
+  path: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = request(`${router.url}${path}`, { method, headers }, (res) => {
       const chunks: Buffer[] = [];

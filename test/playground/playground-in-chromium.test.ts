@@ -53,7 +53,10 @@ async function editorText(page: Page, selector: string): Promise<string> {
 
 describe('the playground in headless Chromium', () => {
   it('loads the page and its assets from the router alone', async () => {
-    const paths = requests.map((url) => new URL(url)).filter((url) => url.origin === origin).map((url) => url.pathname);
+    const paths = requests
+      .map((url) => new URL(url))
+      .filter((url) => url.origin === origin)
+      .map((url) => url.pathname);
     expect(paths[0]).toBe('/');
     expect(paths).toEqual(
       expect.arrayContaining([

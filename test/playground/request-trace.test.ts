@@ -28,7 +28,10 @@ afterAll(async () => {
   await Promise.all(subgraphs.map((s) => s.close()));
 });
 
-async function withRouter(options: Parameters<typeof startTestRouter>[0] extends infer O ? Omit<O & object, 'subgraphs'> : never, body: (router: TestRouter) => Promise<void>): Promise<void> {
+async function withRouter(
+  options: Parameters<typeof startTestRouter>[0] extends infer O ? Omit<O & object, 'subgraphs'> : never,
+  body: (router: TestRouter) => Promise<void>,
+): Promise<void> {
   const router = await startTestRouter({ subgraphs, ...options });
   try {
     await body(router);

@@ -165,12 +165,16 @@ describe('the plan-and-trace panel in headless Chromium', () => {
     await run(TOP_PRODUCTS, '"grace"');
     const panel = page.locator('#switchyard-trace');
     await panel.waitFor({ state: 'visible', timeout: 5_000 });
-    expect(await panel.locator('.sy-trace-summary').innerText()).toMatch(/^TopProducts · router [\d.]+ ms · round trip [\d.]+ ms · plan [\d.]+ ms \(plan cache miss\) · 3 subgraph calls$/);
+    expect(await panel.locator('.sy-trace-summary').innerText()).toMatch(
+      /^TopProducts · router [\d.]+ ms · round trip [\d.]+ ms · plan [\d.]+ ms \(plan cache miss\) · 3 subgraph calls$/,
+    );
 
     // The tree: a sequence of a root fetch and two flattened entity fetches.
     const tree = panel.locator('.sy-plan-tree');
     expect(await tree.locator(':scope > .sy-tree > .sy-node-sequence > .sy-node-label').innerText()).toBe('Sequence');
-    const fetches = await tree.locator('.sy-node-fetch').evaluateAll((nodes) => nodes.map((node) => [node.querySelector('.sy-subgraph')!.textContent, node.querySelector('.sy-node-kind')!.textContent]));
+    const fetches = await tree
+      .locator('.sy-node-fetch')
+      .evaluateAll((nodes) => nodes.map((node) => [node.querySelector('.sy-subgraph')!.textContent, node.querySelector('.sy-node-kind')!.textContent]));
     expect(fetches).toEqual([
       ['products', 'root'],
       ['reviews', 'entity'],
@@ -192,10 +196,13 @@ describe('the plan-and-trace panel in headless Chromium', () => {
     const track = (await panel.locator('.sy-row .sy-track').first().boundingBox())!;
     expect(rows[1]!.bar.width / track.width).toBeGreaterThan(0.2);
 
-    const shot = await screenshotPanel(panel, 'trace-panel-miss.png', rows.slice(1).map((row) => row.bar));
+    const shot = await screenshotPanel(
+      panel,
+      'trace-panel-miss.png',
+      rows.slice(1).map((row) => row.bar),
+    );
     for (const colour of shot.colours) expect(near(colour, SENT), `bar colour ${colour.join(',')}`).toBe(true);
     expect(shot.inked).toBeGreaterThan(0.03);
-
   });
 
   it('shows cache hits on the second run', async () => {
@@ -206,7 +213,11 @@ describe('the plan-and-trace panel in headless Chromium', () => {
     expect(await panel.locator('.sy-trace-summary').innerText()).toMatch(/\(plan cache hit\) · 3 subgraph calls$/);
     const rows = await waterfallRows();
     for (const row of rows.slice(1)) expect(row.text).toMatch(/cache hit/);
-    const shot = await screenshotPanel(panel, 'trace-panel-hit.png', rows.slice(1).map((row) => row.bar));
+    const shot = await screenshotPanel(
+      panel,
+      'trace-panel-hit.png',
+      rows.slice(1).map((row) => row.bar),
+    );
     for (const colour of shot.colours) expect(near(colour, HIT), `bar colour ${colour.join(',')}`).toBe(true);
   });
 

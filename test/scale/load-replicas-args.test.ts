@@ -28,7 +28,13 @@ describe('npm run load -- --replicas', () => {
   });
 
   it('refuses a replica count that is not a whole number from 1 to 8, or an unknown option, with the usage', () => {
-    for (const argv of [['--replicas', '0'], ['--replicas', 'three'], ['--replicas', '9'], ['--replicas', '2.5'], ['--replica', '3']]) {
+    for (const argv of [
+      ['--replicas', '0'],
+      ['--replicas', 'three'],
+      ['--replicas', '9'],
+      ['--replicas', '2.5'],
+      ['--replica', '3'],
+    ]) {
       const read = readLoadArgs(argv);
       expect(read).toHaveProperty('error');
       expect((read as { error: string }).error).toContain('usage: npm run load -- ');

@@ -29,10 +29,7 @@ export const useClientRateLimit: PluginFactory<typeof clientRateLimitOptionsSche
   setup(ctx, options) {
     const buckets = new TokenBuckets(options.max_clients);
     const requests = ctx.metrics.counter('client_rate_limit_requests_total', 'Requests seen by the client rate limit, by client and result', ['client', 'result']);
-    ctx.log.info(
-      { requests: options.requests, window: formatDuration(options.window), clients: Object.keys(options.clients).length },
-      'Client rate limit enabled',
-    );
+    ctx.log.info({ requests: options.requests, window: formatDuration(options.window), clients: Object.keys(options.clients).length }, 'Client rate limit enabled');
     return {
       hooks: { onRequest: clientRateLimitHook(options, buckets, requests) },
       stop: () => buckets.clear(),

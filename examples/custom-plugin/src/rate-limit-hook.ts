@@ -51,4 +51,3 @@ export function clientRateLimitHook(options: ResolvedClientRateLimitOptions, buc
     };
   };
 }
-

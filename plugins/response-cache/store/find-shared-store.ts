@@ -9,7 +9,5 @@ export function findSharedStore(config: CoreConfig, providerId: string | undefin
   const provider = declared.find((item) => item.id === providerId);
   if (provider) return provider;
   const known = declared.length === 0 ? 'none are declared' : `declared: ${declared.map((item) => item.id).join(', ')}`;
-  throw new ConfigError([
-    { path: 'response_cache.storage.provider_id', plugin: 'response-cache', message: `"${providerId}" is not in storage_providers.sharedstore (${known})` },
-  ]);
+  throw new ConfigError([{ path: 'response_cache.storage.provider_id', plugin: 'response-cache', message: `"${providerId}" is not in storage_providers.sharedstore (${known})` }]);
 }

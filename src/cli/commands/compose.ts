@@ -29,10 +29,10 @@ Format reference: docs/execution-config.md`;
 async function runCompose(this: Command, options: ComposeOptions): Promise<void> {
   const format = outputFormatOf(options.output);
   if (!format) {
-    this.error(
-      `error: cannot tell the output format of '${options.output}': use a .json (execution config) or .graphql (supergraph SDL) file`,
-      { exitCode: EXIT_USAGE, code: 'switchyard.outputFormat' },
-    );
+    this.error(`error: cannot tell the output format of '${options.output}': use a .json (execution config) or .graphql (supergraph SDL) file`, {
+      exitCode: EXIT_USAGE,
+      code: 'switchyard.outputFormat',
+    });
   }
   try {
     const graph = await composeGraph(options.input);

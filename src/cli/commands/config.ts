@@ -55,9 +55,9 @@ export function registerConfigCommand(program: Command): Command {
   const config = program.command('config').description('Work with router config files').exitOverride(exitForUsageError);
   config
     .command('migrate')
-    .description('Write a Switchyard router.config.yaml from another router\'s config')
-    .requiredOption('--from <router>', 'the config\'s router: cosmo')
-    .requiredOption('-i, --input <file>', 'the config to convert (Cosmo\'s config.yaml)')
+    .description("Write a Switchyard router.config.yaml from another router's config")
+    .requiredOption('--from <router>', "the config's router: cosmo")
+    .requiredOption('-i, --input <file>', "the config to convert (Cosmo's config.yaml)")
     .requiredOption('-o, --output <file>', 'the Switchyard config to write')
     .addHelpText('after', EXAMPLES)
     .exitOverride(exitForUsageError)

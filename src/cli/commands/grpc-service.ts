@@ -40,7 +40,8 @@ function packageName(value: string): string {
 
 function serviceName(value: string): string {
   const name = serviceNameFromArgument(value);
-  if (name === undefined) throw new InvalidArgumentError(`"${value}" does not make a proto service name: it needs a letter first (it is written in PascalCase: projects-service -> ProjectsService)`);
+  if (name === undefined)
+    throw new InvalidArgumentError(`"${value}" does not make a proto service name: it needs a letter first (it is written in PascalCase: projects-service -> ProjectsService)`);
   return name;
 }
 
@@ -98,7 +99,9 @@ async function customScalars(options: GenerateOptions): Promise<Record<string, s
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new Error(`custom scalar mapping file ${path}: ${error instanceof Error && 'code' in error && error.code === 'ENOENT' ? 'file not found' : String(error)}`, { cause: error });
+    throw new Error(`custom scalar mapping file ${path}: ${error instanceof Error && 'code' in error && error.code === 'ENOENT' ? 'file not found' : String(error)}`, {
+      cause: error,
+    });
   }
   return scalarMappings(text, path);
 }
@@ -170,11 +173,7 @@ export function registerGrpcServiceCommand(program: Command): Command {
     .command('grpc-service')
     .description('Build gRPC services that join the graph as subgraphs, from a GraphQL schema (docs/grpc.md)')
     .exitOverride(exitForUsageError);
-  group
-    .command('list-templates')
-    .description('List the project templates of `grpc-service init`')
-    .exitOverride(exitForUsageError)
-    .action(listTemplates);
+  group.command('list-templates').description('List the project templates of `grpc-service init`').exitOverride(exitForUsageError).action(listTemplates);
   group
     .command('init')
     .description('Create a gRPC service project from a template: schema, build scripts, router.compose.yaml, router.config.yaml')
@@ -192,7 +191,10 @@ export function registerGrpcServiceCommand(program: Command): Command {
     .option('-p, --package-name <package>', 'proto package', packageName, DEFAULT_PACKAGE)
     .option('-g, --go-package <path>', 'adds option go_package = "<path>" to the proto')
     .option('-l, --proto-lock <file>', 'lock file to start from (default: service.proto.lock.json in the output folder); the new lock is written to the output folder')
-    .option('-w, --with-operations <dir>', 'one RPC per operation in the .graphql, .gql, .graphqls and .gqls files under <dir> (searched recursively) instead of one per schema field')
+    .option(
+      '-w, --with-operations <dir>',
+      'one RPC per operation in the .graphql, .gql, .graphqls and .gqls files under <dir> (searched recursively) instead of one per schema field',
+    )
     .addOption(
       new Option('--custom-scalar-mapping <json>', 'with --with-operations: proto types of custom scalars, e.g. \'{"DateTime":"google.protobuf.Timestamp"}\'')
         .argParser((value) => scalarMappings(value, '--custom-scalar-mapping'))
@@ -200,7 +202,10 @@ export function registerGrpcServiceCommand(program: Command): Command {
     )
     .option('--custom-scalar-mapping-file <file>', 'with --with-operations: the same mapping, from a JSON file')
     .option('--max-depth <n>', 'with --with-operations: deepest selection or fragment nesting followed (default 50)', positiveInteger)
-    .option('--connect-contract <dir>', 'also write the Connect contract of the operations in <dir> into <dir>: contract.proto, its lock and contract.openapi.json (docs/connect.md)')
+    .option(
+      '--connect-contract <dir>',
+      'also write the Connect contract of the operations in <dir> into <dir>: contract.proto, its lock and contract.openapi.json (docs/connect.md)',
+    )
     .addHelpText('after', GENERATE_HELP)
     .exitOverride(exitForUsageError)
     .action(runGenerate);

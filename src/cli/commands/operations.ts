@@ -161,10 +161,7 @@ const formatOption = () => new Option('--format <format>', 'output format').choi
 
 /** Adds `operations push|delete|list` to the `switchyard` program and returns the `operations` command. */
 export function registerOperationsCommand(program: Command): Command {
-  const operations = program
-    .command('operations')
-    .description('Register persisted operations per graph and client (docs/persisted-operations.md)')
-    .exitOverride(exitForUsageError);
+  const operations = program.command('operations').description('Register persisted operations per graph and client (docs/persisted-operations.md)').exitOverride(exitForUsageError);
   operations
     .command('push')
     .description('Push operations from .graphql files, Apollo persisted-query manifests or Relay query maps')

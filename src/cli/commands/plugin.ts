@@ -54,7 +54,10 @@ export async function initPluginPackage(directory: string): Promise<PluginPackag
     const to = join(target, basename(file) === 'gitignore' ? join(dirname(file), '.gitignore') : file);
     const text = await readFile(join(source, file), 'utf8');
     await mkdir(dirname(to), { recursive: true });
-    await writeFile(to, text.replace(/__[A-Z_]+__/g, (placeholder) => values[placeholder] ?? placeholder));
+    await writeFile(
+      to,
+      text.replace(/__[A-Z_]+__/g, (placeholder) => values[placeholder] ?? placeholder),
+    );
     files.push(relative(target, to));
   }
   return { directory: target, packageName, pluginName, factoryName, files: files.sort() };

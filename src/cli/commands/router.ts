@@ -75,7 +75,12 @@ async function primaryServices(options: RouterOptions): Promise<PrimaryServices 
 
 async function runRouter(options: RouterOptions): Promise<void> {
   try {
-    if (options.workers > 1) await runWorkers(options.workers, () => serveRouter(options), () => primaryServices(options));
+    if (options.workers > 1)
+      await runWorkers(
+        options.workers,
+        () => serveRouter(options),
+        () => primaryServices(options),
+      );
     else await serveRouter(options);
   } catch (error) {
     writeProblem(error);

@@ -270,9 +270,7 @@ class PlanWalker {
   private mergeEntities({ node, batch }: PreparedEntityFetch, results: unknown): void {
     if (results === undefined || results === null) return;
     if (!Array.isArray(results) || results.length !== batch.representations.length) {
-      const reason = Array.isArray(results)
-        ? `it returned ${results.length} entities for ${batch.representations.length} representations`
-        : '"_entities" is not a list';
+      const reason = Array.isArray(results) ? `it returned ${results.length} entities for ${batch.representations.length} representations` : '"_entities" is not a list';
       this.errors.push(invalidResponse(node.subgraph, reason, batch.pathOf(0)));
       return;
     }
@@ -315,9 +313,7 @@ function rootErrorPath(error: GraphQLErrorJSON): ReadonlyArray<string | number> 
 
 function fetchFailure(error: unknown, subgraph: string, path: ReadonlyArray<string | number>): GraphQLErrorJSON {
   const routerError =
-    error instanceof RouterError
-      ? error
-      : new RouterError('SUBGRAPH_REQUEST_FAILED', `Request to subgraph "${subgraph}" failed: ${(error as Error)?.message ?? String(error)}`);
+    error instanceof RouterError ? error : new RouterError('SUBGRAPH_REQUEST_FAILED', `Request to subgraph "${subgraph}" failed: ${(error as Error)?.message ?? String(error)}`);
   const json: GraphQLErrorJSON = { message: routerError.message, extensions: { code: routerError.code, serviceName: subgraph } };
   if (path.length > 0) json.path = [...path];
   return json;

@@ -35,4 +35,3 @@ export function oneOf(object: JsonObject, more: readonly JsonObject[], key: stri
   }
   return value !== undefined ? value : sawNull ? null : undefined;
 }
-

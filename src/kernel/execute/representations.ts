@@ -43,7 +43,7 @@ const MISSING = Symbol('missing');
  */
 export function buildEntityBatch(tree: ResponseTree, nodes: readonly EntityNode[], specs: readonly RepresentationSpec[], facts: TypeFacts): EntityBatch {
   const batch = new GeneralBatch();
-  const { representations, targets } = batch;
+  const { targets } = batch;
   const seen = new Map<string, number>();
   const only = specs.length === 1 ? specs[0] : undefined;
   // One scalar key field (the usual `id`): entities are told apart by the value itself.
@@ -59,7 +59,7 @@ export function buildEntityBatch(tree: ResponseTree, nodes: readonly EntityNode[
         ? only
         : specs.find((s) => (runtimeType === undefined ? specs.length === 1 : facts.satisfies(runtimeType, s.typeCondition)));
     if (!spec) continue;
-    const typename = spec.typename.kind === 'fixed' ? spec.typename.name : runtimeType ?? spec.typeCondition;
+    const typename = spec.typename.kind === 'fixed' ? spec.typename.name : (runtimeType ?? spec.typeCondition);
     // Entities of other runtime types (under an interface condition) take the general path below.
     if (onlyField && spec === only && typename === onlyTypename) {
       const value = firstValue(node.view, onlyField.responseKey);
@@ -164,7 +164,14 @@ function readNested(tree: ResponseTree, facts: TypeFacts, values: readonly unkno
   const first = values[0];
   if (first === null || first === undefined) return null;
   if (Array.isArray(first)) {
-    return first.map((_, i) => readNested(tree, facts, values.filter(Array.isArray).map((a) => (a as unknown[])[i]), children));
+    return first.map((_, i) =>
+      readNested(
+        tree,
+        facts,
+        values.filter(Array.isArray).map((a) => (a as unknown[])[i]),
+        children,
+      ),
+    );
   }
   const view = tree.viewOf(values);
   const object: Record<string, unknown> = {};

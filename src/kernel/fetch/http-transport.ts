@@ -182,6 +182,6 @@ function transportError(subgraph: string, error: unknown, expired: boolean, time
   if (expired || error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
     return new RouterError('SUBGRAPH_TIMEOUT', `Subgraph "${subgraph}" did not answer within ${timeoutMs}ms.`, { cause: error });
   }
-  const reason = error instanceof Error ? (error as Error & { code?: string }).code ?? error.message : String(error);
+  const reason = error instanceof Error ? ((error as Error & { code?: string }).code ?? error.message) : String(error);
   return new RouterError('SUBGRAPH_REQUEST_FAILED', `Request to subgraph "${subgraph}" failed: ${reason}.`, { cause: error });
 }

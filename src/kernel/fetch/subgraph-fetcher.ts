@@ -80,9 +80,7 @@ export class SubgraphFetcher {
     if (factory) return factory(subgraph);
     if (subgraph.kind !== 'graphql') {
       return () =>
-        Promise.reject(
-          new RouterError('SUBGRAPH_REQUEST_FAILED', `No transport for subgraph "${subgraph.name}" of kind "${subgraph.kind}"; enable the plugin that serves it.`),
-        );
+        Promise.reject(new RouterError('SUBGRAPH_REQUEST_FAILED', `No transport for subgraph "${subgraph.name}" of kind "${subgraph.kind}"; enable the plugin that serves it.`));
     }
     const shaping = this.config.traffic_shaping;
     const own = shaping.subgraphs[subgraph.name];

@@ -145,7 +145,9 @@ function convertDataSource(value: unknown, index: number, subgraphs: Map<string,
   const { grpc } = customGraphql;
   if (isRecord(grpc) && (grpc.mapping !== undefined || grpc.protoSchema !== undefined || grpc.plugin !== undefined)) {
     if (grpc.plugin !== undefined) {
-      throw invalid(`${named}: a Cosmo router plugin (customGraphql.grpc.plugin); Switchyard cannot run Cosmo plugin binaries: serve the gRPC service yourself and compose it as a grpc subgraph (routing_url dns:///host:port)`);
+      throw invalid(
+        `${named}: a Cosmo router plugin (customGraphql.grpc.plugin); Switchyard cannot run Cosmo plugin binaries: serve the gRPC service yourself and compose it as a grpc subgraph (routing_url dns:///host:port)`,
+      );
     }
     if (url === undefined) throw invalid(`${named}: no routing URL (customGraphql.fetch.url and subgraphs[].routingUrl are empty)`);
     const { mapping, protoSchema } = grpc;
@@ -197,9 +199,7 @@ export function cosmoGraphSource(json: Record<string, unknown>, origin: string, 
     if (names.has(record.name)) throw invalid(`${origin}: subgraph "${record.name}" has two data sources`);
     names.add(record.name);
   }
-  const result = composeServices(
-    converted.map(({ record, sdl }) => ({ name: record.name, url: record.url, typeDefs: parseSubgraphSdl(sdl, record.name, origin) })),
-  );
+  const result = composeServices(converted.map(({ record, sdl }) => ({ name: record.name, url: record.url, typeDefs: parseSubgraphSdl(sdl, record.name, origin) })));
   if (result.errors) {
     const lines = result.errors.map((error) => `${typeof error.extensions?.code === 'string' ? error.extensions.code : 'COMPOSITION_ERROR'}: ${error.message}`);
     throw invalid(`${origin}: the subgraph SDLs of this Cosmo execution config do not compose:\n${lines.join('\n')}`);

@@ -7,16 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  GraphQLError,
-  Kind,
-  buildASTSchema,
-  parse,
-  validateSchema,
-  type ConstDirectiveNode,
-  type DocumentNode,
-  type EnumValueDefinitionNode,
-} from 'graphql';
+import { GraphQLError, Kind, buildASTSchema, parse, validateSchema, type ConstDirectiveNode, type DocumentNode, type EnumValueDefinitionNode } from 'graphql';
 import { RouterError } from '../errors.js';
 import { cosmoGraphSource, isCosmoExecutionConfig } from './cosmo-execution-config.js';
 
@@ -203,19 +194,12 @@ function joinGraphOf(value: EnumValueDefinitionNode, prefix: string, origin: str
 export function joinGraphsOf(document: DocumentNode, origin = 'supergraph'): JoinGraph[] {
   const prefix = joinSpecPrefix(document);
   if (prefix === undefined) {
-    const hint = linksFederationSpec(document)
-      ? '; this looks like a subgraph schema: compose subgraphs with `switchyard compose` first'
-      : '';
-    throw invalid(
-      `${origin}: not a Federation v2 supergraph: no @link(url: "https://specs.apollo.dev/join/v0.x") on the schema${hint}`,
-    );
+    const hint = linksFederationSpec(document) ? '; this looks like a subgraph schema: compose subgraphs with `switchyard compose` first' : '';
+    throw invalid(`${origin}: not a Federation v2 supergraph: no @link(url: "https://specs.apollo.dev/join/v0.x") on the schema${hint}`);
   }
   const enumName = `${prefix}__Graph`;
   const values = document.definitions.flatMap((definition) =>
-    (definition.kind === Kind.ENUM_TYPE_DEFINITION || definition.kind === Kind.ENUM_TYPE_EXTENSION) &&
-    definition.name.value === enumName
-      ? (definition.values ?? [])
-      : [],
+    (definition.kind === Kind.ENUM_TYPE_DEFINITION || definition.kind === Kind.ENUM_TYPE_EXTENSION) && definition.name.value === enumName ? (definition.values ?? []) : [],
   );
   if (values.length === 0) {
     throw invalid(`${origin}: not a join-spec supergraph: no enum ${enumName} listing its subgraphs`);
@@ -236,9 +220,7 @@ function parseSupergraph(sdl: string, origin: string, notSdlPrefix: string): Doc
   } catch (error) {
     throw invalid(`${origin}: ${notSdlPrefix}${describeSyntaxError(error)}`, error);
   }
-  const executable = document.definitions.find(
-    (d) => d.kind === Kind.OPERATION_DEFINITION || d.kind === Kind.FRAGMENT_DEFINITION,
-  );
+  const executable = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION || d.kind === Kind.FRAGMENT_DEFINITION);
   if (executable) {
     const line = executable.loc?.startToken.line;
     throw invalid(`${origin}: an operation or fragment${line ? ` at line ${line}` : ''} is not schema SDL; expected a supergraph`);
@@ -270,12 +252,12 @@ function loadSupergraph(sdl: string, origin: string, notSdlPrefix = 'supergraph 
 function subgraphsFromSdl(graphs: JoinGraph[], origin: string): SubgraphRecord[] {
   return graphs.map(({ name, url }) => {
     if (url === '') {
-      throw invalid(
-        `${origin}: subgraph "${name}" has no routing URL (its @join__graph url is empty); set routing_url in router.compose.yaml or use an execution config`,
-      );
+      throw invalid(`${origin}: subgraph "${name}" has no routing URL (its @join__graph url is empty); set routing_url in router.compose.yaml or use an execution config`);
     }
     if (!isHttpUrl(url)) {
-      const hint = isGrpcTarget(url) ? ' (a gRPC subgraph needs its proto and mapping: serve the execution config written by `switchyard compose -o router.execution.config.json`)' : '';
+      const hint = isGrpcTarget(url)
+        ? ' (a gRPC subgraph needs its proto and mapping: serve the execution config written by `switchyard compose -o router.execution.config.json`)'
+        : '';
       throw invalid(`${origin}: subgraph "${name}": routing URL "${url}" is not an http(s) URL${hint}`);
     }
     return { kind: 'graphql', name, url };
@@ -341,9 +323,7 @@ function parseExecutionConfig(json: unknown, origin: string): GraphSource {
   const { version, supergraph, subgraphs, compose } = json;
   if (version === undefined) throw invalid(`${origin}: version: required (expected ${EXECUTION_CONFIG_VERSION})`);
   if (version !== EXECUTION_CONFIG_VERSION) {
-    throw invalid(
-      `${origin}: unsupported execution config version ${JSON.stringify(version)}; this router reads version ${EXECUTION_CONFIG_VERSION}`,
-    );
+    throw invalid(`${origin}: unsupported execution config version ${JSON.stringify(version)}; this router reads version ${EXECUTION_CONFIG_VERSION}`);
   }
   if (typeof supergraph !== 'string' || supergraph.trim() === '') {
     throw invalid(`${origin}: supergraph: required, the supergraph SDL as a string`);
@@ -408,9 +388,7 @@ export function parseGraphSource(text: string, origin: string): GraphSource {
     }
     return parseExecutionConfig(json, origin);
   }
-  const notSdlPrefix = SDL_EXTENSIONS.has(extensionOf(origin))
-    ? 'supergraph SDL '
-    : 'neither an execution config (JSON) nor a supergraph SDL: ';
+  const notSdlPrefix = SDL_EXTENSIONS.has(extensionOf(origin)) ? 'supergraph SDL ' : 'neither an execution config (JSON) nor a supergraph SDL: ';
   const graphs = loadSupergraph(content, origin, notSdlPrefix);
   return { supergraphSdl: content, subgraphs: subgraphsFromSdl(graphs, origin), origin };
 }

@@ -48,9 +48,7 @@ export class FederationIndex {
     if (type?.kind === 'OBJECT') result = [typeName];
     else if (type?.kind === 'UNION') result = [...type.unionMembersIn.keys()];
     else if (type?.kind === 'INTERFACE') {
-      result = [...this.supergraph.types.values()]
-        .filter((t) => t.kind === 'OBJECT' && t.implementsIn.has(typeName))
-        .map((t) => t.name);
+      result = [...this.supergraph.types.values()].filter((t) => t.kind === 'OBJECT' && t.implementsIn.has(typeName)).map((t) => t.name);
     }
     this.possibleTypesCache.set(typeName, result);
     return result;

@@ -1,13 +1,4 @@
-import {
-  buildASTSchema,
-  Kind,
-  parse,
-  type ConstDirectiveNode,
-  type ConstValueNode,
-  type DefinitionNode,
-  type DocumentNode,
-  type TypeNode,
-} from 'graphql';
+import { buildASTSchema, Kind, parse, type ConstDirectiveNode, type ConstValueNode, type DefinitionNode, type DocumentNode, type TypeNode } from 'graphql';
 import { transformSupergraphToPublicSchema } from '@theguild/federation-composition';
 import { RouterError } from '../errors.js';
 import { checkFieldSets } from './check-field-sets.js';
@@ -76,9 +67,7 @@ function specNames(document: DocumentNode): SpecNames {
     }
   }
   if (!join) {
-    const hasJoinGraph = document.definitions.some(
-      (d) => d.kind === Kind.ENUM_TYPE_DEFINITION && d.name.value === 'join__Graph',
-    );
+    const hasJoinGraph = document.definitions.some((d) => d.kind === Kind.ENUM_TYPE_DEFINITION && d.name.value === 'join__Graph');
     if (!hasJoinGraph) throw invalid('it does not link the join spec (no @link to https://specs.apollo.dev/join and no join__Graph enum)');
     join = 'join';
   }
@@ -86,9 +75,7 @@ function specNames(document: DocumentNode): SpecNames {
 }
 
 function readSubgraphs(document: DocumentNode, names: SpecNames): SubgraphDef[] {
-  const graphEnum = document.definitions.find(
-    (d) => d.kind === Kind.ENUM_TYPE_DEFINITION && d.name.value === `${names.join}__Graph`,
-  );
+  const graphEnum = document.definitions.find((d) => d.kind === Kind.ENUM_TYPE_DEFINITION && d.name.value === `${names.join}__Graph`);
   if (!graphEnum || graphEnum.kind !== Kind.ENUM_TYPE_DEFINITION) {
     throw invalid(`no enum ${names.join}__Graph naming the subgraphs`);
   }
@@ -153,10 +140,8 @@ function readType(definition: DefinitionNode, names: SpecNames, byEnum: Readonly
 
   const fields = new Map<string, FieldDef>();
   const fieldNodes =
-    definition.kind === Kind.OBJECT_TYPE_DEFINITION ||
-    definition.kind === Kind.INTERFACE_TYPE_DEFINITION ||
-    definition.kind === Kind.INPUT_OBJECT_TYPE_DEFINITION
-      ? definition.fields ?? []
+    definition.kind === Kind.OBJECT_TYPE_DEFINITION || definition.kind === Kind.INTERFACE_TYPE_DEFINITION || definition.kind === Kind.INPUT_OBJECT_TYPE_DEFINITION
+      ? (definition.fields ?? [])
       : [];
   for (const field of fieldNodes) {
     const sources = new Map<string, FieldSource>();

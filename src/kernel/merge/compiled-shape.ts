@@ -26,8 +26,18 @@ export class CompiledShapes {
   private readonly shapers: CompiledCache<readonly NSelection[], string, ObjectShaper>;
 
   constructor(facts: ShapeFacts) {
-    const objectTypes = new Set(Object.values(facts.schema.getTypeMap()).filter(isObjectType).map((type) => type.name));
-    const helpers: Omit<ShapeHelpers, 'L'> = { BAIL, MULTI, firstFrom, oneOf, runtimeTypeOf: (object: JsonObject, more: readonly JsonObject[] | undefined) => runtimeTypeOf(objectTypes, object, more) };
+    const objectTypes = new Set(
+      Object.values(facts.schema.getTypeMap())
+        .filter(isObjectType)
+        .map((type) => type.name),
+    );
+    const helpers: Omit<ShapeHelpers, 'L'> = {
+      BAIL,
+      MULTI,
+      firstFrom,
+      oneOf,
+      runtimeTypeOf: (object: JsonObject, more: readonly JsonObject[] | undefined) => runtimeTypeOf(objectTypes, object, more),
+    };
     this.shapers = new CompiledCache((selections, rootType) => {
       const source = generateShapeSource(facts, rootType, selections);
       return source && compileGenerated<ShapeHelpers, ObjectShaper>(source.body, { ...helpers, L: source.leafTypes.map(leafSerializer) });
@@ -78,4 +88,3 @@ function runtimeTypeOf(objectTypes: ReadonlySet<string>, object: JsonObject, mor
   }
   return undefined;
 }
-

@@ -1,14 +1,4 @@
-import {
-  GraphQLBoolean,
-  GraphQLFloat,
-  GraphQLID,
-  GraphQLInt,
-  GraphQLString,
-  isObjectType,
-  type GraphQLAbstractType,
-  type GraphQLLeafType,
-  type GraphQLSchema,
-} from 'graphql';
+import { GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString, isObjectType, type GraphQLAbstractType, type GraphQLLeafType, type GraphQLSchema } from 'graphql';
 import type { NSelection } from '../plan/normalize.js';
 import type { ShapeField } from './shape-fields.js';
 

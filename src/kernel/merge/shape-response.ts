@@ -28,19 +28,17 @@ export class ResponseShaper extends ShapeFields {
     this.compiled = new CompiledShapes(this);
   }
 
-  shape(
-    tree: ResponseTree,
-    rootType: string,
-    selections: readonly NSelection[],
-    extraRoots: readonly JsonObject[],
-    errors: GraphQLErrorJSON[],
-  ): Record<string, unknown> | null {
+  shape(tree: ResponseTree, rootType: string, selections: readonly NSelection[], extraRoots: readonly JsonObject[], errors: GraphQLErrorJSON[]): Record<string, unknown> | null {
     if (extraRoots.length === 0) {
       const shaped = this.compiled.shape(tree, rootType, selections);
       if (shaped !== undefined) {
         if (compiledChecks.enabled) {
           const generalErrors: GraphQLErrorJSON[] = [];
-          assertSameResult('response shaper', { data: shaped, errors: [] }, { data: this.shapeGeneral(tree, rootType, selections, extraRoots, generalErrors), errors: generalErrors });
+          assertSameResult(
+            'response shaper',
+            { data: shaped, errors: [] },
+            { data: this.shapeGeneral(tree, rootType, selections, extraRoots, generalErrors), errors: generalErrors },
+          );
         }
         return shaped;
       }
@@ -75,13 +73,7 @@ class ShapeRun {
   ) {}
 
   /** Shapes one response object: from `view` (several fetches' objects), or from `only` when one fetch gave it all. */
-  object(
-    view: readonly JsonObject[] | undefined,
-    only: JsonObject | undefined,
-    runtimeType: string,
-    selections: readonly NSelection[],
-    path: Array<string | number>,
-  ): Shaped {
+  object(view: readonly JsonObject[] | undefined, only: JsonObject | undefined, runtimeType: string, selections: readonly NSelection[], path: Array<string | number>): Shaped {
     const out: Record<string, unknown> = {};
     const single = only ?? (view!.length === 1 ? view![0]! : undefined);
     for (const field of this.shaper.fields(selections, runtimeType)) {
@@ -138,7 +130,13 @@ class ShapeRun {
     for (let i = 0; i < length; i++) {
       path.push(i);
       const shaped = arrays
-        ? this.value(undefined, arrays.map((a) => a[i]).filter((v) => v !== undefined), field, depth, path)
+        ? this.value(
+            undefined,
+            arrays.map((a) => a[i]).filter((v) => v !== undefined),
+            field,
+            depth,
+            path,
+          )
         : this.value(first[i], undefined, field, depth, path);
       path.pop();
       if (shaped === BUBBLE) return BUBBLE;
@@ -194,9 +192,7 @@ class ShapeRun {
       if (serialized === undefined) throw new GraphQLError(`${type.name} cannot represent value: ${JSON.stringify(value)}`);
       return serialized;
     } catch (error) {
-      const message = isEnumType(type)
-        ? `Enum "${type.name}" cannot represent value: ${JSON.stringify(value)}`
-        : (error as Error).message;
+      const message = isEnumType(type) ? `Enum "${type.name}" cannot represent value: ${JSON.stringify(value)}` : (error as Error).message;
       this.error(message, path);
       return null;
     }

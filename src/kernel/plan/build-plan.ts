@@ -30,8 +30,7 @@ export function buildQueryPlan(
 ): QueryPlan {
   const definition = selectOperation(document, operationName);
   const { rootTypes } = index.supergraph;
-  const rootType =
-    definition.operation === 'mutation' ? rootTypes.mutation : definition.operation === 'subscription' ? rootTypes.subscription : rootTypes.query;
+  const rootType = definition.operation === 'mutation' ? rootTypes.mutation : definition.operation === 'subscription' ? rootTypes.subscription : rootTypes.query;
   const operation = normalizeOperation(document, definition, rootType ?? 'Query', conditions, {
     isObjectType: (name) => index.type(name)?.kind === 'OBJECT',
     fieldType: (parent, field) => index.fieldNamedType(parent, field),
@@ -217,9 +216,6 @@ function introspectionDocument(document: DocumentNode, operation: NormalizedOper
   });
   return {
     kind: Kind.DOCUMENT,
-    definitions: [
-      ...document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION),
-      { ...operation.definition, selectionSet: keep(operation.definition.selectionSet) },
-    ],
+    definitions: [...document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION), { ...operation.definition, selectionSet: keep(operation.definition.selectionSet) }],
   };
 }

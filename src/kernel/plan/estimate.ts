@@ -43,9 +43,7 @@ export function estimateJumps(
     let best: { subgraph: string; cost: number } | undefined;
     for (const candidate of index.subgraphNames()) {
       if (candidate === subgraph || !index.canResolve(parentType, selection.name, candidate)) continue;
-      const cost = selection.selections
-        ? estimateJumps(index, candidate, childType, selection.selections, undefined, depth + 1)
-        : 0;
+      const cost = selection.selections ? estimateJumps(index, candidate, childType, selection.selections, undefined, depth + 1) : 0;
       if (!best || cost < best.cost) best = { subgraph: candidate, cost };
     }
     if (best) {

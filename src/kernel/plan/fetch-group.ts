@@ -63,14 +63,7 @@ export class FetchGroup {
    */
   readonly mergedWith: FetchGroup[] = [];
 
-  constructor(
-    id: number,
-    subgraph: string,
-    kind: 'root' | 'entity',
-    operationType: 'query' | 'mutation' | 'subscription',
-    mergePath: readonly PathSegment[],
-    scope: number,
-  ) {
+  constructor(id: number, subgraph: string, kind: 'root' | 'entity', operationType: 'query' | 'mutation' | 'subscription', mergePath: readonly PathSegment[], scope: number) {
     this.id = id;
     this.subgraph = subgraph;
     this.kind = kind;

@@ -41,12 +41,7 @@ export interface ConvertedFieldSet {
 }
 
 /** Converts a field set into plannable selections with internal keys that avoid the client's. */
-export function convertFieldSet(
-  index: FederationIndex,
-  set: SelectionSetNode,
-  clientSelections: readonly NSelection[] | undefined,
-  parentType: string,
-): ConvertedFieldSet {
+export function convertFieldSet(index: FederationIndex, set: SelectionSetNode, clientSelections: readonly NSelection[] | undefined, parentType: string): ConvertedFieldSet {
   const selections: NSelection[] = [];
   const fields: RepresentationField[] = [];
   for (const selection of set.selections) {
@@ -76,11 +71,7 @@ export function convertFieldSet(
  * What `@provides` makes resolvable for objects of `typeName`: the provided
  * fields themselves plus those under `... on <type>` fragments that apply.
  */
-export function providedFor(
-  index: FederationIndex,
-  provided: SelectionSetNode | undefined,
-  typeName: string,
-): SelectionSetNode | undefined {
+export function providedFor(index: FederationIndex, provided: SelectionSetNode | undefined, typeName: string): SelectionSetNode | undefined {
   if (!provided) return undefined;
   const fields: FieldNode[] = [];
   const visit = (set: SelectionSetNode): void => {

@@ -13,9 +13,7 @@ const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
 const MAX_KEY_DEPTH = 6;
 
 /** One step from a position to a child position: through a field, or a type condition. */
-type PathStep =
-  | { readonly kind: 'field'; readonly field: NField; readonly parentType: string }
-  | { readonly kind: 'fragment'; readonly typeCondition: string };
+type PathStep = { readonly kind: 'field'; readonly field: NField; readonly parentType: string } | { readonly kind: 'fragment'; readonly typeCondition: string };
 
 /** A place in a fetch group's selection where fields for one response position go. */
 interface Position {
@@ -263,9 +261,7 @@ export class Planner {
     if (targets.length > 0) return this.planJump(position, field, targets);
     const reentry = this.planReentry(position, field);
     if (reentry) return reentry;
-    throw planningError(
-      `cannot reach ${position.parentType}.${field.name} from subgraph "${subgraph}" at ${position.path.join('.') || 'the root'}`,
-    );
+    throw planningError(`cannot reach ${position.parentType}.${field.name} from subgraph "${subgraph}" at ${position.path.join('.') || 'the root'}`);
   }
 
   private planLocalField(position: Position, field: NField): Set<FetchGroup> {
@@ -287,8 +283,7 @@ export class Planner {
     const holders = new Set<FetchGroup>([position.group]);
     if (!field.selections || !added.children) return holders;
     const childType = index.fieldNamedTypeIn(position.parentType, field.name, subgraph);
-    const provided =
-      subFieldSet(position.provided, field.name)?.selectionSet ?? index.fieldSource(position.parentType, field.name, subgraph)?.provides;
+    const provided = subFieldSet(position.provided, field.name)?.selectionSet ?? index.fieldSource(position.parentType, field.name, subgraph)?.provides;
     // The client-facing type may be abstract where this subgraph's is not (`@join__field(type:)`).
     if (index.isAbstract(childType) || index.isAbstract(index.fieldNamedType(position.parentType, field.name))) added.children.addTypename();
     const childPosition: Position = {
@@ -386,11 +381,7 @@ export class Planner {
   }
 
   /** Finds where a field can be re-fetched from (without planning anything). */
-  private findReentry(
-    position: Position,
-    fieldName: string,
-    exclude: string | undefined,
-  ): { subgraph: string; steps: PathStep[]; source: Position | 'root' } | undefined {
+  private findReentry(position: Position, fieldName: string, exclude: string | undefined): { subgraph: string; steps: PathStep[]; source: Position | 'root' } | undefined {
     const { index } = this;
     const steps: PathStep[] = [];
     let ancestor: Position | undefined = position;
@@ -544,13 +535,15 @@ export class Planner {
       if (selection.kind !== Kind.FIELD) return false;
       const name = selection.name.value;
       if (this.resolvableHere(position, name)) return true;
-      const jump = this.index.subgraphNames().some(
-        (s) =>
-          s !== from &&
-          s !== target &&
-          this.index.canResolve(position.parentType, name, s) &&
-          this.index.resolvableKeys(position.parentType, s).some((k) => this.fieldSetLocal(position, k.selectionSet)),
-      );
+      const jump = this.index
+        .subgraphNames()
+        .some(
+          (s) =>
+            s !== from &&
+            s !== target &&
+            this.index.canResolve(position.parentType, name, s) &&
+            this.index.resolvableKeys(position.parentType, s).some((k) => this.fieldSetLocal(position, k.selectionSet)),
+        );
       return jump || this.findReentry(position, name, target) !== undefined;
     });
   }
@@ -575,13 +568,7 @@ export class Planner {
    * unless that would create a cycle or mix two representations of a field
    * (for example `@requires` of one field with different arguments).
    */
-  private entityGroup(
-    subgraph: string,
-    position: Position,
-    dependencies: ReadonlySet<FetchGroup>,
-    entityType: string,
-    representation: readonly RepresentationField[],
-  ): FetchGroup {
+  private entityGroup(subgraph: string, position: Position, dependencies: ReadonlySet<FetchGroup>, entityType: string, representation: readonly RepresentationField[]): FetchGroup {
     const key = this.entityGroupKey(subgraph, position);
     const candidates = this.entityGroups.get(key) ?? [];
     for (const candidate of candidates) {

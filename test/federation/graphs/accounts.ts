@@ -68,7 +68,10 @@ export function billingSubgraph({ risk = false } = {}): SubgraphOptions {
     resolvers: {
       Query: {
         overdue: () =>
-          [...BALANCES].filter(([, b]) => b.balanceCents > 0).sort(([, a], [, b]) => b.balanceCents - a.balanceCents).map(([id, b]) => ({ id, ...b })),
+          [...BALANCES]
+            .filter(([, b]) => b.balanceCents > 0)
+            .sort(([, a], [, b]) => b.balanceCents - a.balanceCents)
+            .map(([id, b]) => ({ id, ...b })),
       },
       Account: {
         __resolveReference: (ref: { id: string; email?: string }) => {

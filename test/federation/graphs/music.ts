@@ -87,7 +87,10 @@ export function radioSubgraph(): SubgraphOptions {
       Query: {
         queue: () => queue,
         onAir: () => queue[0],
-        history: () => [{ __typename: 'Podcast', id: 'pc1' }, { __typename: 'Song', id: 's2' }],
+        history: () => [
+          { __typename: 'Podcast', id: 'pc1' },
+          { __typename: 'Song', id: 's2' },
+        ],
       },
       QueueItem: { __resolveType: (item: { __typename: string }) => item.__typename },
       Playable: { __resolveType: (item: { __typename: string }) => item.__typename },

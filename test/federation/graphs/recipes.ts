@@ -63,10 +63,7 @@ export function pantrySubgraph(): SubgraphOptions {
     `,
     resolvers: {
       Query: {
-        shoppingList: (_: unknown, { filter, unit }: { filter?: Filter; unit: string }) => [
-          `eggs (${filter?.maxMinutes ?? 'any'} min)`,
-          `flour in ${unit.toLowerCase()}s`,
-        ],
+        shoppingList: (_: unknown, { filter, unit }: { filter?: Filter; unit: string }) => [`eggs (${filter?.maxMinutes ?? 'any'} min)`, `flour in ${unit.toLowerCase()}s`],
       },
       Recipe: {
         __resolveReference: (ref: { id: string }) => ({ id: ref.id, ...pairings.get(ref.id) }),

@@ -5,10 +5,24 @@
  */
 /** Fields of the gateways-bench graph (graphs/gateways-bench.ts) by type. */
 const SHAPE: Record<string, { leaves: string[]; composites: Array<[string, string]> }> = {
-  Query: { leaves: [], composites: [['users', 'User'], ['topProducts', 'Product'], ['topProducts(first: 2)', 'Product'], ['me', 'User']] },
+  Query: {
+    leaves: [],
+    composites: [
+      ['users', 'User'],
+      ['topProducts', 'Product'],
+      ['topProducts(first: 2)', 'Product'],
+      ['me', 'User'],
+    ],
+  },
   User: { leaves: ['id', 'name', 'username'], composites: [['reviews', 'Review']] },
   Product: { leaves: ['upc', 'name', 'price', 'weight', 'inStock', 'shippingEstimate', 'title(lang: "fr")'], composites: [['reviews', 'Review']] },
-  Review: { leaves: ['id', 'body'], composites: [['author', 'User'], ['product', 'Product']] },
+  Review: {
+    leaves: ['id', 'body'],
+    composites: [
+      ['author', 'User'],
+      ['product', 'Product'],
+    ],
+  },
 };
 
 /** A small seeded generator (mulberry32): the same operations on every run. */
@@ -49,4 +63,3 @@ export function generateOperation(random: () => number): string {
   const operation = `query ${selection('Query', 0)}`;
   return [operation, ...fragments].join('\n');
 }
-

@@ -27,7 +27,14 @@ export function send(
   return new Promise((resolve) => {
     const done = (answer: Omit<Answer, 'ms'>) => resolve({ ...answer, ms: performance.now() - started });
     const req = request(
-      { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: options.method ?? 'POST', agent: false, headers: { connection: 'close', ...options.headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: options.method ?? 'POST',
+        agent: false,
+        headers: { connection: 'close', ...options.headers },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

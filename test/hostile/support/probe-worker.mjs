@@ -20,15 +20,12 @@ const deadline = Date.now() + deadlineMs;
 function once({ url, headers, body }) {
   const target = new URL(url);
   return new Promise((resolve) => {
-    const req = request(
-      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent: false, headers: { connection: 'close', ...headers } },
-      (res) => {
-        const chunks = [];
-        res.on('data', (chunk) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', (error) => resolve({ status: 0, text: error.message }));
-      },
-    );
+    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent: false, headers: { connection: 'close', ...headers } }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', (error) => resolve({ status: 0, text: error.message }));
+    });
     req.setTimeout(10_000, () => req.destroy(new Error('no answer within 10000ms')));
     req.on('error', (error) => resolve({ status: 0, text: error.code ?? error.message }));
     req.end(body);

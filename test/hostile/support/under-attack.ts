@@ -38,7 +38,13 @@ export function normalTraffic(base: string, connectBase?: string): Probe {
   const json = { 'content-type': 'application/json' };
   return [
     { label: '__typename', url: `${base}/graphql`, headers: json, body: '{"query":"{ __typename }"}', expected: '{"data":{"__typename":"Query"}}' },
-    { label: 'product query', url: `${base}/graphql`, headers: json, body: JSON.stringify({ query: PRODUCT_QUERY, variables: { upc: 'p1' } }), expected: JSON.stringify(PRODUCT_P1) },
+    {
+      label: 'product query',
+      url: `${base}/graphql`,
+      headers: json,
+      body: JSON.stringify({ query: PRODUCT_QUERY, variables: { upc: 'p1' } }),
+      expected: JSON.stringify(PRODUCT_P1),
+    },
     ...(connectBase
       ? [
           {
@@ -95,7 +101,9 @@ export async function underAttack(probe: Probe, attack: (i: number) => Promise<s
 
 /** The normal requests that failed or were slower than `PROBE_BOUND_MS`, described. */
 export function probeProblems(report: AttackReport): string[] {
-  return report.probes.filter((sample) => !sample.ok || sample.ms > PROBE_BOUND_MS).map((sample) => sample.problem ?? `${(sample as LoadSample & { label?: string }).label} took ${sample.ms}ms`);
+  return report.probes
+    .filter((sample) => !sample.ok || sample.ms > PROBE_BOUND_MS)
+    .map((sample) => sample.problem ?? `${(sample as LoadSample & { label?: string }).label} took ${sample.ms}ms`);
 }
 
 /** A refusal check for an attack answer: 4xx (with `code` when given), never 5xx. */

@@ -17,15 +17,10 @@ interface Run {
 
 function switchyard(args: string[], { cwd, env = {} }: { cwd: string; env?: Record<string, string> }): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', TSX, HARNESS, ...args],
-      { cwd, env: { ...process.env, LOG_LEVEL: 'info', ...env } },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
+    execFile(process.execPath, ['--import', TSX, HARNESS, ...args], { cwd, env: { ...process.env, LOG_LEVEL: 'info', ...env } }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -91,9 +86,7 @@ describe.concurrent('switchyard compose', { timeout: 60_000 }, () => {
     const compose = await dir.write('bad.compose.yaml', 'version: 1\nsubgraphs:\n  - name: a\n    schema: {file: x.graphql}\n    introspection: {}\n');
     const run = await switchyard(['compose', '-i', compose, '-o', 'out.json'], { cwd: dir.path });
     expect(run.code).toBe(1);
-    expect(run.stderr.trimEnd().split('\n')).toEqual([
-      `error: ${compose}: subgraphs[0] ("a").routing_url: required (string)`,
-    ]);
+    expect(run.stderr.trimEnd().split('\n')).toEqual([`error: ${compose}: subgraphs[0] ("a").routing_url: required (string)`]);
     expect(run.stderr).not.toContain('    at ');
   });
 

@@ -95,21 +95,18 @@ describe('composeGraph', () => {
       expect.stringMatching(/^FIELD_TYPE_MISMATCH: Type of field "Query.me" is incompatible across subgraphs/),
       expect.stringMatching(/^INVALID_FIELD_SHARING: Non-shareable field "Query.me"/),
     ]);
-    expect(error.extensions?.problems).toEqual([
-      expect.objectContaining({ code: 'FIELD_TYPE_MISMATCH' }),
-      expect.objectContaining({ code: 'INVALID_FIELD_SHARING' }),
-    ]);
+    expect(error.extensions?.problems).toEqual([expect.objectContaining({ code: 'FIELD_TYPE_MISMATCH' }), expect.objectContaining({ code: 'INVALID_FIELD_SHARING' })]);
   });
 
   it('names the subgraph, file, line and column of a subgraph schema syntax error', async () => {
     const schema = await dir.write('accounts.graphql', 'type Query {\n  me: \n}\n');
-    const file = await dir.write('router.compose.yaml', 'version: 1\nsubgraphs:\n  - {name: accounts, routing_url: "http://127.0.0.1:4001/graphql", schema: {file: accounts.graphql}}\n');
+    const file = await dir.write(
+      'router.compose.yaml',
+      'version: 1\nsubgraphs:\n  - {name: accounts, routing_url: "http://127.0.0.1:4001/graphql", schema: {file: accounts.graphql}}\n',
+    );
     const error = await compositionError(file);
     expect(error.code).toBe('COMPOSITION_FAILED');
-    expect(error.message.split('\n')).toEqual([
-      `cannot compose ${file}:`,
-      `subgraph "accounts": ${schema}:3:1: Syntax Error: Expected Name, found "}".`,
-    ]);
+    expect(error.message.split('\n')).toEqual([`cannot compose ${file}:`, `subgraph "accounts": ${schema}:3:1: Syntax Error: Expected Name, found "}".`]);
   });
 
   it('reports every missing schema file, naming the subgraph and the resolved path', async () => {

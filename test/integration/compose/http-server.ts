@@ -56,9 +56,7 @@ export async function startServer(handler: Handler): Promise<TestServer> {
 export function startSubgraph(sdl: string): Promise<TestServer> {
   return startServer((request, response) => {
     const { query } = JSON.parse(request.body || '{}') as { query?: string };
-    const body = query?.includes('_service')
-      ? { data: { _service: { sdl } } }
-      : { errors: [{ message: 'only _service is served here' }] };
+    const body = query?.includes('_service') ? { data: { _service: { sdl } } } : { errors: [{ message: 'only _service is served here' }] };
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
 }

@@ -35,7 +35,10 @@ export async function startStaticHost(root: string, prefix = 'ops'): Promise<Sta
       res.end(body);
     };
     if (!path.startsWith(`/${prefix}/`)) return answer(404);
-    const segments = path.slice(prefix.length + 2).split('/').map(decodeURIComponent);
+    const segments = path
+      .slice(prefix.length + 2)
+      .split('/')
+      .map(decodeURIComponent);
     if (segments.some((segment) => segment === '..' || segment.includes('/'))) return answer(400);
     readFile(join(root, ...segments), 'utf8').then(
       (text) => {

@@ -299,7 +299,9 @@ describe('directives on subscription events', () => {
     const { reviews, router } = await setup();
     const sub = collect(clientOf(router), 'subscription { auditLog }');
     await eventually(() => sub.error !== undefined);
-    expect(sub.error).toEqual([expect.objectContaining({ message: 'Unauthorized to access Subscription.auditLog: not authenticated.', extensions: { code: 'UNAUTHORIZED_FIELD_OR_TYPE' } })]);
+    expect(sub.error).toEqual([
+      expect.objectContaining({ message: 'Unauthorized to access Subscription.auditLog: not authenticated.', extensions: { code: 'UNAUTHORIZED_FIELD_OR_TYPE' } }),
+    ]);
     expect(reviews.open()).toBe(0);
     // With a token it streams.
     const allowed = collect(clientOf(router, { connectionParams: { Authorization: `Bearer ${await token()}` } }), 'subscription { auditLog }');

@@ -18,10 +18,11 @@ const useWhoAmI = definePlugin({
   options: z.strictObject({}),
   setup: () => ({
     hooks: {
-      onRequest(event) {
+      onRequest(_event) {
         return (after) => {
           const identity = after.state.get(AUTHENTICATION);
-          if (identity) after.setOutput({ ...after.output, headers: { ...after.output.headers, 'x-sub': String(identity.claims.sub), 'x-scopes': [...identity.scopes].join(',') } });
+          if (identity)
+            after.setOutput({ ...after.output, headers: { ...after.output.headers, 'x-sub': String(identity.claims.sub), 'x-scopes': [...identity.scopes].join(',') } });
         };
       },
     },
@@ -119,10 +120,7 @@ describe('authentication', () => {
       .setProtectedHeader({ alg: 'HS256', kid: rsa.kid })
       .setExpirationTime('5m')
       .sign(new TextEncoder().encode(String(pem)));
-    const jwkSecret = await new SignJWT({ sub: 'intruder' })
-      .setProtectedHeader({ alg: 'HS256', kid: rsa.kid })
-      .setExpirationTime('5m')
-      .sign(base64url.decode(rsa.jwk.n!));
+    const jwkSecret = await new SignJWT({ sub: 'intruder' }).setProtectedHeader({ alg: 'HS256', kid: rsa.kid }).setExpirationTime('5m').sign(base64url.decode(rsa.jwk.n!));
     for (const token of [none, confused, jwkSecret]) {
       const response = await router.query({ query: '{ hello }', headers: bearer(token) });
       expect(response.status).toBe(401);

@@ -30,7 +30,7 @@ export interface JwksServer {
 
 export async function startJwksServer(keys: SigningKey[]): Promise<JwksServer> {
   const state = { keys, down: false, fetches: 0 };
-  const server: Server = createServer((request, response) => {
+  const server: Server = createServer((_request, response) => {
     state.fetches++;
     if (state.down) {
       response.writeHead(503).end();

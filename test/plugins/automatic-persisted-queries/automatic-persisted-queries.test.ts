@@ -124,10 +124,7 @@ describe('automatic persisted queries beside registered operations', () => {
   });
 
   it('lets APQ resolve a hash for a client that sends no client name outside manifest mode', async () => {
-    const router = await start([
-      useAutomaticPersistedQueries({ enabled: true }),
-      usePersistedOperations({ enabled: true, storage: { provider: 'file', path: dir.path } }),
-    ]);
+    const router = await start([useAutomaticPersistedQueries({ enabled: true }), usePersistedOperations({ enabled: true, storage: { provider: 'file', path: dir.path } })]);
     expect((await router.query({ extensions: byHash(sha256Hex(prices)) })).body).toEqual(NOT_FOUND_BODY);
     await router.query({ query: prices, extensions: byHash(sha256Hex(prices)) });
     expect((await router.query({ extensions: byHash(sha256Hex(prices)) })).body).toEqual({ data: pricesData });

@@ -77,8 +77,8 @@ describe('automatic persisted queries shared in Redis', () => {
 
 describe('automatic_persisted_queries.storage.provider_id', () => {
   it('stops startup when it names no storage_providers.sharedstore entry', async () => {
-    await expect(
-      startTestRouter({ subgraphs: [products], plugins: [useAutomaticPersistedQueries({ enabled: true, storage: { provider_id: 'nope' } })] }),
-    ).rejects.toThrow(/automatic_persisted_queries\.storage\.provider_id.*"nope" is not in storage_providers\.sharedstore/s);
+    await expect(startTestRouter({ subgraphs: [products], plugins: [useAutomaticPersistedQueries({ enabled: true, storage: { provider_id: 'nope' } })] })).rejects.toThrow(
+      /automatic_persisted_queries\.storage\.provider_id.*"nope" is not in storage_providers\.sharedstore/s,
+    );
   });
 });

@@ -5,7 +5,16 @@
  */
 import { useGrpc } from '../../../plugins/grpc/index.js';
 import { generateService, type GeneratedService } from '../../../src/grpc/generate.js';
-import { composeSubgraphs, createLogger, createRouter, type CoreConfigInput, type GraphQLResponseBody, type Router, type SubgraphRecord, type SwitchyardPlugin } from '../../../src/index.js';
+import {
+  composeSubgraphs,
+  createLogger,
+  createRouter,
+  type CoreConfigInput,
+  type GraphQLResponseBody,
+  type Router,
+  type SubgraphRecord,
+  type SwitchyardPlugin,
+} from '../../../src/index.js';
 import { startSubgraph, type SubgraphOptions, type TestSubgraph } from '../../../src/testing/index.js';
 import { startGrpcService, type Handlers, type TestGrpcService } from './grpc-test-service.js';
 
@@ -59,7 +68,12 @@ export async function startGraph({
     const service = await generatedServiceOf(definition.sdl);
     const running = await startGrpcService({ proto: service.proto, service: service.serviceName, handlers: definition.handlers, delayMs: definition.delayMs });
     services[definition.name] = running;
-    records.push({ name: definition.name, url: running.target, sdl: definition.sdl, grpc: { proto: service.proto, mapping: JSON.parse(service.mappingText) as Record<string, unknown> } });
+    records.push({
+      name: definition.name,
+      url: running.target,
+      sdl: definition.sdl,
+      grpc: { proto: service.proto, mapping: JSON.parse(service.mappingText) as Record<string, unknown> },
+    });
   }
   for (const options of http) {
     const running = await startSubgraph(options);

@@ -15,7 +15,10 @@ const version = (JSON.parse(readFileSync(new URL('../../../node_modules/@grpc/gr
 
 /** Throws, naming what changed, unless `holds`. */
 function relied(holds: boolean, what: string): void {
-  if (!holds) throw new Error(`@grpc/grpc-js ${version} changed ${what}, which plugins/grpc/direct-calls.ts relies on: update DirectPath (and its module comment) or pin a version that has it`);
+  if (!holds)
+    throw new Error(
+      `@grpc/grpc-js ${version} changed ${what}, which plugins/grpc/direct-calls.ts relies on: update DirectPath (and its module comment) or pin a version that has it`,
+    );
 }
 
 let server: grpc.Server;
@@ -76,7 +79,11 @@ describe('the @grpc/grpc-js internals behind direct subchannel calls', () => {
 
   it('make a subchannel call that takes a framed request and reports metadata, the framed answer and the status', async () => {
     const internal = internalOf(client.getChannel());
-    const pick = (internal.doPick as (metadata: grpc.Metadata, extra: Record<string, string>) => { subchannel: { getRealSubchannel(): Record<string, unknown> } }).call(internal, new grpc.Metadata(), {});
+    const pick = (internal.doPick as (metadata: grpc.Metadata, extra: Record<string, string>) => { subchannel: { getRealSubchannel(): Record<string, unknown> } }).call(
+      internal,
+      new grpc.Metadata(),
+      {},
+    );
     const real = pick.subchannel.getRealSubchannel();
     const seen: { metadata?: unknown; messages: Buffer[]; status?: grpc.StatusObject } = { messages: [] };
     const done = new Promise<void>((resolve) => {
@@ -89,7 +96,8 @@ describe('the @grpc/grpc-js internals behind direct subchannel calls', () => {
         },
       };
       const call = (real.createCall as (...args: unknown[]) => Partial<SubchannelCall>).call(real, new grpc.Metadata(), internal.defaultAuthority, PATH, listener);
-      for (const method of ['sendMessageWithContext', 'halfClose', 'startRead', 'cancelWithStatus'] as const) relied(typeof call[method] === 'function', `SubchannelCall#${method}()`);
+      for (const method of ['sendMessageWithContext', 'halfClose', 'startRead', 'cancelWithStatus'] as const)
+        relied(typeof call[method] === 'function', `SubchannelCall#${method}()`);
       call.sendMessageWithContext!({}, frameMessage(Buffer.from('hello')));
       call.halfClose!();
       call.startRead!();

@@ -147,9 +147,7 @@ describe('a gRPC subgraph behind the router', () => {
         ],
       },
     });
-    expect(graph.grpc.catalog!.calls).toEqual([
-      { method: 'LookupProductById', request: { keys: [{ id: 'p1' }, { id: 'p2' }, { id: 'p3' }] }, metadata: expect.any(Object) },
-    ]);
+    expect(graph.grpc.catalog!.calls).toEqual([{ method: 'LookupProductById', request: { keys: [{ id: 'p1' }, { id: 'p2' }, { id: 'p3' }] }, metadata: expect.any(Object) }]);
   });
 
   it('joins its root results to an HTTP subgraph, and computes @requires fields through their RPC', async () => {
@@ -165,7 +163,12 @@ describe('a gRPC subgraph behind the router', () => {
     });
     const requires = graph.grpc.catalog!.calls.filter((call) => call.method === 'RequireProductShippingEstimateById');
     expect(requires.map((call) => call.request)).toEqual([
-      { context: [{ key: { id: 'p1' }, fields: { weight: 40 } }, { key: { id: 'p3' }, fields: { weight: 2 } }] },
+      {
+        context: [
+          { key: { id: 'p1' }, fields: { weight: 40 } },
+          { key: { id: 'p3' }, fields: { weight: 2 } },
+        ],
+      },
     ]);
     expect(graph.grpc.catalog!.calls.map((call) => call.method)).not.toContain('LookupProductById');
   });

@@ -28,7 +28,16 @@ describe('gRPC connections', () => {
     graph = await startGraph({
       grpc: [catalogService()],
       http: [inventorySubgraph],
-      config: { headers: { all: { request: [{ op: 'propagate', named: 'x-tenant' }, { op: 'set', name: 'x-router', value: 'switchyard' }] } } },
+      config: {
+        headers: {
+          all: {
+            request: [
+              { op: 'propagate', named: 'x-tenant' },
+              { op: 'set', name: 'x-router', value: 'switchyard' },
+            ],
+          },
+        },
+      },
     });
     await graph.query(`{ serverTime }`, undefined, { 'x-tenant': 'acme', 'x-other': 'no' });
     const metadata = graph.grpc.catalog!.calls.at(-1)!.metadata;
@@ -49,9 +58,7 @@ describe('merged entity fetches', () => {
     expect(response.body).toEqual({
       data: { warehouse: [{ name: 'Table' }, { name: 'Manual' }, { name: 'Lamp' }], featured: [{ kind: 'PHYSICAL' }] },
     });
-    expect(graph.grpc.catalog!.calls.map((call) => call.request)).toEqual(
-      expect.arrayContaining([{ keys: [{ id: 'p1' }, { id: 'p2' }, { id: 'p3' }] }, { keys: [{ id: 'p3' }] }]),
-    );
+    expect(graph.grpc.catalog!.calls.map((call) => call.request)).toEqual(expect.arrayContaining([{ keys: [{ id: 'p1' }, { id: 'p2' }, { id: 'p3' }] }, { keys: [{ id: 'p3' }] }]));
   });
 });
 

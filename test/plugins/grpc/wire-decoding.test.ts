@@ -96,7 +96,23 @@ describe('reading RPC answers from the wire format', () => {
       again: { id: 'c2' },
     });
     // Keys come in the order the selection asks for them, whatever order the fields were sent in.
-    expect(Object.keys(value as object)).toEqual(['__typename', 'id', 'name', 'price', 'stock', 'discontinued', 'tags', 'aliases', 'sizes', 'createdAt', 'metadata', 'kind', 'category', 'label', 'again']);
+    expect(Object.keys(value as object)).toEqual([
+      '__typename',
+      'id',
+      'name',
+      'price',
+      'stock',
+      'discontinued',
+      'tags',
+      'aliases',
+      'sizes',
+      'createdAt',
+      'metadata',
+      'kind',
+      'category',
+      'label',
+      'again',
+    ]);
   });
 
   it('gives the proto3 zero value for absent non-null fields and null for absent wrappers, ListOf lists and messages', () => {
@@ -165,7 +181,18 @@ describe('reading RPC answers from the wire format', () => {
       packed
         ? message([[1, 2, bytesField(message([[1, 2, (w) => w.fork().int32(numbers[0]!).int32(numbers[1]!).ldelim()]]))]])
         : message([[1, 2, bytesField(message(numbers.map((n) => [1, 0, (w: protobuf.Writer) => w.int32(n)] as [number, number, (w: protobuf.Writer) => void])))]]);
-    const sizes = message([[1, 2, bytesField(message([[1, 2, bytesField(items([120, 80], true))], [1, 2, bytesField(items([3, -4], false))]]))]]);
+    const sizes = message([
+      [
+        1,
+        2,
+        bytesField(
+          message([
+            [1, 2, bytesField(items([120, 80], true))],
+            [1, 2, bytesField(items([3, -4], false))],
+          ]),
+        ),
+      ],
+    ]);
     const product = message([
       [productField('name'), 2, (w) => w.string('Table')],
       [productField('sizes'), 2, bytesField(sizes)],
@@ -174,7 +201,14 @@ describe('reading RPC answers from the wire format', () => {
       [productField('tags'), 2, (w) => w.string('dining')],
     ]);
     // The last value of a non-repeated field wins; repeated fields collect every occurrence.
-    expect(decode(`{ product(id: "p1") { name tags sizes } }`, message([[1, 2, bytesField(product)]]))).toEqual({ name: 'Desk', tags: ['wood', 'dining'], sizes: [[120, 80], [3, -4]] });
+    expect(decode(`{ product(id: "p1") { name tags sizes } }`, message([[1, 2, bytesField(product)]]))).toEqual({
+      name: 'Desk',
+      tags: ['wood', 'dining'],
+      sizes: [
+        [120, 80],
+        [3, -4],
+      ],
+    });
   });
 
   it('skips fields the selection or the proto does not know, of every wire type', () => {
@@ -182,7 +216,15 @@ describe('reading RPC answers from the wire format', () => {
       [90, 0, (w) => w.int64(-5)],
       [91, 1, (w) => w.fixed64(7)],
       [92, 2, (w) => w.string('ignored')],
-      [93, 3, (w) => w.uint32((1 << 3) | 0).uint32(1).uint32((93 << 3) | 4)],
+      [
+        93,
+        3,
+        (w) =>
+          w
+            .uint32((1 << 3) | 0)
+            .uint32(1)
+            .uint32((93 << 3) | 4),
+      ],
       [94, 5, (w) => w.fixed32(9)],
     ];
     const product = Buffer.concat([message(unknown), encode('product', { product: p1 }).subarray(3), message(unknown)]);

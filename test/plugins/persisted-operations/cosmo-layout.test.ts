@@ -71,11 +71,17 @@ const stores = [
   { name: 'an HTTP host', storage: () => ({ provider: 'http' as const, url: host.url }) },
 ];
 
-describe.each(stores)('Cosmo\'s per-operation files from $name (lookup mode)', ({ storage }) => {
+describe.each(stores)("Cosmo's per-operation files from $name (lookup mode)", ({ storage }) => {
   it('runs an operation by hash for its client, with the client name from either header', async () => {
     const router = await start({ storage: storage() });
-    expect(await router.query({ extensions: byHash(sha256Hex(topProducts)), headers: { 'graphql-client-name': 'web' } })).toMatchObject({ status: 200, body: { data: topProductsData } });
-    expect(await router.query({ extensions: byHash(sha256Hex(topProducts)), headers: { 'apollographql-client-name': 'my app' } })).toMatchObject({ status: 200, body: { data: topProductsData } });
+    expect(await router.query({ extensions: byHash(sha256Hex(topProducts)), headers: { 'graphql-client-name': 'web' } })).toMatchObject({
+      status: 200,
+      body: { data: topProductsData },
+    });
+    expect(await router.query({ extensions: byHash(sha256Hex(topProducts)), headers: { 'apollographql-client-name': 'my app' } })).toMatchObject({
+      status: 200,
+      body: { data: topProductsData },
+    });
     expect((await router.query({ extensions: byHash(sha256Hex(topProducts)), headers: { 'graphql-client-name': 'ios' } })).body).toEqual(NOT_FOUND_BODY);
   });
 
@@ -93,7 +99,7 @@ describe.each(stores)('Cosmo\'s per-operation files from $name (lookup mode)', (
   });
 });
 
-describe.each(stores)('Cosmo\'s manifest path from $name (manifest mode)', ({ storage }) => {
+describe.each(stores)("Cosmo's manifest path from $name (manifest mode)", ({ storage }) => {
   it('loads <graph>/operations/manifest.json when <graph>/manifest.json is absent', async () => {
     const router = await start({ storage: storage(), manifest: { enabled: true } });
     expect(await router.query({ extensions: byHash(opaqueHex), variables: { upc: 'p1' } })).toMatchObject({ status: 200, body: productData });
@@ -101,16 +107,20 @@ describe.each(stores)('Cosmo\'s manifest path from $name (manifest mode)', ({ st
   });
 });
 
-describe('Cosmo\'s manifest path, polled', () => {
-  it('picks up a new revision at Cosmo\'s path, and prefers <graph>/manifest.json once one is written', async () => {
+describe("Cosmo's manifest path, polled", () => {
+  it("picks up a new revision at Cosmo's path, and prefers <graph>/manifest.json once one is written", async () => {
     const poll = { enabled: true, poll_interval: '50ms', poll_jitter: '10ms' };
     const router = await start({ storage: { provider: 'file', path: dir.path }, manifest: poll });
     const names = 'query Names { topProducts { name } }';
     try {
       await writeJson('default/operations/manifest.json', { version: 1, revision: sha256Hex('r2'), operations: { n1: names } });
-      await vi.waitFor(async () => expect((await postJson(router, { documentId: 'n1' })).body).toEqual({ data: { topProducts: [{ name: 'Table' }, { name: 'Couch' }] } }), { timeout: 5000 });
+      await vi.waitFor(async () => expect((await postJson(router, { documentId: 'n1' })).body).toEqual({ data: { topProducts: [{ name: 'Table' }, { name: 'Couch' }] } }), {
+        timeout: 5000,
+      });
       await writeJson('default/manifest.json', { version: 1, revision: 'ours', generatedAt: '2026-01-01T00:00:00.000Z', operations: { n2: names } });
-      await vi.waitFor(async () => expect((await postJson(router, { documentId: 'n2' })).body).toEqual({ data: { topProducts: [{ name: 'Table' }, { name: 'Couch' }] } }), { timeout: 5000 });
+      await vi.waitFor(async () => expect((await postJson(router, { documentId: 'n2' })).body).toEqual({ data: { topProducts: [{ name: 'Table' }, { name: 'Couch' }] } }), {
+        timeout: 5000,
+      });
       expect((await postJson(router, { documentId: 'n1' })).body).toEqual(NOT_FOUND_BODY);
     } finally {
       await rm(join(dir.path, 'default', 'manifest.json'), { force: true });

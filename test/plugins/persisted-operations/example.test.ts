@@ -51,7 +51,7 @@ async function graphql(body: unknown): Promise<{ status: number; cacheControl: s
 const byHash = (sha256Hash: string, variables?: Record<string, unknown>) => ({ extensions: { persistedQuery: { version: 1, sha256Hash } }, ...(variables ? { variables } : {}) });
 
 describe('the persisted-operations example', { timeout: 120_000 }, () => {
-  it('pushes the web app\'s Apollo manifest and the iOS app\'s Relay map, as the README shows', async () => {
+  it("pushes the web app's Apollo manifest and the iOS app's Relay map, as the README shows", async () => {
     const web = await runCli(['operations', 'push', 'default', '-c', 'web', '-f', join(example, 'clients/web/persisted-query-manifest.json')], { cwd: dir.path });
     expect(web).toMatchObject({ code: 0, stderr: '' });
     expect(readme).toContain(web.stdout);
@@ -63,7 +63,7 @@ describe('the persisted-operations example', { timeout: 120_000 }, () => {
     );
   });
 
-  it('starts the router in manifest mode with the example\'s config', async () => {
+  it("starts the router in manifest mode with the example's config", async () => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     router = spawnCli(['router', '-c', join(example, 'router.config.yaml'), '--supergraph', join(dir.path, 'router.execution.config.json'), '--listen-addr', `127.0.0.1:${port}`], {
@@ -78,7 +78,14 @@ describe('the persisted-operations example', { timeout: 120_000 }, () => {
     expect(await graphql(byHash(ids.topProducts, { first: 2 }))).toEqual({
       status: 200,
       cacheControl: null,
-      body: { data: { topProducts: [{ upc: 'p1', name: 'Table', price: 899 }, { upc: 'p2', name: 'Couch', price: 1299 }] } },
+      body: {
+        data: {
+          topProducts: [
+            { upc: 'p1', name: 'Table', price: 899 },
+            { upc: 'p2', name: 'Couch', price: 1299 },
+          ],
+        },
+      },
     });
     expect((await graphql({ doc_id: ids.relayViewer })).body).toEqual({ data: { me: { id: 'u1', name: 'Ada Lovelace', username: '@ada' } } });
     expect(await graphql(byHash(ids.stockCheck))).toEqual({ status: 200, cacheControl: 'private, no-cache, must-revalidate', body: NOT_FOUND_BODY });
@@ -90,10 +97,13 @@ describe('the persisted-operations example', { timeout: 120_000 }, () => {
     await vi.waitFor(() => expect(router!.output().stdout).toContain('"query":"{ users { name } }","msg":"Unknown operation: not a registered persisted operation"'));
   });
 
-  it('picks up the next release\'s push, then a deletion, without a restart', async () => {
+  it("picks up the next release's push, then a deletion, without a restart", async () => {
     const next = await runCli(['operations', 'push', 'default', '-c', 'web', '-f', join(example, 'clients/web/persisted-query-manifest.next.json')], { cwd: dir.path });
     expect(readme).toContain(next.stdout);
-    await vi.waitFor(async () => expect((await graphql(byHash(ids.stockCheck))).body).toMatchObject({ data: { topProducts: expect.any(Array) } }), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect((await graphql(byHash(ids.stockCheck))).body).toMatchObject({ data: { topProducts: expect.any(Array) } }), {
+      timeout: 10_000,
+      interval: 50,
+    });
     const deleted = await runCli(['operations', 'delete', 'default', '-c', 'web', ids.productReviews], { cwd: dir.path });
     expect(deleted.stdout).toBe(`deleted operation ${ids.productReviews}\n`);
     await vi.waitFor(async () => expect((await graphql(byHash(ids.productReviews, { upc: 'p1' }))).body).toEqual(NOT_FOUND_BODY), { timeout: 10_000, interval: 50 });

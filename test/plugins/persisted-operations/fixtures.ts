@@ -33,7 +33,12 @@ export function startProducts(): Promise<TestSubgraph> {
 }
 
 export const topProducts = 'query TopProducts { topProducts { upc name } }';
-export const topProductsData = { topProducts: [{ upc: 'p1', name: 'Table' }, { upc: 'p2', name: 'Couch' }] };
+export const topProductsData = {
+  topProducts: [
+    { upc: 'p1', name: 'Table' },
+    { upc: 'p2', name: 'Couch' },
+  ],
+};
 export const productByUpc = 'query Product($upc: ID!) { product(upc: $upc) { upc name price } }';
 export const prices = 'query Prices { topProducts { price } }';
 

@@ -72,7 +72,11 @@ describe('persisted operations looked up per request', () => {
     const apollo = await router.query({ extensions: byHash(sha256Hex(productByUpc)), variables: { upc: 'p1' }, headers: { 'apollographql-client-name': 'web' } });
     expect(apollo).toMatchObject({ status: 200, body: { data: { product: { upc: 'p1', name: 'Table', price: 899 } } } });
     // graphql-client-name wins when both are sent.
-    const both = await router.query({ extensions: byHash(sha256Hex(productByUpc)), variables: { upc: 'p1' }, headers: { 'graphql-client-name': 'relay-app', 'apollographql-client-name': 'web' } });
+    const both = await router.query({
+      extensions: byHash(sha256Hex(productByUpc)),
+      variables: { upc: 'p1' },
+      headers: { 'graphql-client-name': 'relay-app', 'apollographql-client-name': 'web' },
+    });
     expect(both.body).toEqual(NOT_FOUND_BODY);
   });
 

@@ -66,7 +66,7 @@ describe('manifest mode', () => {
     expect(other).toMatchObject({ status: 200, body: { data: { product: { upc: 'p1', name: 'Table', price: 899 } } } });
   });
 
-  it('resolves a Relay id from the manifest\'s aliases, sent as doc_id', async () => {
+  it("resolves a Relay id from the manifest's aliases, sent as doc_id", async () => {
     await store.push('default', 'relay-app', [{ ...graphqlInput(prices), aliases: ['9f8e7d6c'] }]);
     const served = await start();
     expect(await postJson(served, { doc_id: '9f8e7d6c' })).toMatchObject({ status: 200, body: { data: { topProducts: [{ price: 899 }, { price: 1299 }] } } });
@@ -77,10 +77,13 @@ describe('manifest mode', () => {
     const served = await start();
     expect((await served.query({ extensions: byHash(sha256Hex(prices)) })).body).toEqual(NOT_FOUND_BODY);
     await store.push('default', 'web', [graphqlInput(prices)]);
-    await vi.waitFor(async () => expect((await served.query({ extensions: byHash(sha256Hex(prices)) })).body).toEqual({ data: { topProducts: [{ price: 899 }, { price: 1299 }] } }), {
-      timeout: 5000,
-      interval: 25,
-    });
+    await vi.waitFor(
+      async () => expect((await served.query({ extensions: byHash(sha256Hex(prices)) })).body).toEqual({ data: { topProducts: [{ price: 899 }, { price: 1299 }] } }),
+      {
+        timeout: 5000,
+        interval: 25,
+      },
+    );
     expect(loadedRevisions()).toHaveLength(2);
   });
 
@@ -114,7 +117,7 @@ describe('manifest mode', () => {
     expect(lines.filter((line) => line.msg === 'Persisted operations manifest is invalid; keeping the previous one')).toHaveLength(1);
   });
 
-  it('swaps in a manifest whose id is not the SHA-256 of its text, serving that text under that id (Cosmo\'s ids are client-supplied)', async () => {
+  it("swaps in a manifest whose id is not the SHA-256 of its text, serving that text under that id (Cosmo's ids are client-supplied)", async () => {
     await store.push('default', 'web', [graphqlInput(topProducts)]);
     const served = await start();
     const relisted = { version: 1, revision: 'relisted', generatedAt: new Date().toISOString(), operations: { [sha256Hex(topProducts)]: prices } };
@@ -136,7 +139,9 @@ describe('manifest mode', () => {
 
   it('starts with no manifest yet, warns, and serves operations once they are pushed', async () => {
     const served = await start();
-    expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'Persisted operations manifest not found; every persisted operation is unknown until one is pushed' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'warn', msg: 'Persisted operations manifest not found; every persisted operation is unknown until one is pushed' }),
+    );
     expect((await served.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual(NOT_FOUND_BODY);
     await store.push('default', 'web', [graphqlInput(topProducts)]);
     await vi.waitFor(async () => expect((await served.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual({ data: topProductsData }), { timeout: 5000 });

@@ -82,15 +82,13 @@ subgraphs:
   });
 
   it('names an unknown key with its path and the subgraph', () => {
-    expect(
-      problems('version: 1\nsubgraphs:\n  - name: accounts\n    routing_url: http://x/graphql\n    schema: {file: a.graphql}\n    routing: oops\n'),
-    ).toEqual([`${FILE}: subgraphs[0] ("accounts").routing: unknown key`]);
+    expect(problems('version: 1\nsubgraphs:\n  - name: accounts\n    routing_url: http://x/graphql\n    schema: {file: a.graphql}\n    routing: oops\n')).toEqual([
+      `${FILE}: subgraphs[0] ("accounts").routing: unknown key`,
+    ]);
   });
 
   it('explains Cosmo-only keys instead of calling them unknown', () => {
-    const lines = problems(
-      'version: 1\nsubgraphs:\n  - name: a\n    routing_url: http://x/graphql\n    feature_flags: []\n',
-    );
+    const lines = problems('version: 1\nsubgraphs:\n  - name: a\n    routing_url: http://x/graphql\n    feature_flags: []\n');
     expect(lines).toEqual([`${FILE}: subgraphs[0] ("a").feature_flags: not supported: feature flags are not supported by Switchyard yet`]);
   });
 
@@ -131,9 +129,7 @@ subgraphs:
   });
 
   it('reports a missing routing_url', () => {
-    expect(problems('version: 1\nsubgraphs:\n  - name: accounts\n    schema: {file: a.graphql}\n')).toEqual([
-      `${FILE}: subgraphs[0] ("accounts").routing_url: required (string)`,
-    ]);
+    expect(problems('version: 1\nsubgraphs:\n  - name: accounts\n    schema: {file: a.graphql}\n')).toEqual([`${FILE}: subgraphs[0] ("accounts").routing_url: required (string)`]);
   });
 
   it('refuses a subgraph with both schema and introspection', () => {
@@ -157,13 +153,7 @@ subgraphs:
 
   it('reports every problem of the file, one per line', () => {
     const lines = problems('version: 2\nextra: true\nsubgraphs:\n  - name: a\n');
-    expect(lines).toEqual(
-      expect.arrayContaining([
-        `${FILE}: version: must be 1`,
-        `${FILE}: extra: unknown key`,
-        `${FILE}: subgraphs[0] ("a").routing_url: required (string)`,
-      ]),
-    );
+    expect(lines).toEqual(expect.arrayContaining([`${FILE}: version: must be 1`, `${FILE}: extra: unknown key`, `${FILE}: subgraphs[0] ("a").routing_url: required (string)`]));
   });
 
   it('refuses a file without subgraphs', () => {

@@ -70,9 +70,7 @@ describe('parseGraphSource', () => {
   it('refuses text that is neither JSON nor SDL, pointing at the line and column', () => {
     const error = failure(() => parseGraphSource('hello there\nworld', 'graph.txt'));
     expect(error.code).toBe('SUPERGRAPH_INVALID');
-    expect(error.message).toBe(
-      'graph.txt: neither an execution config (JSON) nor a supergraph SDL: syntax error at line 1, column 1: Unexpected Name "hello".',
-    );
+    expect(error.message).toBe('graph.txt: neither an execution config (JSON) nor a supergraph SDL: syntax error at line 1, column 1: Unexpected Name "hello".');
   });
 
   it('reports an SDL syntax error with its line and column', () => {

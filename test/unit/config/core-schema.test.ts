@@ -109,15 +109,11 @@ describe('required and enumerated core keys', () => {
   });
 
   it('refuses an unknown log level and lists the known ones', () => {
-    expect(linesOf({ version: '1', log_level: 'verbose' })).toEqual([
-      'log_level: must be one of trace, debug, info, warn, error, fatal, silent; got "verbose"',
-    ]);
+    expect(linesOf({ version: '1', log_level: 'verbose' })).toEqual(['log_level: must be one of trace, debug, info, warn, error, fatal, silent; got "verbose"']);
   });
 
   it('refuses a listen address that is not host:port', () => {
-    expect(linesOf({ version: '1', listen_addr: 3002 })).toEqual([
-      'listen_addr: expected host:port, such as "localhost:3002", got the number 3002',
-    ]);
+    expect(linesOf({ version: '1', listen_addr: 3002 })).toEqual(['listen_addr: expected host:port, such as "localhost:3002", got the number 3002']);
   });
 
   it('refuses negative or fractional limits and a zero plan cache', () => {
@@ -171,7 +167,7 @@ describe('unknown keys', () => {
 });
 
 describe('header rules', () => {
-  it('accepts the propagate, set and remove rules in Cosmo\'s shape', () => {
+  it("accepts the propagate, set and remove rules in Cosmo's shape", () => {
     const rules = [
       { op: 'propagate', named: 'Authorization' },
       { op: 'propagate', matching: '^X-Tenant-.*', default: 'none' },
@@ -232,13 +228,32 @@ describe('storage providers', () => {
 
   it('refuses two providers with the same id, pointing at the second', () => {
     const url = 'redis://localhost:6379';
-    expect(linesOf({ version: '1', storage_providers: { sharedstore: [{ id: 'a', urls: [url] }, { id: 'b', urls: [url] }, { id: 'a', urls: [url] }] } })).toEqual([
-      'storage_providers.sharedstore[2].id: duplicate id "a" (also used by item 0)',
-    ]);
+    expect(
+      linesOf({
+        version: '1',
+        storage_providers: {
+          sharedstore: [
+            { id: 'a', urls: [url] },
+            { id: 'b', urls: [url] },
+            { id: 'a', urls: [url] },
+          ],
+        },
+      }),
+    ).toEqual(['storage_providers.sharedstore[2].id: duplicate id "a" (also used by item 0)']);
   });
 
   it('refuses a provider without URLs or with a URL that is not redis', () => {
-    expect(linesOf({ version: '1', storage_providers: { sharedstore: [{ id: 'a', urls: [] }, { id: 'b', urls: ['http://x'] }] } })).toEqual([
+    expect(
+      linesOf({
+        version: '1',
+        storage_providers: {
+          sharedstore: [
+            { id: 'a', urls: [] },
+            { id: 'b', urls: ['http://x'] },
+          ],
+        },
+      }),
+    ).toEqual([
       'storage_providers.sharedstore[0].urls: must list at least 1 item',
       'storage_providers.sharedstore[1].urls[0]: must start with redis:// or rediss://, got "http://"',
     ]);

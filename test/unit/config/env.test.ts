@@ -117,9 +117,7 @@ describe('environment overrides', () => {
 
   it('parses numbers strictly', () => {
     expect(load({ LIMITS_MAX_DEPTH: '12' }).core.limits.max_depth).toBe(12);
-    expect(issuesOf({ LIMITS_MAX_DEPTH: '12abc' })).toEqual([
-      { path: 'limits.max_depth', env: 'LIMITS_MAX_DEPTH', message: 'expected a number, got "12abc"' },
-    ]);
+    expect(issuesOf({ LIMITS_MAX_DEPTH: '12abc' })).toEqual([{ path: 'limits.max_depth', env: 'LIMITS_MAX_DEPTH', message: 'expected a number, got "12abc"' }]);
     expect(issuesOf({ ENGINE_EXECUTION_PLAN_CACHE_SIZE: '0x10' })[0]?.message).toBe('expected a number, got "0x10"');
   });
 
@@ -173,9 +171,7 @@ describe('environment overrides', () => {
 
   it('validates a plugin duration set by the environment and names the variable and the key', () => {
     const issues = issuesOf({ RESPONSE_CACHE_FALLBACK_TTL: '0s' });
-    expect(issues).toEqual([
-      { path: 'response_cache.fallback_ttl', env: 'RESPONSE_CACHE_FALLBACK_TTL', plugin: 'response-cache', message: 'must be at least 1s' },
-    ]);
+    expect(issues).toEqual([{ path: 'response_cache.fallback_ttl', env: 'RESPONSE_CACHE_FALLBACK_TTL', plugin: 'response-cache', message: 'must be at least 1s' }]);
     expect(new ConfigError(issues).message).toContain('RESPONSE_CACHE_FALLBACK_TTL (response_cache.fallback_ttl): must be at least 1s');
   });
 

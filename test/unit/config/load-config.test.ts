@@ -86,9 +86,7 @@ describe('loading a config file', () => {
 describe('YAML text', () => {
   it('reports a YAML syntax error with its line and column', () => {
     const error = errorOf(() => parseConfigText('version: "1"\nlisten_addr: a: b\n', { file: 'router.config.yaml', env: {} }));
-    expect(error.message).toBe(
-      'Invalid configuration in router.config.yaml:\n  YAML syntax error at line 2, column 14: Nested mappings are not allowed in compact mappings',
-    );
+    expect(error.message).toBe('Invalid configuration in router.config.yaml:\n  YAML syntax error at line 2, column 14: Nested mappings are not allowed in compact mappings');
   });
 
   it('reports a duplicated key as a YAML error', () => {
@@ -105,11 +103,7 @@ describe('YAML text', () => {
     const text = ['version: "1"', 'cors:', '  enabled: true', '  allow_origin: ["*"]', 'engine:', '  execution_plan_cache_size: -1', ''].join('\n');
     const error = errorOf(() => parseConfigText(text, { file: 'router.config.yaml', env: {} }));
     expect(error.message).toBe(
-      [
-        'Invalid configuration in router.config.yaml:',
-        '  cors: unknown key "allow_origin" (line 4)',
-        '  engine.execution_plan_cache_size: must be at least 1 (line 6)',
-      ].join('\n'),
+      ['Invalid configuration in router.config.yaml:', '  cors: unknown key "allow_origin" (line 4)', '  engine.execution_plan_cache_size: must be at least 1 (line 6)'].join('\n'),
     );
   });
 
@@ -164,9 +158,6 @@ describe('plugin sections', () => {
     const schema = z.strictObject({ interval: duration().prefault('10s'), level: z.int() });
     expect(parseConfigValue(schema, { level: 2 }, { at: ['plugins', 0, 'options'] })).toEqual({ interval: 10_000, level: 2 });
     const error = errorOf(() => parseConfigValue(schema, { level: 'high', colour: 'red' }, { at: ['plugins', 1, 'options'], plugin: 'audit' }));
-    expect(error.message.split('\n').slice(1)).toEqual([
-      '  [audit] plugins[1].options.level: expected a number, got "high"',
-      '  [audit] plugins[1].options: unknown key "colour"',
-    ]);
+    expect(error.message.split('\n').slice(1)).toEqual(['  [audit] plugins[1].options.level: expected a number, got "high"', '  [audit] plugins[1].options: unknown key "colour"']);
   });
 });

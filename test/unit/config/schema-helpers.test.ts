@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byteSize, duration, hostPort, readableIssueMessage, regex, url, z } from '../../../src/kernel/config/index.js';
+import { byteSize, duration, hostPort, readableIssueMessage, regex, url, type z } from '../../../src/kernel/config/index.js';
 
 function messagesOf(schema: z.ZodType, value: unknown): string[] {
   const result = schema.safeParse(value, { error: readableIssueMessage });

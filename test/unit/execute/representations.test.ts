@@ -95,10 +95,7 @@ describe('representations of an entity fetch', () => {
   });
 
   it('leaves out objects whose key is missing (their fetch failed) and dedupes object-valued keys by content', () => {
-    const batch = batchOf(
-      [{ __typename: 'User' }, { __typename: 'User', id: { org: 'a', n: 1 } }, { __typename: 'User', id: { org: 'a', n: 1 } }],
-      [byId('User')],
-    );
+    const batch = batchOf([{ __typename: 'User' }, { __typename: 'User', id: { org: 'a', n: 1 } }, { __typename: 'User', id: { org: 'a', n: 1 } }], [byId('User')]);
     expect(batch.representations).toEqual([{ __typename: 'User', id: { org: 'a', n: 1 } }]);
     expect(batch.positions).toEqual([[1, 2]]);
     expect(batch.firstPaths).toEqual([['items', 1]]);
