@@ -17,6 +17,17 @@ export {
   type ListenerGuardOptions,
   type ListenerTimeouts,
 } from './kernel/router/listener-guard.js';
+export {
+  startSideListener,
+  type DualProtocolListener,
+  type Http1Listener,
+  type PluginListenOptions,
+  type SideListener,
+  type SideListenerOptions,
+  type SideListenerTarget,
+} from './kernel/listen/side-listener.js';
+export type { DualProtocolHandler } from './kernel/listen/h2c-server.js';
+export { ListenError, type ListenErrorSubject } from './kernel/listen/listen-error.js';
 export type { GraphInput } from './kernel/router/graph-manager.js';
 
 // Plugin contract

@@ -1,14 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import {
-  RouterError,
-  bindListener,
-  guardHttpServer,
-  isLoopbackHost,
-  parseListenAddress,
-  toGraphQLErrorJSON,
-  type ListenerTimeouts,
-  type Logger,
-} from '../../src/index.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RouterError, isLoopbackHost, startSideListener, toGraphQLErrorJSON, type ListenerTimeouts, type Logger, type SideListener } from '../../src/index.js';
 import { acquireHeapSampler } from './heap-sampler.js';
 import { createRoutes, type RouteAnswer } from './pprof-routes.js';
 
@@ -43,7 +34,6 @@ export function exposureWarning(host: string): string {
  * (a capture in progress keeps its connection); `timeouts` shortens them (tests).
  */
 export async function startPprofServer(address: string, log: Logger, timeouts?: Partial<ListenerTimeouts>): Promise<PprofServer> {
-  const { host, port } = parseListenAddress(address);
   const routes = createRoutes();
   const closing = new AbortController();
   const releaseHeap = acquireHeapSampler();
@@ -82,26 +72,30 @@ export async function startPprofServer(address: string, log: Logger, timeouts?: 
     res.writeHead(result.status, { ...result.headers, 'cache-control': 'no-store', 'x-switchyard-pid': String(process.pid) }).end(result.body);
   }
 
-  const server = createServer((req, res) => void onRequest(req, res));
-  guardHttpServer(server, { name: 'profiling', log, timeouts });
-  let boundPort: number;
+  let listener: SideListener;
   try {
-    boundPort = (await bindListener(server, host, port, { name: 'profiling', log })).port;
+    listener = await startSideListener({
+      name: 'profiling',
+      plugin: 'profiling',
+      address,
+      purpose: 'the profiling endpoints',
+      // The stronger warning, beyond loopback; the loopback one is logged below.
+      exposureWarning: exposureWarning('0.0.0.0'),
+      handler: (req, res) => void onRequest(req, res),
+      log,
+      timeouts,
+    });
   } catch (error) {
     releaseHeap();
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new RouterError('CONFIG_INVALID', `[profiling] cannot listen on ${address} for the profiling endpoints: ${reason}`, { plugin: 'profiling', cause: error });
+    throw error;
   }
-  const bound = `${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
-  log.warn({ listen_addr: bound }, exposureWarning(host));
+  if (!listener.exposed) log.warn({ listen_addr: listener.address }, exposureWarning(listener.host));
   return {
-    address: bound,
+    address: listener.address,
     async close() {
       closing.abort();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      // Captures in flight were just aborted and answer nothing: no grace to wait for.
+      await listener.close(0);
       releaseHeap();
     },
   };

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { bindListener, guardHttpServer, parseListenAddress, warnIfExposed, type ListenerTimeouts, type Logger } from '../../src/index.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startSideListener, type ListenerTimeouts, type Logger } from '../../src/index.js';
 import { checkElements } from './invalidation-request.js';
 import type { IndexSwitches } from './options.js';
 
@@ -40,34 +40,33 @@ type Answer = { readonly status: number; readonly body: unknown; readonly header
  * The invalidation endpoint, on its own plain-HTTP listener. Checks, in
  * order: path (404), `Authorization` (401), method (405), content type
  * (415), body size (413), JSON array (400), every element (400); then
- * removes what the elements name and answers `202 {"count": n}`. Slow,
- * stalled or broken connections are bounded by the kernel's listener guard.
+ * removes what the elements name and answers `202 {"count": n}`. The port
+ * is a kernel side listener: slow, stalled or broken connections are bounded
+ * by the listener guard, a bind error names the `listen_addr` key.
  */
 export async function startInvalidationEndpoint(options: InvalidationEndpointOptions): Promise<InvalidationEndpoint> {
-  const { host, port } = parseListenAddress(options.listenAddr);
   const expectedKey = digest(options.sharedKey);
-  const server = createServer(function handleInvalidation(req, res) {
-    answerRequest(req, options, expectedKey).then(
-      (answer) => send(res, answer),
-      (error: unknown) => {
-        options.log.error({ err: error }, 'Invalidation request failed');
-        send(res, { status: 500, body: errorBody('Internal error; see the router log') });
-      },
-    );
+  const listener = await startSideListener({
+    name: 'invalidation',
+    plugin: 'response-cache',
+    address: options.listenAddr,
+    configKey: 'response_cache.invalidation.endpoint.listen_addr',
+    purpose: 'the invalidation endpoint',
+    label: 'The invalidation endpoint',
+    handler: function handleInvalidation(req, res) {
+      answerRequest(req, options, expectedKey).then(
+        (answer) => send(res, answer),
+        (error: unknown) => {
+          options.log.error({ err: error }, 'Invalidation request failed');
+          send(res, { status: 500, body: errorBody('Internal error; see the router log') });
+        },
+      );
+    },
+    log: options.log,
+    timeouts: options.timeouts,
   });
-  guardHttpServer(server, { name: 'invalidation', log: options.log, timeouts: options.timeouts });
-  const bound = await bindListener(server, host, port, { name: 'invalidation', log: options.log });
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}${options.path}`;
-  options.log.info({ listen_addr: `${host}:${bound.port}`, path: options.path }, 'Invalidation endpoint listening');
-  warnIfExposed(options.log, 'The invalidation endpoint', host);
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  options.log.info({ listen_addr: listener.address, path: options.path }, 'Invalidation endpoint listening');
+  return { url: `${listener.url}${options.path}`, close: () => listener.close() };
 }
 
 async function answerRequest(req: IncomingMessage, options: InvalidationEndpointOptions, expectedKey: Buffer): Promise<Answer> {

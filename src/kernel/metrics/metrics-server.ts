@@ -1,13 +1,14 @@
-import { createServer, type Server } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startSideListener } from '../listen/side-listener.js';
 import type { Logger } from '../logger.js';
-import { parseListenAddress, warnIfExposed } from '../router/listen-address.js';
-import { bindListener, guardHttpServer, type ListenerTimeouts } from '../router/listener-guard.js';
+import type { ListenerTimeouts } from '../router/listener-guard.js';
 import type { Metrics } from './metrics.js';
 
 /**
  * The Prometheus listener (`metrics.listen_addr`, `metrics.path`): its own
- * port, GET only. Hostile connections are bounded by the kernel's side-listener
- * defaults (listener-guard.ts); `timeouts` shortens them (tests).
+ * port, GET only, a kernel side listener (bounds, bind errors, exposure
+ * warning, graceful close: src/kernel/listen/side-listener.ts); `timeouts`
+ * shortens the bounds (tests). Under `--workers` only the primary starts it.
  */
 export async function startMetricsServer(
   metrics: Metrics,
@@ -16,8 +17,7 @@ export async function startMetricsServer(
   log: Logger,
   timeouts?: Partial<ListenerTimeouts>,
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const { host, port } = parseListenAddress(address);
-  const server: Server = createServer((req, res) => {
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
     const url = (req.url ?? '/').split('?')[0];
     if (url !== path) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -34,18 +34,18 @@ export async function startMetricsServer(
         res.writeHead(500).end();
       },
     );
-  });
-  guardHttpServer(server, { name: 'metrics', log, timeouts });
-  const bound = await bindListener(server, host, port, { name: 'metrics', log });
-  const url = `http://${host}:${bound.port}${path}`;
-  log.info({ metrics: url }, 'Metrics listening');
-  warnIfExposed(log, 'The metrics listener', host);
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
   };
+  const listener = await startSideListener({
+    name: 'metrics',
+    address,
+    configKey: 'metrics.listen_addr',
+    purpose: 'the Prometheus metrics',
+    label: 'The metrics listener',
+    handler: answer,
+    log,
+    timeouts,
+  });
+  const url = `${listener.url}${path}`;
+  log.info({ metrics: url }, 'Metrics listening');
+  return { url, close: () => listener.close() };
 }

@@ -8,6 +8,7 @@ import type { GraphInfo } from '../graph/loaded-graph.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ClusterBus } from '../cluster/cluster-bus.js';
+import type { PluginListenOptions, SideListener } from '../listen/side-listener.js';
 import type { Hooks, MaybePromise } from './hooks.js';
 import type { OperationResponse } from './stages.js';
 
@@ -53,6 +54,16 @@ export interface PluginContext {
   readonly metrics: Metrics;
   /** Messages to the same plugin in the other worker processes (`--workers`); a no-op with one process. */
   readonly cluster: ClusterBus;
+  /**
+   * Opens a side listener (a port of the plugin's own) the way the built-in
+   * ones are: address parsed (`host:port`, `[::1]:port`, `:port` = loopback),
+   * the listener guard applied, a bad address or failed bind rejected as a
+   * `ListenError` naming the plugin and `configKey`, a warning when bound
+   * beyond loopback. Closed gracefully after the plugin's `stop` (or when
+   * setup fails); `close()` earlier is fine. Under `--workers` every worker
+   * opens it and node:cluster shares the one port among them.
+   */
+  listen(options: PluginListenOptions): Promise<SideListener>;
 }
 
 /** Makes a transport for one subgraph of a kind (`grpc`, ...). */

@@ -40,7 +40,7 @@ export const MAIN_LISTENER_TIMEOUTS: ListenerTimeouts = Object.freeze({
   checkIntervalMs: 1_000,
 });
 
-/** Side listeners (Connect, invalidation, metrics, profiling): their clients are near and their requests small. */
+/** Side listeners (Connect, invalidation, metrics, profiling, plugins' `ctx.listen`; see src/kernel/listen/side-listener.ts): their clients are near and their requests small. */
 export const SIDE_LISTENER_TIMEOUTS: ListenerTimeouts = Object.freeze({
   headersMs: 10_000,
   requestMs: 30_000,

@@ -1,5 +1,6 @@
 import type { Plugin as EnvelopPlugin } from '@envelop/core';
 import { RouterError } from '../errors.js';
+import { startSideListener, type SideListener } from '../listen/side-listener.js';
 import type { Logger } from '../logger.js';
 import { HOOK_NAMES, type StageHook } from '../pipeline/hooks.js';
 import type { PluginContext, PluginInstance, SwitchyardPlugin, TransportFactory } from '../pipeline/plugin.js';
@@ -11,6 +12,38 @@ const PLUGIN_NAME = /^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9-]*)?$|^@[a-z0-9-]+\/[
 /** Hooks of every stage, in registration order; a stage nobody hooks has an empty list. */
 export type StageHooks = { readonly [S in StageName]: readonly RegisteredHook<S>[] };
 
+/** The context the router gives; the host adds `listen`, whose listeners it owns. */
+export type RouterPluginContext = Omit<PluginContext, 'listen'>;
+
+/** Side listeners one plugin opened through `ctx.listen`, closed after its stop. */
+class PluginListeners {
+  private readonly open = new Set<SideListener>();
+  private closed = false;
+
+  constructor(private readonly context: RouterPluginContext) {}
+
+  readonly listen: PluginContext['listen'] = async (options) => {
+    if (this.closed) throw new RouterError('PLUGIN_ERROR', `[${this.context.name}] cannot open the ${options.name} listener: the plugin is stopped`);
+    const listener = await startSideListener({ ...options, plugin: this.context.name, log: this.context.log });
+    if (this.closed) {
+      // Bound while setup failed or the plugin stopped: nobody would close it.
+      await listener.close(0);
+      throw new RouterError('PLUGIN_ERROR', `[${this.context.name}] the ${options.name} listener was closed: the plugin stopped while it was opening`);
+    }
+    this.open.add(listener);
+    return listener;
+  };
+
+  /** Closes every listener still open (closing one twice is harmless); a failure is logged, never thrown. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(
+      [...this.open].map((listener) => listener.close().catch((error: unknown) => this.context.log.warn({ err: error, listener: listener.name }, 'Closing a listener failed'))),
+    );
+    this.open.clear();
+  }
+}
+
 /**
  * Holds the router's plugins: checks names and dependencies at
  * registration, runs `setup` in order and `stop` in reverse, and keeps the
@@ -18,7 +51,7 @@ export type StageHooks = { readonly [S in StageName]: readonly RegisteredHook<S>
  */
 export class PluginHost {
   private readonly plugins: readonly SwitchyardPlugin[];
-  private readonly instances: Array<{ name: string; instance: PluginInstance; log: Logger }> = [];
+  private readonly instances: Array<{ name: string; instance: PluginInstance; log: Logger; listeners: PluginListeners }> = [];
   private hooks: { [S in StageName]: RegisteredHook<S>[] } = emptyHooks();
 
   constructor(plugins: readonly SwitchyardPlugin[]) {
@@ -52,13 +85,16 @@ export class PluginHost {
   }
 
   /** Runs every plugin's setup in registration order; on failure stops those already set up. */
-  async setup(contextFor: (plugin: SwitchyardPlugin) => PluginContext): Promise<void> {
+  async setup(contextFor: (plugin: SwitchyardPlugin) => RouterPluginContext): Promise<void> {
     for (const plugin of this.plugins) {
-      const context = contextFor(plugin);
+      const base = contextFor(plugin);
+      const listeners = new PluginListeners(base);
+      const context: PluginContext = { ...base, listen: listeners.listen };
       let instance: PluginInstance | void;
       try {
         instance = await plugin.setup(context);
       } catch (error) {
+        await listeners.close();
         await this.stop().catch(() => undefined);
         if (error instanceof RouterError) throw error;
         throw new RouterError('PLUGIN_ERROR', `[${plugin.name}] setup failed: ${(error as Error)?.message ?? String(error)}`, {
@@ -66,7 +102,7 @@ export class PluginHost {
           cause: error,
         });
       }
-      this.instances.push({ name: plugin.name, instance: instance ?? {}, log: context.log });
+      this.instances.push({ name: plugin.name, instance: instance ?? {}, log: context.log, listeners });
     }
     this.hooks = collectHooks(this.instances);
   }
@@ -75,13 +111,15 @@ export class PluginHost {
   async stop(): Promise<void> {
     const failures: unknown[] = [];
     while (this.instances.length > 0) {
-      const { name, instance, log } = this.instances.pop()!;
+      const { name, instance, log, listeners } = this.instances.pop()!;
       try {
         await instance.stop?.();
       } catch (error) {
         log.error({ err: error }, `[${name}] stop failed`);
         failures.push(error);
       }
+      // After stop: a plugin may still answer on its listener while it stops.
+      await listeners.close();
     }
     this.hooks = emptyHooks();
     if (failures.length > 0) throw failures[0];
