@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../src/testing/index.js';
-import { resultTypeFor } from '../../src/kernel/router/graphql-post-lane.js';
+import { resultTypeFor } from '../../src/kernel/router/result-head.js';
 import { librarySubgraph, peopleSubgraph } from './library-subgraphs.js';
 
 let library: TestSubgraph;
@@ -57,7 +57,10 @@ const QUERY = JSON.stringify({ query: '{ books { id title author { name } } }' }
 describe('JSON POSTs to /graphql answer exactly as GraphQL over HTTP via yoga does', () => {
   const cases: Array<[string, string, Record<string, string>?]> = [
     ['a query across two subgraphs', QUERY],
-    ['a query with variables and an operation name', JSON.stringify({ query: 'query B($id: ID!) { book(id: $id) { title } } query C { books { id } }', variables: { id: 'b2' }, operationName: 'B' })],
+    [
+      'a query with variables and an operation name',
+      JSON.stringify({ query: 'query B($id: ID!) { book(id: $id) { title } } query C { books { id } }', variables: { id: 'b2' }, operationName: 'B' }),
+    ],
     ['a query whose field fails (data and errors)', JSON.stringify({ query: '{ failing book(id: "b1") { id } }' })],
     ['a non-null root field that fails (data null)', JSON.stringify({ query: '{ mustNotFail }' })],
     ['a validation error, application/json', JSON.stringify({ query: '{ nope }' }), { accept: 'application/json' }],
@@ -67,6 +70,15 @@ describe('JSON POSTs to /graphql answer exactly as GraphQL over HTTP via yoga do
     ['an unknown operation name', JSON.stringify({ query: '{ books { id } }', operationName: 'Nope' })],
     ['a mutation', JSON.stringify({ query: 'mutation { addBook(title: "Kim") { title } }' })],
     ['an unknown body parameter', JSON.stringify({ query: '{ books { id } }', foo: 1 })],
+    ['an unknown body parameter that is null', JSON.stringify({ query: '{ books { id } }', foo: null })],
+    ['null operationName, variables and extensions', JSON.stringify({ query: '{ books { id } }', operationName: null, variables: null, extensions: null })],
+    ['an operationName that is not a string', JSON.stringify({ query: '{ books { id } }', operationName: 7 })],
+    ['a documentId without a plugin to resolve it', JSON.stringify({ documentId: 'abc' }), { accept: 'application/graphql-response+json' }],
+    ['documentId and doc_id both', JSON.stringify({ documentId: 'abc', doc_id: 'def' })],
+    ['a documentId that is not a string', JSON.stringify({ documentId: 5 })],
+    ['an empty doc_id', JSON.stringify({ doc_id: '' })],
+    ['extensions.persistedQuery without a query', JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: 'ab' } } })],
+    ['extensions that are not an object', JSON.stringify({ query: '{ books { id } }', extensions: [1] })],
     ['variables that are not an object', JSON.stringify({ query: '{ books { id } }', variables: '{"a":1}' })],
     ['a query that is not a string', JSON.stringify({ query: 5 })],
     ['an empty query', JSON.stringify({ query: '' })],

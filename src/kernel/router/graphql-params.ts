@@ -4,16 +4,20 @@
  *
  * Yoga's own readers of URL parameters (GET, and form bodies) hand a
  * malformed `variables` or `extensions` straight to `JSON.parse` and answer
- * its exception with a 500; `useStrictParams` replaces them. `checkParams`
- * checks the types yoga leaves unchecked (`operationName`, `documentId`).
+ * its exception with a 500; `useStrictParams` replaces them. `readParams`
+ * checks a parameter object, for yoga's path and the post lane alike.
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin as YogaPlugin } from 'graphql-yoga';
+import type { GraphQLParams } from './operation-request.js';
 
 /** A 400 `BAD_REQUEST` about the request's parameters. */
 export function badRequest(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
 }
+
+/** Parameter names of a persisted document id: GraphQL over HTTP's, and Relay's. */
+const DOCUMENT_ID_PARAMS = ['documentId', 'doc_id'] as const;
 
 /**
  * Reads GET parameters (and `application/x-www-form-urlencoded` bodies) with
@@ -64,7 +68,7 @@ export function paramsFromSearch(search: URLSearchParams): Record<string, unknow
     extensions: jsonParam(search, 'extensions'),
   };
   // Persisted document ids (GraphQL over HTTP's `documentId`, Relay's `doc_id`) over GET too.
-  for (const name of ['documentId', 'doc_id']) {
+  for (const name of DOCUMENT_ID_PARAMS) {
     const value = search.get(name);
     if (value !== null) params[name] = value;
   }
@@ -82,16 +86,65 @@ function jsonParam(search: URLSearchParams, name: 'variables' | 'extensions'): u
   }
 }
 
-/** Refuses parameters of a type no GraphQL request has (checked per operation, batches included). */
-export function checkParams(params: Readonly<Record<string, unknown>>): void {
-  const { operationName } = params;
+/** Parameter names a GraphQL request may carry: GraphQL over HTTP's, plus persisted document ids. */
+const KNOWN_PARAMS = new Set(['query', 'variables', 'operationName', 'extensions', 'documentId', 'doc_id']);
+
+/** `Allow` on the parameter errors that say what a request must carry (as yoga has always answered them). */
+const ALLOW = { Allow: 'GET, POST' };
+
+/**
+ * The one reader of a GraphQL request's parameter object, whatever carried it
+ * (a JSON body, a batch entry, a GET query string through `paramsFromSearch`):
+ * the checked parameters, or the 400 naming the first bad one. A request
+ * without `query` is a persisted operation when it has `extensions` (for
+ * `persistedQuery`) or a document id; the pipeline's plugins supply its text.
+ */
+export function readParams(fields: Readonly<Record<string, unknown>>): GraphQLParams | GraphQLError {
+  const { query, operationName, variables, extensions, documentId: id, doc_id: relayId } = fields;
   if (operationName != null && typeof operationName !== 'string') {
-    throw badRequest(`Expected "operationName" param to be a string, but given ${describe(operationName)}.`);
+    return badRequest(`Expected "operationName" param to be a string, but given ${describe(operationName)}.`);
   }
-  for (const name of ['documentId', 'doc_id']) {
-    const id = params[name];
-    if (id != null && (typeof id !== 'string' || id === '')) throw badRequest(`Expected "${name}" param to be a non-empty string, but given ${describe(id)}.`);
+  // Unrolled, not a loop over DOCUMENT_ID_PARAMS: this runs on every request of the post lane.
+  if (id != null && (typeof id !== 'string' || id === '')) return badRequest(`Expected "documentId" param to be a non-empty string, but given ${describe(id)}.`);
+  if (relayId != null && (typeof relayId !== 'string' || relayId === '')) return badRequest(`Expected "doc_id" param to be a non-empty string, but given ${describe(relayId)}.`);
+  for (const name in fields) {
+    if (fields[name] != null && !KNOWN_PARAMS.has(name)) return badRequest(`Unexpected parameter "${name}" in the request body.`);
   }
+  // The one reading of the id, for every entry: GraphQL over HTTP's `documentId`, else Relay's `doc_id`.
+  const documentId = (id ?? relayId ?? undefined) as string | undefined;
+  if (query == null) {
+    // Legacy-mode clients (`application/json`) get this one with 200, as GraphQL over HTTP asks.
+    if (!extensions && documentId === undefined) return paramError('Must provide query string.', { spec: true, headers: ALLOW });
+  } else if (typeof query !== 'string') {
+    return paramError(`Expected "query" param to be a string, but given ${typeName(query)}.`, { headers: ALLOW });
+  }
+  if (variables != null && !isPlainObject(variables)) {
+    return paramError(`Expected "variables" param to be empty or an object, but given ${typeName(variables)}.`, { headers: ALLOW });
+  }
+  if (extensions != null && !isPlainObject(extensions)) {
+    return paramError(`Expected "extensions" param to be empty or an object, but given ${typeName(extensions)}.`, { headers: ALLOW });
+  }
+  return {
+    query: (query as string | undefined) || undefined,
+    operationName: (operationName as string | undefined) ?? undefined,
+    variables: (variables as Record<string, unknown> | undefined) ?? undefined,
+    extensions: (extensions as Record<string, unknown> | undefined) ?? undefined,
+    documentId,
+  };
+}
+
+/** A 400 `BAD_REQUEST` with extra HTTP details: `spec` (200 for `application/json` clients), headers. */
+function paramError(message: string, http: { spec?: boolean; headers?: Record<string, string> }): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400, ...http } } });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'array' : typeof value;
 }
 
 function describe(value: unknown): string {

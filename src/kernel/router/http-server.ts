@@ -9,14 +9,15 @@ import type { OperationRequest, OperationResponse } from '../pipeline/stages.js'
 import { useRequestBodyLimit } from './body-limit.js';
 import { CorsPolicy, type CorsHeaders } from './cors.js';
 import { CsrfGuard } from './csrf.js';
-import { checkParams, useStrictParams } from './graphql-params.js';
+import { readParams, useStrictParams } from './graphql-params.js';
 import { answerPost, postLaneCandidate, type PostLaneOptions } from './graphql-post-lane.js';
 import type { WebSocketEndpoint } from '../subscriptions/websocket-server.js';
 import type { StreamingHttpEndpoint } from '../subscriptions/streaming-http.js';
 import { parseListenAddress } from './listen-address.js';
 import { bindListener, guardHttpServer, MAIN_LISTENER_TIMEOUTS, type ListenerTimeouts } from './listener-guard.js';
 import { Playground } from './playground.js';
-import { clientNameOf } from './client-name.js';
+import { operationRequestOf } from './operation-request.js';
+import { resultStatus, resultTypeFor } from './result-head.js';
 
 /** Where the router listens. */
 export interface ListenInfo {
@@ -105,9 +106,7 @@ export class HttpServer {
     const cors = this.cors?.answer(request.method, header('origin'), header('access-control-request-method'));
     if (cors?.preflight) return new Response(null, { status: cors.preflight.status, headers: cors.preflight.headers });
     const refusal = this.csrf.check(request.method, header);
-    const response = refusal
-      ? new Response(refusal.body, { status: refusal.status, headers: JSON_HEADERS })
-      : await this.yoga.fetch(request);
+    const response = refusal ? new Response(refusal.body, { status: refusal.status, headers: JSON_HEADERS }) : await this.yoga.fetch(request);
     if (!cors || Object.keys(cors.headers).length === 0) return response;
     const headers = new Headers(response.headers);
     for (const [name, value] of Object.entries(cors.headers)) {
@@ -282,43 +281,31 @@ function clientGone(req: IncomingMessage, error: unknown): boolean {
   return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error instanceof Error && error.message === 'aborted');
 }
 
-/** Hands every parsed GraphQL request to the router's pipeline and maps its answer back to yoga. */
+/**
+ * Hands every parsed GraphQL request to the router's pipeline and maps its
+ * answer back to yoga. Parameters are read by `readParams`, as on the post
+ * lane; yoga's own parameter check, which runs after this, then finds nothing to refuse.
+ */
 function routerBridge(options: HttpServerOptions): YogaPlugin {
   return {
     onParams({ params, setParams, setParamsHandler }) {
       // A batch entry that is no object (`null`, `1`): yoga's own check answers it with 400.
       if (params === null || typeof params !== 'object' || Array.isArray(params)) return;
-      checkParams(params as Record<string, unknown>);
-      // Persisted operations arrive without text; the pipeline's plugins resolve it.
-      if (params.query == null && (params.extensions || documentIdOf(params) !== undefined)) setParams({ ...params, query: '' });
-      setParamsHandler(async ({ params: current, request }) => {
+      const checked = readParams(params as Record<string, unknown>);
+      if (checked instanceof GraphQLError) throw checked;
+      // Persisted operations arrive without text (the pipeline's plugins resolve it); yoga insists on a query string.
+      if (checked.query === undefined) setParams({ ...params, query: '' });
+      setParamsHandler(async ({ request }) => {
         const headers: Record<string, string> = {};
         request.headers.forEach((value, name) => {
           headers[name] = value;
         });
-        const operation: OperationRequest = {
-          query: current.query || undefined,
-          operationName: current.operationName ?? undefined,
-          variables: (current.variables as Record<string, unknown> | undefined) ?? undefined,
-          extensions: (current.extensions as Record<string, unknown> | undefined) ?? undefined,
-          documentId: documentIdOf(current),
-          headers,
-          method: request.method === 'GET' ? 'GET' : 'POST',
-          clientName: clientNameOf(headers),
-          origin: 'http',
-        };
+        const operation = operationRequestOf(checked, { headers, method: request.method === 'GET' ? 'GET' : 'POST', origin: 'http' });
         const response = await options.execute(operation, request.signal);
-        return toYogaResult(response);
+        return toYogaResult(response, resultStatus(response, resultTypeFor(headers.accept)));
       });
     },
   };
-}
-
-/** A persisted document id sent instead of `query`: `documentId`, or Relay's `doc_id`. */
-function documentIdOf(params: object): string | undefined {
-  const fields = params as Record<string, unknown>;
-  const id = fields.documentId ?? fields.doc_id;
-  return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
 /** Where a data-only body's data object keeps its JSON: requests that share shaped data share its bytes too. */
@@ -333,21 +320,14 @@ function serializeBody(body: OperationResponse['body']): string | Buffer {
 }
 
 /**
- * Yoga takes the status and headers from `extensions.http`; the body is
- * serialized by us, so nothing internal leaks into it.
+ * What yoga gets back: the status (result-head.ts) and headers in
+ * `extensions.http`, and our serializer for the body. The body's own fields
+ * are not handed over, so yoga neither rewrites its errors nor reads a status
+ * from them (`extensions.http` a subgraph put on an error).
  */
-function toYogaResult(response: OperationResponse): Record<string, unknown> {
-  const stringify = () => serializeBody(response.body).toString();
-  if (response.requestError) {
-    return {
-      errors: [new GraphQLError('request error', { extensions: { http: { status: response.status, spec: true } } })],
-      extensions: { http: { headers: response.headers } },
-      stringify,
-    };
-  }
+function toYogaResult(response: OperationResponse, status: number): Record<string, unknown> {
   return {
-    ...response.body,
-    extensions: { ...response.body.extensions, http: { status: response.status, headers: response.headers } },
-    stringify,
+    extensions: { http: { status, headers: response.headers } },
+    stringify: () => serializeBody(response.body).toString(),
   };
 }
