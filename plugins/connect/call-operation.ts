@@ -2,9 +2,12 @@
  * One Connect call: the request message becomes the operation's variables,
  * the operation runs through `router.execute` (so the response cache and
  * every other plugin apply, with origin `connect`), and its `data` becomes
- * the response message. GraphQL errors without data fail the call with
- * `unknown`; with partial data it succeeds and the errors go in the
- * `Switchyard-GraphQL-Errors` header.
+ * the response message. Any GraphQL error fails the call, as Cosmo's
+ * Connect handler does: without data with `unknown` (or the code the
+ * router's status names) and the first message; with partial data with
+ * `unknown`, "GraphQL partial success with errors", and the data in the
+ * `GraphQL-Partial-Data` header. The errors are in `details` and in the
+ * `GraphQL-Errors` header either way.
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { GraphQLErrorJSON, RouterHandle } from '../../src/index.js';
@@ -32,11 +35,21 @@ export interface CallOutput {
   readonly headers: Record<string, string>;
 }
 
-/** Header with the GraphQL errors of a partial answer. */
-export const GRAPHQL_ERRORS_HEADER = 'switchyard-graphql-errors';
+/** Error metadata (response headers) as Cosmo's Connect handler names them. */
+export const ERROR_HEADERS = {
+  /** `CRITICAL` (no data) or `PARTIAL` (data and errors). */
+  classification: 'error-classification',
+  /** The GraphQL errors, a JSON array. */
+  errors: 'graphql-errors',
+  /** With `PARTIAL`: the GraphQL `data`, as JSON (left out beyond 8KB). */
+  partialData: 'graphql-partial-data',
+} as const;
 
-/** Larger error lists keep their first errors only, so the header stays within common proxy limits. */
-const MAX_ERRORS_HEADER = 8 * 1024;
+/** Message of a call that got partial data, as Cosmo words it. */
+export const PARTIAL_MESSAGE = 'GraphQL partial success with errors';
+
+/** Header values stay under this, within common proxy limits: error lists keep their first errors, larger partial data is left out. */
+const MAX_HEADER = 8 * 1024;
 
 /** Request headers that describe the Connect or gRPC exchange itself, not the client: never passed on. */
 const TRANSPORT_HEADER = /^(content-(type|length|encoding)|accept-encoding|connect-|grpc-|te$|host$|connection$|keep-alive$|transfer-encoding$|upgrade$|x-grpc-web$|x-user-agent$)/;
@@ -51,14 +64,18 @@ export function forwardedHeaders(entries: Iterable<[string, string]>): Record<st
   return headers;
 }
 
-/** JSON of the errors, non-ASCII escaped (header values are Latin-1), cut to whole errors under the size limit. */
+/** JSON with non-ASCII characters escaped: header values are Latin-1. */
+function headerJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** JSON of the errors, cut to whole errors under the size limit. */
 export function errorsHeaderValue(errors: readonly GraphQLErrorJSON[]): string {
-  const escape = (text: string) => text.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
   let kept = errors.length;
-  let value = escape(JSON.stringify(errors));
-  while (value.length > MAX_ERRORS_HEADER && kept > 1) {
+  let value = headerJson(errors);
+  while (value.length > MAX_HEADER && kept > 1) {
     kept -= 1;
-    value = escape(JSON.stringify(errors.slice(0, kept)));
+    value = headerJson(errors.slice(0, kept));
   }
   return value;
 }
@@ -80,8 +97,25 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** The Connect code of an operation that failed as a whole, by its first error's code. */
-function connectCodeOf(code: unknown): Code {
+/**
+ * The Connect code of an operation that failed as a whole. A router status
+ * other than 200 names it as Cosmo maps its GraphQL endpoint's statuses
+ * (401, 403, 409, 429, 502-504); else the first error's code does; else `unknown`.
+ */
+function connectCodeOf(status: number, code: unknown): Code {
+  switch (status) {
+    case 401:
+      return Code.Unauthenticated;
+    case 403:
+      return Code.PermissionDenied;
+    case 409:
+      return Code.Aborted;
+    case 429:
+    case 502:
+    case 503:
+    case 504:
+      return Code.Unavailable;
+  }
   switch (code) {
     case 'GRAPH_NOT_READY':
       return Code.Unavailable;
@@ -92,6 +126,20 @@ function connectCodeOf(code: unknown): Code {
     default:
       return Code.Unknown;
   }
+}
+
+/** The failure of a call whose operation answered GraphQL errors. */
+export function graphqlFailure(status: number, data: Record<string, unknown> | null | undefined, errors: readonly GraphQLErrorJSON[]): ConnectFailure {
+  const details = graphqlErrorDetails(errors);
+  const headers: Record<string, string> = { [ERROR_HEADERS.errors]: errorsHeaderValue(errors) };
+  if (data === null || data === undefined) {
+    headers[ERROR_HEADERS.classification] = 'CRITICAL';
+    return new ConnectFailure(connectCodeOf(status, errors[0]!.extensions?.code), errors[0]!.message, { details, headers });
+  }
+  headers[ERROR_HEADERS.classification] = 'PARTIAL';
+  const partial = headerJson(data);
+  if (partial.length <= MAX_HEADER) headers[ERROR_HEADERS.partialData] = partial;
+  return new ConnectFailure(Code.Unknown, PARTIAL_MESSAGE, { details, headers });
 }
 
 /** Runs one call. Throws a `ConnectFailure` for a call that fails. */
@@ -113,14 +161,9 @@ export async function callOperation(router: RouterHandle, entry: MethodEntry, in
   });
   const response = await untilAborted(execution, input.signal);
   const { data, errors } = response.body;
-  if (data === null || data === undefined) {
-    if (errors && errors.length > 0) {
-      throw new ConnectFailure(connectCodeOf(errors[0]!.extensions?.code), errors[0]!.message, { details: graphqlErrorDetails(errors) });
-    }
-    throw new ConnectFailure(Code.Internal, 'the operation answered without data or errors');
-  }
+  if (errors && errors.length > 0) throw graphqlFailure(response.status, data, errors);
+  if (data === null || data === undefined) throw new ConnectFailure(Code.Internal, 'the operation answered without data or errors');
   const headers: Record<string, string> = {};
-  if (errors && errors.length > 0) headers[GRAPHQL_ERRORS_HEADER] = errorsHeaderValue(errors);
   // GET answers may be kept by CDNs and browsers: pass on the router's cache policy (the response cache merges it from the subgraphs').
   const cacheControl = response.headers['cache-control'];
   if (input.httpMethod === 'GET' && cacheControl !== undefined) headers['cache-control'] = cacheControl;

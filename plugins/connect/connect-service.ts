@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { PluginContext } from '../../src/index.js';
 import { binaryHandler, type BinaryHandler } from './binary-adapter.js';
-import type { ConnectConfig } from './config.js';
+import { servicesFolder, type ConnectConfig } from './config.js';
 import { startConnectListener, type ConnectListener } from './connect-listener.js';
 import { loadContracts, type LoadedContract } from './contract-loader.js';
 import { watchContracts } from './contract-watcher.js';
@@ -31,7 +31,7 @@ export interface ConnectService {
  * version in service (and is logged).
  */
 export async function startConnectService(context: PluginContext, options: ConnectConfig): Promise<ConnectService> {
-  const root = resolve(options.services.path);
+  const root = resolve(servicesFolder(options, context.config));
   const maxBody = context.config.limits.max_request_body;
   const { log, router } = context;
   let contracts = new Map<string, LoadedContract>();
@@ -82,7 +82,8 @@ export async function startConnectService(context: PluginContext, options: Conne
   }
   const unwatch = watchContracts(root, reload, log);
   if (contracts.size === 0) log.warn({ path: root }, 'No Connect contracts in the services folder yet; add one and it is served without a restart');
-  log.info({ listen_addr: listener.address, path: root, ...describe() }, 'Connect endpoints listening');
+  const baseUrl = options.server.base_url === undefined ? {} : { base_url: options.server.base_url };
+  log.info({ listen_addr: listener.address, ...baseUrl, path: root, ...describe() }, 'Connect endpoints listening');
   return {
     url: listener.url,
     async stop() {

@@ -1,21 +1,18 @@
 /**
- * Reads the contracts under `connect_rpc.services.path`: every folder with a
- * proto and operations is one contract (docs/connect.md, "The services
- * folder"). Each is checked on its own, so one broken contract does not
+ * Reads the contracts under the services folder (docs/connect.md, "The
+ * services folder"), found as Cosmo finds them: the folder tree is walked,
+ * a folder holding a proto is one contract, and its operations are every
+ * operation file below it, subfolders included, read as
+ * `grpc-service generate -w` reads them (`.graphqls` / `.gqls` too, which
+ * it compiles into RPCs); the walk does not go further into a contract.
+ * Each contract is checked on its own, so one broken contract does not
  * stop the others.
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { extname, join, relative } from 'node:path';
 import { MethodOptions_IdempotencyLevel } from '@bufbuild/protobuf/wkt';
-import {
-  contractError,
-  CONTRACT_FILES,
-  isOperationFile,
-  loadContractProto,
-  readContractOperations,
-  type ContractOperation,
-  type ContractProto,
-} from '../../src/connect/index.js';
+import { contractError, CONTRACT_FILES, isOperationFile, loadContractProto, parseContractOperation, type ContractOperation, type ContractProto } from '../../src/connect/index.js';
+import { OPERATION_FILE_EXTENSIONS } from '../../src/grpc/operations-service.js';
 
 /** One contract, read and checked (not yet against a graph). */
 export interface LoadedContract {
@@ -32,22 +29,61 @@ export type ContractResult = { readonly dir: string; readonly contract: LoadedCo
 interface Folder {
   readonly dir: string;
   readonly protos: readonly string[];
-  readonly operations: number;
 }
 
+/** Folders never walked into: dependencies and hidden folders (`.git`, editors' own). */
 const SKIPPED = new Set(['node_modules']);
+
+function walked(name: string): boolean {
+  return !name.startsWith('.') && !SKIPPED.has(name);
+}
 
 async function scan(dir: string, found: Folder[]): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
   const protos = entries.filter((e) => e.isFile() && e.name.endsWith('.proto')).map((e) => e.name);
-  const operations = entries.filter((e) => e.isFile() && isOperationFile(e.name)).length;
-  if (protos.includes(CONTRACT_FILES.proto) || operations > 0) {
-    found.push({ dir, protos, operations });
+  // Operations with no proto above them are reported (they would otherwise go unserved without a word).
+  if (protos.length > 0 || entries.some((e) => e.isFile() && isOperationFile(e.name))) {
+    found.push({ dir, protos });
     return;
   }
   for (const entry of entries) {
-    if (entry.isDirectory() && !entry.name.startsWith('.') && !SKIPPED.has(entry.name)) await scan(join(dir, entry.name), found);
+    if (entry.isDirectory() && walked(entry.name)) await scan(join(dir, entry.name), found);
   }
+}
+
+/** Whether `generate -w` compiles the file into an RPC. */
+function isGeneratedOperation(name: string): boolean {
+  return (OPERATION_FILE_EXTENSIONS as readonly string[]).includes(extname(name).toLowerCase());
+}
+
+/** Operation files under `dir`, subfolders included, as paths relative to it (sorted). */
+async function operationFiles(dir: string, under = ''): Promise<string[]> {
+  const entries = await readdir(join(dir, under), { withFileTypes: true });
+  const files: string[] = [];
+  for (const entry of entries) {
+    const path = under === '' ? entry.name : join(under, entry.name);
+    if (entry.isFile() && isGeneratedOperation(entry.name)) files.push(path);
+    else if (entry.isDirectory() && walked(entry.name)) files.push(...(await operationFiles(dir, path)));
+  }
+  return files.sort();
+}
+
+/** The operations of a contract folder; one RPC name in two files is an error naming both. */
+async function readOperations(dir: string): Promise<ContractOperation[]> {
+  const files = await operationFiles(dir);
+  if (files.length === 0)
+    throw contractError(`${dir}: a proto without operations; a contract folder holds its operation files (${OPERATION_FILE_EXTENSIONS.join(', ')}) at any depth`);
+  const operations: ContractOperation[] = [];
+  const seen = new Map<string, string>();
+  for (const name of files) {
+    const file = join(dir, name);
+    const operation = parseContractOperation(await readFile(file, 'utf8'), file);
+    const earlier = seen.get(operation.name);
+    if (earlier !== undefined) throw contractError(`${file}: operation ${operation.name} is also defined in ${earlier}; RPC names must be unique`);
+    seen.set(operation.name, file);
+    operations.push(operation);
+  }
+  return operations;
 }
 
 function protoFileOf(folder: Folder, root: string): string {
@@ -84,7 +120,7 @@ async function loadFolder(folder: Folder, root: string): Promise<LoadedContract>
   const protoName = protoFileOf(folder, root);
   const protoPath = join(folder.dir, protoName);
   const proto = loadContractProto(await readFile(protoPath, 'utf8'), protoPath);
-  const operations = new Map((await readContractOperations(folder.dir)).map((operation) => [operation.name, operation]));
+  const operations = new Map((await readOperations(folder.dir)).map((operation) => [operation.name, operation]));
   checkMethods(proto, operations, where);
   return { dir: folder.dir, proto, operations };
 }

@@ -77,7 +77,7 @@ function unwrap(schema: z.core.$ZodType): z.core.$ZodType[] {
 /** Cosmo keys with no Switchyard equivalent, and why (anything unlisted gets a generic reason). */
 const NO_EQUIVALENT: Readonly<Record<string, string>> = {
   instance_id: 'Switchyard does not register instances with a control plane',
-  controlplane_url: 'Switchyard does not talk to Cosmo\'s control plane',
+  controlplane_url: "Switchyard does not talk to Cosmo's control plane",
   graphql_metrics: 'schema usage is reported to Cosmo Cloud only; Switchyard exposes Prometheus metrics (metrics.*)',
   cluster: 'cluster names are a Cosmo Cloud concept',
   compliance: 'IP anonymization is not configurable: Switchyard does not log client IPs',
@@ -89,7 +89,7 @@ const NO_EQUIVALENT: Readonly<Record<string, string>> = {
   file_upload: 'file uploads (multipart requests) are not supported',
   batching: 'request batching is limits.max_batch_size in Switchyard, with different rules; set it yourself',
   rate_limit: 'no rate limiting',
-  cdn: 'Switchyard does not read from Cosmo\'s CDN',
+  cdn: "Switchyard does not read from Cosmo's CDN",
   events: 'event-driven subgraphs (EDFS) are not supported',
   cache_warmup: 'no plan cache warm-up',
   router_registration: 'Switchyard does not register with a control plane',
@@ -97,7 +97,7 @@ const NO_EQUIVALENT: Readonly<Record<string, string>> = {
   overrides: 'routing and subscription URLs come from the execution config; change them there',
   websocket: 'client WebSocket options are not configurable',
   subgraph_extension_propagation: 'subgraph response extensions are never forwarded to clients',
-  split_config_poller: 'Switchyard does not poll Cosmo\'s CDN',
+  split_config_poller: "Switchyard does not poll Cosmo's CDN",
   apollo_compatibility_flags: 'no Apollo compatibility flags',
   apollo_router_compatibility_flags: 'no Apollo Router compatibility flags',
   client_header: 'client names are read from graphql-client-name (and apollographql-client-name); not configurable',
@@ -123,7 +123,14 @@ const FIXED: Readonly<Record<string, unknown>> = {
 };
 
 const LOG_LEVELS: Readonly<Record<string, string>> = {
-  debug: 'debug', info: 'info', warn: 'warn', warning: 'warn', error: 'error', dpanic: 'error', panic: 'fatal', fatal: 'fatal',
+  debug: 'debug',
+  info: 'info',
+  warn: 'warn',
+  warning: 'warn',
+  error: 'error',
+  dpanic: 'error',
+  panic: 'fatal',
+  fatal: 'fatal',
 };
 
 const ENV_REFERENCE = /\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/;
@@ -190,14 +197,22 @@ function migrateTop(m: Migrator): void {
     else m.skip(['log_level'], `unknown level ${JSON.stringify(log)}`);
   }
   m.put(['listen_addr'], m.get(['listen_addr']));
-  m.put(['playground', 'enabled'], m.get(['playground', 'enabled']) ?? m.get(['playground_enabled']), m.get(['playground', 'enabled']) === undefined ? ['playground_enabled'] : ['playground', 'enabled']);
+  m.put(
+    ['playground', 'enabled'],
+    m.get(['playground', 'enabled']) ?? m.get(['playground_enabled']),
+    m.get(['playground', 'enabled']) === undefined ? ['playground_enabled'] : ['playground', 'enabled'],
+  );
   m.rest(['playground'], ['enabled', 'path'], 'not configurable');
   if (m.get(['playground', 'path']) !== undefined && m.get(['playground', 'path']) !== '/') m.skip(['playground', 'path'], 'GraphiQL is served at / only');
-  m.put(['introspection', 'enabled'], m.get(['introspection', 'enabled']) ?? m.get(['introspection_enabled']), m.get(['introspection', 'enabled']) === undefined ? ['introspection_enabled'] : ['introspection', 'enabled']);
+  m.put(
+    ['introspection', 'enabled'],
+    m.get(['introspection', 'enabled']) ?? m.get(['introspection_enabled']),
+    m.get(['introspection', 'enabled']) === undefined ? ['introspection_enabled'] : ['introspection', 'enabled'],
+  );
   if (m.get(['introspection', 'secret'])) m.skip(['introspection', 'secret'], 'no introspection secret: introspection is on or off for everyone');
   m.rest(['introspection'], ['enabled', 'secret']);
   m.put(['query_plans', 'enabled'], m.get(['query_plans_enabled']), ['query_plans_enabled']);
-  m.rest(['graph'], [], 'Switchyard does not fetch graphs from Cosmo\'s control plane or CDN; serve the execution config from a file (execution_config.file.path)');
+  m.rest(['graph'], [], "Switchyard does not fetch graphs from Cosmo's control plane or CDN; serve the execution config from a file (execution_config.file.path)");
 }
 
 function migrateExecutionConfig(m: Migrator): void {
@@ -211,14 +226,47 @@ function migrateExecutionConfig(m: Migrator): void {
   m.rest(['execution_config'], ['file'], 'Switchyard reads the execution config from a file or URL only (execution_config.file.path)');
 }
 
+/** Cosmo's shutdown_delay bounds the whole shutdown; Switchyard's is how long listeners keep accepting after SIGTERM. */
+const SHUTDOWN_DELAY_DIFFERS =
+  "Cosmo's shutdown_delay bounds the whole shutdown, Switchyard's is how long the listeners keep accepting after SIGTERM (readiness already 503); in-flight work is bounded by grace_period";
+
+/** Config default of Cosmo's `cors.allow_headers` (router/pkg/config/config.go). */
+const COSMO_CORS_HEADERS = ['Origin', 'Content-Length', 'Content-Type'];
+/**
+ * Headers Cosmo's router adds to `allow_headers` whatever the file says
+ * (router/core/router.go, defaultCorsHeaders), kept where they mean
+ * something to Switchyard (Cosmo's own `x-wg-*` headers do not).
+ */
+const COSMO_ALWAYS_ALLOWED_HEADERS = [
+  'Authorization',
+  'Graphql-Client-Name',
+  'Graphql-Client-Version',
+  'Apollographql-Client-Name',
+  'Apollographql-Client-Version',
+  'Traceparent',
+  'Tracestate',
+];
+/** Methods Cosmo's router always allows. */
+const COSMO_ALWAYS_ALLOWED_METHODS = ['GET', 'POST', 'HEAD'];
+
+function unionIgnoringCase(first: readonly string[], second: readonly string[]): string[] {
+  const seen = new Set(first.map((item) => item.toLowerCase()));
+  return [...first, ...second.filter((item) => !seen.has(item.toLowerCase()))];
+}
+
 function migrateCors(m: Migrator): void {
   const cors = ['cors'];
   // Cosmo's CORS is on, with credentials, by default; Switchyard's is off.
   m.put([...cors, 'enabled'], m.get([...cors, 'enabled']) ?? true);
   m.put([...cors, 'allow_credentials'], m.get([...cors, 'allow_credentials']) ?? true);
-  for (const key of ['allow_origins', 'allow_headers']) m.put([...cors, key], m.get([...cors, key]));
+  m.put([...cors, 'allow_origins'], m.get([...cors, 'allow_origins']));
+  // Cosmo widens both lists with its defaults at startup; written out here, so browsers keep sending what they sent.
+  const headers = m.get([...cors, 'allow_headers']);
+  const written = Array.isArray(headers) ? headers.map(String) : COSMO_CORS_HEADERS;
+  m.put([...cors, 'allow_headers'], unionIgnoringCase(written, COSMO_ALWAYS_ALLOWED_HEADERS), [...cors, 'allow_headers']);
   const methods = m.get([...cors, 'allow_methods']);
-  if (Array.isArray(methods)) m.put([...cors, 'allow_methods'], methods.map((method) => String(method).toUpperCase()));
+  const upper = Array.isArray(methods) ? methods.map((method) => String(method).toUpperCase()) : [];
+  m.put([...cors, 'allow_methods'], unionIgnoringCase(upper, COSMO_ALWAYS_ALLOWED_METHODS), [...cors, 'allow_methods']);
   m.put([...cors, 'max_age'], durationOf(m.get([...cors, 'max_age'])), [...cors, 'max_age']);
   m.rest(cors, ['enabled', 'allow_credentials', 'allow_origins', 'allow_headers', 'allow_methods', 'max_age']);
 }
@@ -242,7 +290,10 @@ function migrateHeaderRules(m: Migrator, from: Path, to: Path): void {
       }
       const extra = Object.keys(rule).filter((key) => key !== 'op' && !keys.includes(key) && rule[key] !== '' && rule[key] !== false && rule[key] !== undefined);
       if (extra.length > 0) {
-        m.skip(at, `${extra.join(', ')} ${extra.length === 1 ? 'is' : 'are'} not supported in header rules (value_from, expression, negate_match, from_file have no equivalent); rule left out`);
+        m.skip(
+          at,
+          `${extra.join(', ')} ${extra.length === 1 ? 'is' : 'are'} not supported in header rules (value_from, expression, negate_match, from_file have no equivalent); rule left out`,
+        );
         return;
       }
       // Cosmo leaves unused fields as empty strings; Switchyard wants them absent.
@@ -284,7 +335,11 @@ function migrateTrafficRule(m: Migrator, from: Path, to: Path, withDefaults: boo
   }
   const breaker = [...from, 'circuit_breaker'];
   if (m.get(breaker) !== undefined) {
-    if (m.get([...breaker, 'enabled']) === true) m.skip(breaker, 'Cosmo\'s breaker opens on an error percentage over a rolling window; Switchyard\'s on consecutive failures (traffic_shaping.all.circuit_breaker): set it yourself');
+    if (m.get([...breaker, 'enabled']) === true)
+      m.skip(
+        breaker,
+        "Cosmo's breaker opens on an error percentage over a rolling window; Switchyard's on consecutive failures (traffic_shaping.all.circuit_breaker): set it yourself",
+      );
     else m.put([...to, 'circuit_breaker', 'enabled'], false, [...breaker, 'enabled']);
   }
   m.rest(from, ['request_timeout', 'retry', 'circuit_breaker'], 'connection-level timeouts and pool sizes are not configurable');
@@ -305,7 +360,7 @@ function migrateTrafficShaping(m: Migrator): void {
 function migrateEngine(m: Migrator): void {
   m.put(['engine', 'enable_single_flight'], m.get(['engine', 'enable_single_flight']));
   m.put(['engine', 'execution_plan_cache_size'], m.get(['engine', 'execution_plan_cache_size']));
-  m.rest(['engine'], ['enable_single_flight', 'execution_plan_cache_size'], 'an engine tuning option of Cosmo\'s Go engine with no Switchyard equivalent');
+  m.rest(['engine'], ['enable_single_flight', 'execution_plan_cache_size'], "an engine tuning option of Cosmo's Go engine with no Switchyard equivalent");
 }
 
 function limitOf(m: Migrator, path: Path): number | undefined {
@@ -338,16 +393,37 @@ function migrateSecurity(m: Migrator): void {
   m.rest([...security, 'complexity_limits'], ['depth', 'total_fields', 'root_fields', 'root_field_aliases', 'ignore_introspection']);
   m.rest([...security, 'parser_limits'], ['approximate_depth_limit', 'total_fields_limit']);
   for (const key of ['block_mutations', 'block_subscriptions', 'block_non_persisted_operations', 'block_persisted_operations']) {
-    if (m.get([...security, key, 'enabled']) === true) m.skip([...security, key], 'blocking operations by kind is not supported (persisted_operations.safelist refuses unregistered free-form operations)');
+    if (m.get([...security, key, 'enabled']) === true)
+      m.skip([...security, key], 'blocking operations by kind is not supported (persisted_operations.safelist refuses unregistered free-form operations)');
   }
-  m.rest(security, ['depth_limit', 'complexity_limits', 'parser_limits', 'block_mutations', 'block_subscriptions', 'block_non_persisted_operations', 'block_persisted_operations', 'complexity_calculation_cache']);
+  m.rest(security, [
+    'depth_limit',
+    'complexity_limits',
+    'parser_limits',
+    'block_mutations',
+    'block_subscriptions',
+    'block_non_persisted_operations',
+    'block_persisted_operations',
+    'complexity_calculation_cache',
+  ]);
 }
 
 function migrateErrorPropagation(m: Migrator): void {
   const from = ['subgraph_error_propagation'];
   // Cosmo's defaults where they differ from Switchyard's: wrapped errors, the service name attached, a default code.
   const defaults: Doc = { mode: 'wrapped', attach_service_name: true, default_extension_code: 'DOWNSTREAM_SERVICE_ERROR' };
-  const keys = ['enabled', 'mode', 'rewrite_paths', 'omit_locations', 'omit_extensions', 'attach_service_name', 'default_extension_code', 'allow_all_extension_fields', 'allowed_extension_fields', 'allowed_fields'];
+  const keys = [
+    'enabled',
+    'mode',
+    'rewrite_paths',
+    'omit_locations',
+    'omit_extensions',
+    'attach_service_name',
+    'default_extension_code',
+    'allow_all_extension_fields',
+    'allowed_extension_fields',
+    'allowed_fields',
+  ];
   for (const key of keys) m.put([...from, key], m.get([...from, key]) ?? defaults[key], [...from, key]);
   if (m.get([...from, 'propagate_status_codes']) === true) m.skip([...from, 'propagate_status_codes'], 'subgraph status codes are not propagated');
   m.rest(from, [...keys, 'propagate_status_codes']);
@@ -419,12 +495,14 @@ function migrateApq(m: Migrator): void {
   m.put([...from, 'enabled'], m.get([...from, 'enabled']));
   const ttl = m.get([...from, 'cache', 'ttl']);
   if (typeof ttl === 'number' && ttl > 0) m.put([...from, 'cache', 'ttl'], `${ttl}s`, [...from, 'cache', 'ttl']);
-  if (m.get([...from, 'cache', 'size']) !== undefined) m.skip([...from, 'cache', 'size'], 'Cosmo sizes this cache in bytes; Switchyard counts queries (automatic_persisted_queries.cache.size, default 1000)');
+  if (m.get([...from, 'cache', 'size']) !== undefined)
+    m.skip([...from, 'cache', 'size'], 'Cosmo sizes this cache in bytes; Switchyard counts queries (automatic_persisted_queries.cache.size, default 1000)');
   const id = m.get([...from, 'storage', 'provider_id']);
   if (id !== undefined) {
     const found = providerOf(m, id);
     if (found?.kind === 'redis') m.put([...from, 'storage', 'provider_id'], id, [...from, 'storage', 'provider_id']);
-    else m.skip([...from, 'storage', 'provider_id'], `APQ storage must be a Redis (sharedstore) provider; "${String(id)}" is ${found ? `a ${found.kind} provider` : 'not defined'}`);
+    else
+      m.skip([...from, 'storage', 'provider_id'], `APQ storage must be a Redis (sharedstore) provider; "${String(id)}" is ${found ? `a ${found.kind} provider` : 'not defined'}`);
   }
   if (m.get([...from, 'storage', 'object_prefix']) !== undefined) m.skip([...from, 'storage', 'object_prefix'], 'the key prefix is not configurable');
   m.rest(from, ['enabled', 'cache', 'storage']);
@@ -489,14 +567,15 @@ function migrateConnect(m: Migrator): void {
   if (m.get(from) === undefined) return;
   m.put([...from, 'enabled'], m.get([...from, 'enabled']));
   m.put([...from, 'server', 'listen_addr'], m.get([...from, 'server', 'listen_addr']));
-  if (m.get([...from, 'server', 'base_url']) !== undefined) m.skip([...from, 'server', 'base_url'], 'not understood yet (issue 22: Connect keys)');
+  m.put([...from, 'server', 'base_url'], m.get([...from, 'server', 'base_url']));
   m.rest([...from, 'server'], ['listen_addr', 'base_url']);
   const id = m.get([...from, 'storage', 'provider_id']);
   if (id !== undefined) {
     const found = providerOf(m, id);
     const path = found?.kind === 'file_system' ? found.provider.path : undefined;
     if (typeof path === 'string') m.put([...from, 'services', 'path'], path, [...from, 'storage', 'provider_id']);
-    else m.skip([...from, 'storage', 'provider_id'], `the services folder must be a file_system provider; "${String(id)}" is ${found ? `a ${found.kind} provider` : 'not defined'}`);
+    else
+      m.skip([...from, 'storage', 'provider_id'], `the services folder must be a file_system provider; "${String(id)}" is ${found ? `a ${found.kind} provider` : 'not defined'}`);
   }
   if (m.get([...from, 'graphql_endpoint']) !== undefined) m.skip([...from, 'graphql_endpoint'], 'Connect calls run in the router itself, not against a GraphQL endpoint');
   m.rest(from, ['enabled', 'server', 'storage', 'graphql_endpoint']);
@@ -541,14 +620,41 @@ function migratePyroscope(m: Migrator): void {
   m.put([...to, 'basic_auth', 'password'], m.get([...from, 'basic_auth', 'password']) || undefined, [...from, 'basic_auth', 'password']);
   m.put([...to, 'tags'], m.get([...from, 'tags']), [...from, 'tags']);
   m.put([...to, 'upload_interval'], durationOf(m.get([...from, 'upload_rate'])), [...from, 'upload_rate']);
-  m.rest(from, ['enabled', 'server_address', 'application_name', 'basic_auth', 'tags', 'upload_rate'], 'a Pyroscope option Switchyard\'s profiler does not have (it pushes CPU and heap profiles)');
+  m.rest(
+    from,
+    ['enabled', 'server_address', 'application_name', 'basic_auth', 'tags', 'upload_rate'],
+    "a Pyroscope option Switchyard's profiler does not have (it pushes CPU and heap profiles)",
+  );
 }
 
 const SECTIONS = new Set([
-  'version', 'log_level', 'listen_addr', 'playground', 'playground_enabled', 'introspection', 'introspection_enabled', 'query_plans_enabled', 'graph',
-  'execution_config', 'router_config_path', 'cors', 'headers', 'traffic_shaping', 'engine', 'security', 'subgraph_error_propagation',
-  'storage_providers', 'persisted_operations', 'automatic_persisted_queries', 'response_cache', 'telemetry', 'access_logs', 'connect_rpc', 'pyroscope',
-  'authentication', 'authorization',
+  'version',
+  'log_level',
+  'listen_addr',
+  'playground',
+  'playground_enabled',
+  'introspection',
+  'introspection_enabled',
+  'query_plans_enabled',
+  'graph',
+  'execution_config',
+  'router_config_path',
+  'cors',
+  'headers',
+  'traffic_shaping',
+  'engine',
+  'security',
+  'subgraph_error_propagation',
+  'storage_providers',
+  'persisted_operations',
+  'automatic_persisted_queries',
+  'response_cache',
+  'telemetry',
+  'access_logs',
+  'connect_rpc',
+  'pyroscope',
+  'authentication',
+  'authorization',
 ]);
 
 /** Converts a parsed Cosmo router config into a Switchyard one, listing what it could not carry. */
@@ -574,7 +680,8 @@ export function migrateCosmoConfig(source: Doc): Migration {
     if (SECTIONS.has(key)) continue;
     if (key in FIXED && source[key] === FIXED[key]) continue;
     if (key in FIXED) m.skip([key], `not configurable: Switchyard always uses ${JSON.stringify(FIXED[key])}`);
-    else if (['shutdown_delay', 'grace_period'].includes(key) && schemaAccepts([key])) m.put([key], durationOf(source[key]), [key]);
+    else if (key === 'grace_period' && schemaAccepts([key])) m.put([key], durationOf(source[key]), [key]);
+    else if (key === 'shutdown_delay') m.skip([key], SHUTDOWN_DELAY_DIFFERS);
     else m.skip([key], NO_EQUIVALENT[key] ?? 'no Switchyard equivalent');
   }
   return { config: m.config, notCarried: m.notCarried };
@@ -602,7 +709,10 @@ export function validated(migration: Migration): Migration {
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       for (const issue of error.issues) {
-        const segments = issue.path.split(/\.|\[(\d+)\]/).filter((part) => part !== undefined && part !== '').map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+        const segments = issue.path
+          .split(/\.|\[(\d+)\]/)
+          .filter((part) => part !== undefined && part !== '')
+          .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
         removeAt(migration.config, segments);
         migration.notCarried.push({ path: issue.path, why: `Switchyard refuses the converted value: ${issue.message}` });
       }

@@ -39,8 +39,8 @@ export const CONNECT_CODES = [
   'unauthenticated',
 ] as const;
 
-/** Header carrying the GraphQL errors of an answer with partial data. */
-export const GRAPHQL_ERRORS_HEADER = 'Switchyard-GraphQL-Errors';
+/** Header carrying the GraphQL errors of a failed call (Cosmo's error metadata name). */
+export const GRAPHQL_ERRORS_HEADER = 'GraphQL-Errors';
 
 const ERROR_SCHEMA = 'connect.error';
 const ERROR_DETAIL_SCHEMA = 'connect.error_details.Any';
@@ -53,7 +53,11 @@ const CONNECT_SCHEMAS: Record<string, JsonSchema> = {
     properties: {
       code: { type: 'string', enum: [...CONNECT_CODES], description: 'The error code.' },
       message: { type: 'string', description: 'A message for developers.' },
-      details: { type: 'array', items: { $ref: `#/components/schemas/${ERROR_DETAIL_SCHEMA}` }, description: 'For GraphQL errors, one `google.protobuf.Struct` per GraphQL error.' },
+      details: {
+        type: 'array',
+        items: { $ref: `#/components/schemas/${ERROR_DETAIL_SCHEMA}` },
+        description: 'For GraphQL errors, one `google.protobuf.Struct` per GraphQL error.',
+      },
     },
     additionalProperties: true,
   },
@@ -102,7 +106,13 @@ const PARAMETERS: Record<string, JsonSchema> = {
 };
 
 const ERROR_RESPONSE = {
-  description: 'A Connect error: the status follows the code (invalid_argument 400, not_found 404, resource_exhausted 429, unknown and internal 500, unimplemented 501, unavailable 503, deadline_exceeded 504).',
+  description:
+    'A Connect error: the status follows the code (invalid_argument 400, not_found 404, resource_exhausted 429, unknown and internal 500, unimplemented 501, unavailable 503, deadline_exceeded 504).',
+  headers: {
+    'Error-Classification': { description: 'When GraphQL errors failed the call: CRITICAL (no data) or PARTIAL (data and errors).', schema: { type: 'string' } },
+    [GRAPHQL_ERRORS_HEADER]: { description: 'When GraphQL errors failed the call: the errors, as a JSON array.', schema: { type: 'string' } },
+    'GraphQL-Partial-Data': { description: 'With PARTIAL: the GraphQL data, as JSON.', schema: { type: 'string' } },
+  },
   content: { 'application/json': { schema: { $ref: `#/components/schemas/${ERROR_SCHEMA}` } } },
 };
 
@@ -118,12 +128,7 @@ function description(method: DescMethod, operations: ReadonlyMap<string, string>
 }
 
 function success(method: DescMethod, withCacheControl: boolean): JsonSchema {
-  const headers: Record<string, JsonSchema> = {
-    [GRAPHQL_ERRORS_HEADER]: {
-      description: 'Present when the answer holds partial data: the GraphQL errors, as a JSON array.',
-      schema: { type: 'string' },
-    },
-  };
+  const headers: Record<string, JsonSchema> = {};
   if (withCacheControl) {
     headers['Cache-Control'] = {
       description: 'How long caches (CDNs, browsers) may keep this answer, from the Cache-Control of the subgraph answers when the response cache knows them.',

@@ -69,9 +69,12 @@ metrics: { enabled: true }
   });
 
   it('environment variables use Switchyard names and still override an aliased value', () => {
-    const config = load(`version: "1"
+    const config = load(
+      `version: "1"
 telemetry: { metrics: { prometheus: { enabled: true, listen_addr: "127.0.0.1:9090" } } }
-`, { METRICS_LISTEN_ADDR: '127.0.0.1:9191' });
+`,
+      { METRICS_LISTEN_ADDR: '127.0.0.1:9191' },
+    );
     expect(config.core.metrics).toMatchObject({ enabled: true, listen_addr: '127.0.0.1:9191' });
   });
 

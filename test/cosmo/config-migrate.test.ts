@@ -49,7 +49,7 @@ async function ask(port: number, query: string): Promise<unknown> {
 }
 
 describe('switchyard config migrate --from cosmo', () => {
-  it('converts a Cosmo config whose keys all carry, exits 0, and the router starts on the output and serves wgc\'s execution config', async () => {
+  it("converts a Cosmo config whose keys all carry, exits 0, and the router starts on the output and serves wgc's execution config", async () => {
     const [port, metricsPort] = [await freePort(), await freePort()];
     const run = await migrate(
       'basic',
@@ -97,7 +97,7 @@ json_log: true
     }
   });
 
-  it('writes Cosmo\'s defaults where Switchyard\'s differ, so behaviour does not change silently', () => {
+  it("writes Cosmo's defaults where Switchyard's differ, so behaviour does not change silently", () => {
     const { config, notCarried } = migrateCosmoConfig({ version: '1' });
     expect(notCarried).toEqual([]);
     expect(config).toMatchObject({
@@ -225,6 +225,7 @@ connect_rpc:
   enabled: false
   server:
     listen_addr: 127.0.0.1:5026
+    base_url: http://localhost:5026
 rate_limit:
   enabled: true
 `,
@@ -253,7 +254,26 @@ rate_limit:
       log_level: 'debug',
       telemetry: { service_name: 'my-router', tracing: { enabled: true } },
       execution_config: { file: { path: './config.json', watch: true } },
-      cors: { enabled: true, allow_origins: ['https://app.example'], allow_methods: ['GET', 'POST'], allow_credentials: false, max_age: '10m' },
+      cors: {
+        enabled: true,
+        allow_origins: ['https://app.example'],
+        // Cosmo adds HEAD, GET, POST and its client headers to what the file lists.
+        allow_methods: ['GET', 'POST', 'HEAD'],
+        allow_headers: [
+          'Origin',
+          'Content-Length',
+          'Content-Type',
+          'Authorization',
+          'Graphql-Client-Name',
+          'Graphql-Client-Version',
+          'Apollographql-Client-Name',
+          'Apollographql-Client-Version',
+          'Traceparent',
+          'Tracestate',
+        ],
+        allow_credentials: false,
+        max_age: '10m',
+      },
       headers: {
         all: {
           request: [
@@ -276,7 +296,7 @@ rate_limit:
       automatic_persisted_queries: { enabled: true, cache: { ttl: '600s' } },
       metrics: { enabled: true, listen_addr: `127.0.0.1:${metricsPort}` },
       profiler: { enabled: false, server_address: 'http://localhost:4040', upload_interval: '30s', application_name: 'wundergraph.cosmo.router' },
-      connect_rpc: { enabled: false, server: { listen_addr: '127.0.0.1:5026' } },
+      connect_rpc: { enabled: false, server: { listen_addr: '127.0.0.1:5026', base_url: 'http://localhost:5026' } },
     });
     const router = spawnCli(['router', '-c', run.file], { cwd: dir });
     try {
@@ -288,7 +308,7 @@ rate_limit:
     }
   });
 
-  it('carries Cosmo\'s authentication and authorization sections key by key and names the keys it has no place for', () => {
+  it("carries Cosmo's authentication and authorization sections key by key and names the keys it has no place for", () => {
     const { config, notCarried } = migrateCosmoConfig({
       version: '1',
       authentication: {
@@ -301,7 +321,11 @@ rate_limit:
       authorization: { require_authentication: true, reject_operation_if_unauthorized: false },
     });
     expect(config.authentication).toEqual({
-      jwt: { jwks: [{ url: 'https://idp.example.com/.well-known/jwks.json', refresh_interval: '1m', algorithms: ['RS256'] }], header_name: 'Authorization', header_value_prefix: 'Bearer' },
+      jwt: {
+        jwks: [{ url: 'https://idp.example.com/.well-known/jwks.json', refresh_interval: '1m', algorithms: ['RS256'] }],
+        header_name: 'Authorization',
+        header_value_prefix: 'Bearer',
+      },
     });
     expect(config.authorization).toEqual({ require_authentication: true, reject_operation_if_unauthorized: false });
     expect(notCarried.map((entry) => entry.path)).toEqual(['authentication.jwt.jwks[0].made_up_key']);

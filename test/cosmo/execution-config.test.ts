@@ -108,10 +108,13 @@ describe('Cosmo execution config (HTTP subgraphs)', () => {
     await wgcRouterCompose('graph.yaml', 'config.json', dir);
     // Our own compose output for the same compose file.
     const composedFile = join(dir, 'graph.compose.yaml');
-    await writeFile(composedFile, composeFile([
-      { name: 'library', url: library.url, file: 'library.graphql' },
-      { name: 'people', url: people.url, file: 'people.graphql' },
-    ]));
+    await writeFile(
+      composedFile,
+      composeFile([
+        { name: 'library', url: library.url, file: 'library.graphql' },
+        { name: 'people', url: people.url, file: 'people.graphql' },
+      ]),
+    );
     oursFile = join(dir, 'router.execution.config.json');
     await writeFile(oursFile, JSON.stringify(createExecutionConfig(await composeGraph(composedFile))));
   });

@@ -78,6 +78,13 @@ const sharedStoreProvider = z.strictObject({
   urls: z.array(url({ protocols: ['redis:', 'rediss:'] })).min(1),
 });
 
+const fileSystemProvider = z.strictObject({
+  /** Name other sections refer to (`connect_rpc.storage.provider_id`). Unique. */
+  id: nonEmpty(),
+  /** Folder, relative to the working directory. */
+  path: nonEmpty(),
+});
+
 function uniqueIds(providers: ReadonlyArray<{ id: string }>, ctx: z.core.$RefinementCtx): void {
   const firstIndex = new Map<string, number>();
   providers.forEach((provider, index) => {
@@ -112,11 +119,7 @@ export const coreConfigShape = {
   /** Config format version. Required, the string `"1"`. */
   version: z.literal('1', {
     error: (issue) =>
-      issue.input === undefined
-        ? 'is required; start the file with version: "1"'
-        : issue.input === 1
-          ? 'must be the string "1"; quote it: version: "1"'
-          : 'must be "1"',
+      issue.input === undefined ? 'is required; start the file with version: "1"' : issue.input === 1 ? 'must be the string "1"; quote it: version: "1"' : 'must be "1"',
   }),
   /** Address of the GraphQL listener, `host:port`. Default: `localhost:3002`. */
   listen_addr: hostPort({ allowPortZero: true }).default('localhost:3002'),
@@ -331,6 +334,8 @@ export const coreConfigShape = {
         .array(sharedStoreProvider)
         .superRefine(uniqueIds)
         .default(() => []),
+      /** Folders on disk, referred to by `id` (Cosmo's name; `connect_rpc.storage.provider_id`). Default: none. */
+      file_system: z.array(fileSystemProvider).superRefine(uniqueIds).optional(),
     })
     .prefault({}),
   /** Third-party plugins `{package, options}`, loaded in order; file only (no environment). Default: `[]`. */

@@ -130,7 +130,12 @@ describe('directives on interfaces, enums and implementations', () => {
     shop.reset();
     const response = await router.query('{ animals { name ... on Dog { bone } ... on Cat { bone } } }');
     expect(response.body).toEqual({
-      data: { animals: [{ name: 'Rex', bone: null }, { name: 'Tom', bone: 'none' }] },
+      data: {
+        animals: [
+          { name: 'Rex', bone: null },
+          { name: 'Tom', bone: 'none' },
+        ],
+      },
       errors: [unauthorized(['animals', 0, 'bone'])],
     });
     expect(sent()).toMatch(/on Cat\s*\{\s*bone/);
@@ -138,7 +143,12 @@ describe('directives on interfaces, enums and implementations', () => {
     // The same through a named fragment, and nested in a fragment on the interface.
     const named = await router.query('{ animals { ...D n: name } } fragment D on Animal { ... on Dog { b: bone } ... on Cat { b: bone } }');
     expect(named.body).toEqual({
-      data: { animals: [{ b: null, n: 'Rex' }, { b: 'none', n: 'Tom' }] },
+      data: {
+        animals: [
+          { b: null, n: 'Rex' },
+          { b: 'none', n: 'Tom' },
+        ],
+      },
       errors: [unauthorized(['animals', 0, 'b'])],
     });
     // With a token the Dog's field is fetched.
@@ -148,7 +158,12 @@ describe('directives on interfaces, enums and implementations', () => {
   it('a field selected on the interface is judged by the strictest implementation', async () => {
     const response = await router.query('{ animals { name tag } }');
     expect(response.body).toEqual({
-      data: { animals: [{ name: 'Rex', tag: null }, { name: 'Tom', tag: null }] },
+      data: {
+        animals: [
+          { name: 'Rex', tag: null },
+          { name: 'Tom', tag: null },
+        ],
+      },
       errors: [unauthorized(['animals', 0, 'tag']), unauthorized(['animals', 1, 'tag'])],
     });
     expect((await router.query({ query: '{ animals { tag } }', headers: bearer(await token()) })).body).toEqual({ data: { animals: [{ tag: 'd-1' }, { tag: 'c-1' }] } });
@@ -219,14 +234,17 @@ authorization:
     }
   });
 
-  it('ignore_introspection from the file or the environment lets introspection through without a token; Cosmo\'s key carries over', async () => {
+  it("ignore_introspection from the file or the environment lets introspection through without a token; Cosmo's key carries over", async () => {
     const dir = await tempDir();
     const path = join(dir, 'router.config.yaml');
     await writeFile(path, `version: "1"\nauthentication:\n  jwt:\n    jwks: [{ url: ${jwks.url} }]\nauthorization:\n  require_authentication: true\n`);
     for (const setup of [
       await loadRouterSetup({ configPath: path, env: { AUTHENTICATION_IGNORE_INTROSPECTION: 'true' } }),
       await (async () => {
-        await writeFile(path, `version: "1"\nauthentication:\n  ignore_introspection: true\n  jwt:\n    jwks: [{ url: ${jwks.url} }]\nauthorization:\n  require_authentication: true\n`);
+        await writeFile(
+          path,
+          `version: "1"\nauthentication:\n  ignore_introspection: true\n  jwt:\n    jwks: [{ url: ${jwks.url} }]\nauthorization:\n  require_authentication: true\n`,
+        );
         return loadRouterSetup({ configPath: path, env: {} });
       })(),
     ]) {
@@ -240,7 +258,11 @@ authorization:
     }
     await writeFile(path, `version: "1"\nauthentication:\n  ignore_introspection: 1\n  jwt:\n    jwks: [{ url: ${jwks.url} }]\n`);
     await expect(loadRouterSetup({ configPath: path, env: {} })).rejects.toThrow(/authentication\.ignore_introspection/);
-    const migrated = migrateCosmoConfig({ version: '1', authentication: { ignore_introspection: true, jwt: { jwks: [{ url: jwks.url }] } }, authorization: { require_authentication: true } });
+    const migrated = migrateCosmoConfig({
+      version: '1',
+      authentication: { ignore_introspection: true, jwt: { jwks: [{ url: jwks.url }] } },
+      authorization: { require_authentication: true },
+    });
     expect(migrated.notCarried).toEqual([]);
     expect(migrated.config.authentication).toEqual({ ignore_introspection: true, jwt: { jwks: [{ url: jwks.url }] } });
   });
@@ -314,7 +336,11 @@ describe('Connect', () => {
   beforeAll(async () => {
     services = await tempDir();
     const apiSchema = readSupergraph(composeSubgraphs([{ name: 'shop', url: shop.url, sdl: SDL }]).supergraphSdl).apiSchema;
-    await writeContract(join(services, 'shop', 'v1'), { 'GetItem.graphql': 'query GetItem($id: ID!) { item(id: $id) { name price } }', 'Secret.graphql': 'query Secret { secret }' }, apiSchema);
+    await writeContract(
+      join(services, 'shop', 'v1'),
+      { 'GetItem.graphql': 'query GetItem($id: ID!) { item(id: $id) { name price } }', 'Secret.graphql': 'query Secret { secret }' },
+      apiSchema,
+    );
   });
   afterAll(async () => {
     await Promise.all(started.map((router) => router.close()));
@@ -345,12 +371,12 @@ describe('Connect', () => {
     expect({ status: allowed.status, body: allowed.body }).toEqual({ status: 200, body: { item: { name: 'Table', price: 10 } } });
   });
 
-  it('default mode: the field is left out and the error travels in switchyard-graphql-errors', async () => {
+  it('default mode: the field is nulled; the partial data fails the call as in Cosmo, data and error in its headers', async () => {
     const url = await connectRouter({});
     const partial = await connectPost(url, METHOD, { id: '1' });
-    expect(partial.status).toBe(200);
-    expect(partial.body).toEqual({ item: { name: 'Table' } });
-    const errors = JSON.parse(partial.headers.get('switchyard-graphql-errors') ?? '[]') as Array<{ path?: unknown; extensions?: { code?: string } }>;
+    expect({ status: partial.status, code: (partial.body as { code?: string }).code }).toEqual({ status: 500, code: 'unknown' });
+    expect(JSON.parse(partial.headers.get('graphql-partial-data') ?? 'null')).toEqual({ item: { name: 'Table', price: null } });
+    const errors = JSON.parse(partial.headers.get('graphql-errors') ?? '[]') as Array<{ path?: unknown; extensions?: { code?: string } }>;
     expect(errors).toEqual([expect.objectContaining({ path: ['item', 'price'], extensions: expect.objectContaining({ code: 'UNAUTHORIZED_FIELD_OR_TYPE' }) })]);
     // A refused non-null root field leaves no data at all: the call fails as a whole.
     const secret = await connectPost(url, '/shop.v1.ShopService/Secret', {});

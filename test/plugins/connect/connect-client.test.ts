@@ -75,16 +75,21 @@ describe.each(Object.entries(transports))('a @connectrpc/connect-node client ove
     const connectError = error as ConnectError;
     expect({ code: connectError.code, message: connectError.rawMessage }).toEqual({ code: Code.Unknown, message: 'the failing field always fails' });
     const details = connectError.findDetails(StructSchema).map((detail) => plain(detail));
-    expect(details).toEqual([
-      { fields: expect.objectContaining({ message: { kind: { case: 'stringValue', value: 'the failing field always fails' } } }) },
-    ]);
+    expect(details).toEqual([{ fields: expect.objectContaining({ message: { kind: { case: 'stringValue', value: 'the failing field always fails' } } }) }]);
   });
 
-  it('gets the partial message and the GraphQL errors header', async () => {
+  it('gets a ConnectError for partial data, as Cosmo answers it, with the data and the errors in its metadata', async () => {
     const client = clientOf(transport());
-    let errors: string | null = null;
-    const answer = await client.getProjectNote!({ id: '1' }, { onHeader: (headers) => (errors = headers.get('switchyard-graphql-errors')) });
-    expect(plain(answer)).toEqual({ project: { id: '1' } });
-    expect(JSON.parse(errors!)).toEqual([expect.objectContaining({ message: 'notes are unavailable', path: ['project', 'riskyNote'] })]);
+    const error = await client.getProjectNote!({ id: '1' }).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(ConnectError);
+    const connectError = error as ConnectError;
+    expect({ code: connectError.code, message: connectError.rawMessage }).toEqual({ code: Code.Unknown, message: 'GraphQL partial success with errors' });
+    expect(connectError.metadata.get('error-classification')).toBe('PARTIAL');
+    expect(JSON.parse(connectError.metadata.get('graphql-partial-data')!)).toEqual({ project: { id: '1', riskyNote: null } });
+    expect(JSON.parse(connectError.metadata.get('graphql-errors')!)).toEqual([expect.objectContaining({ message: 'notes are unavailable', path: ['project', 'riskyNote'] })]);
+    expect(connectError.findDetails(StructSchema)).toHaveLength(1);
   });
 });

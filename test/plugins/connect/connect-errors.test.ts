@@ -98,9 +98,7 @@ describe('Connect errors', () => {
     const malformed = await connectPost(setup.served.connectUrl, GET_PROJECT, '{"id": ');
     expect({ status: malformed.status, code: (malformed.body as { code: string }).code }).toEqual({ status: 400, code: 'invalid_argument' });
     expect((malformed.body as { message: string }).message).toMatch(/^malformed JSON: /);
-    expect(await statusAndBody(connectPost(setup.served.connectUrl, GET_PROJECT, '[1]'))).toEqual(
-      invalid('the message must be a JSON object of the GetProjectRequest fields'),
-    );
+    expect(await statusAndBody(connectPost(setup.served.connectUrl, GET_PROJECT, '[1]'))).toEqual(invalid('the message must be a JSON object of the GetProjectRequest fields'));
     expect(await statusAndBody(connectPost(setup.served.connectUrl, GET_PROJECT, { id: '1', name: 'x' }))).toEqual(
       invalid('cannot decode message projects.v1.GetProjectRequest from JSON: key "name" is unknown'),
     );
@@ -149,11 +147,21 @@ describe('Connect errors', () => {
     expect(toJson(StructSchema, fromBinary(StructSchema, base64Decode(detail.value)))).toEqual(detail.debug);
   });
 
-  it('succeeds with partial data and puts the GraphQL errors in the Switchyard-GraphQL-Errors header', async () => {
+  it('fails partial data as Cosmo does: unknown (500), its message, the errors in details, data and errors in headers', async () => {
     const answer = await connectPost(setup.served.connectUrl, '/projects.v1.ProjectsService/GetProjectNote', { id: '1' });
-    expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: { project: { id: '1' } } });
-    const errors = JSON.parse(answer.headers.get('switchyard-graphql-errors')!) as unknown[];
-    expect(errors).toEqual([expect.objectContaining({ message: 'notes are unavailable', path: ['project', 'riskyNote'] })]);
+    const body = answer.body as { code: string; message: string; details: Array<{ type: string; debug: unknown }> };
+    expect({ status: answer.status, code: body.code, message: body.message }).toEqual({ status: 500, code: 'unknown', message: 'GraphQL partial success with errors' });
+    expect(body.details.map((detail) => detail.debug)).toEqual([expect.objectContaining({ message: 'notes are unavailable', path: ['project', 'riskyNote'] })]);
+    expect(answer.headers.get('error-classification')).toBe('PARTIAL');
+    expect(JSON.parse(answer.headers.get('graphql-partial-data')!)).toEqual({ project: { id: '1', riskyNote: null } });
+    expect(JSON.parse(answer.headers.get('graphql-errors')!)).toEqual(body.details.map((detail) => detail.debug));
+  });
+
+  it('marks a failure without data CRITICAL and sends no partial data', async () => {
+    const answer = await connectPost(setup.served.connectUrl, '/projects.v1.ProjectsService/Failing', {});
+    expect(answer.headers.get('error-classification')).toBe('CRITICAL');
+    expect(answer.headers.get('graphql-partial-data')).toBeNull();
+    expect(JSON.parse(answer.headers.get('graphql-errors')!)).toEqual([{ message: 'the failing field always fails', path: ['failing'] }]);
   });
 
   it('refuses a Connect-Timeout-Ms that is not a number', async () => {

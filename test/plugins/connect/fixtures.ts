@@ -121,7 +121,10 @@ export async function startProjectsGraph(options: { projectsCacheControl?: strin
           return row ? toProject(row) : null;
         },
         projects: (_: unknown, { status, first }: { status?: string; first: number }) =>
-          rows.filter((r) => status === undefined || status === null || r.status === status).slice(0, first).map(toProject),
+          rows
+            .filter((r) => status === undefined || status === null || r.status === status)
+            .slice(0, first)
+            .map(toProject),
         search: (_: unknown, { term }: { term: string }) => [
           ...rows.filter((r) => r.name.toLowerCase().includes(term.toLowerCase())).map((r) => ({ __typename: 'Project', ...toProject(r) })),
           ...(term === 'core' ? [{ __typename: 'Team', id: 't1', name: 'Core team' }] : []),

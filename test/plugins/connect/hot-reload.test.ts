@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RouterError } from '../../../src/index.js';
@@ -79,7 +79,8 @@ describe('Connect contracts are reloaded without a restart', () => {
       expect.objectContaining({
         level: 'error',
         dir: contract,
-        reason: 'projects/v1: operation Search has no RPC in the proto, which is older than the operations; regenerate it (switchyard grpc-service generate ... --connect-contract projects/v1)',
+        reason:
+          'projects/v1: operation Search has no RPC in the proto, which is older than the operations; regenerate it (switchyard grpc-service generate ... --connect-contract projects/v1)',
       }),
     );
     await expectStatus(served.connectUrl, GET, { id: '1' }, 200);
@@ -126,6 +127,32 @@ describe('Connect contracts at startup', () => {
     expect(await startupFailure(services)).toEqual({
       code: 'CONNECT_CONTRACT_INVALID',
       message: `${join(contract, 'GetProject.graphql')}: the operation is anonymous; name it (for example "query GetProject(...)"): its name becomes the RPC name`,
+    });
+  });
+
+  it('read operations from subfolders of a contract, and refuse one RPC name defined in two of them', async ({ onTestFinished }) => {
+    const services = await tempDir(onTestFinished);
+    const contract = join(services, 'projects', 'v1');
+    await writeContract(contract, { 'GetProject.graphql': PROJECT_OPERATIONS['GetProject.graphql']! }, graph.apiSchema);
+    await mkdir(join(contract, 'queries', 'again'), { recursive: true });
+    await rename(join(contract, 'GetProject.graphql'), join(contract, 'queries', 'GetProject.graphql'));
+    const served = await startConnectRouter(graph, services);
+    try {
+      await expectStatus(served.connectUrl, GET, { id: '1' }, 200);
+    } finally {
+      await served.close();
+    }
+    await writeFile(join(contract, 'queries', 'again', 'Copy.graphql'), PROJECT_OPERATIONS['GetProject.graphql']!);
+    expect(await startupFailure(services)).toEqual({
+      code: 'CONNECT_CONTRACT_INVALID',
+      message: `${join(contract, 'queries', 'again', 'Copy.graphql')}: operation GetProject is also defined in ${join(contract, 'queries', 'GetProject.graphql')}; RPC names must be unique`,
+    });
+    await rm(join(contract, 'queries', 'again'), { recursive: true });
+    await mkdir(join(services, 'empty'));
+    await copyFile(join(contract, 'contract.proto'), join(services, 'empty', 'contract.proto'));
+    expect(await startupFailure(services)).toEqual({
+      code: 'CONNECT_CONTRACT_INVALID',
+      message: `${join(services, 'empty')}: a proto without operations; a contract folder holds its operation files (.graphql, .gql, .graphqls, .gqls) at any depth`,
     });
   });
 
