@@ -35,6 +35,8 @@ export const PRODUCTS_SDL = /* GraphQL */ `
 `;
 
 export const SUBSCRIPTION = 'subscription { reviewAdded { id body product { upc name price } } }';
+/** The same selection for the reviews of p1 only: another subgraph operation, so another upstream subscription (no deduplication). */
+export const SUBSCRIPTION_P1 = 'subscription { reviewAdded(upc: "p1") { id body product { upc name price } } }';
 
 const PRODUCTS = new Map([
   ['p1', { upc: 'p1', name: 'Table', price: 100 }],

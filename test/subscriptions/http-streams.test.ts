@@ -16,7 +16,7 @@ import { useAutomaticPersistedQueries } from '../../plugins/automatic-persisted-
 import { useAuthorization } from '../../plugins/authorization/index.js';
 import { bearer, sign, signingKey, startJwksServer } from '../plugins/authentication/jwks-fixtures.js';
 import { streamingProtocolOf } from '../../src/kernel/subscriptions/http-stream-request.js';
-import { eventually, onCleanup, setupSubscriptions, SUBSCRIPTION, type SubscriptionSetup } from './fixtures.js';
+import { eventually, onCleanup, setupSubscriptions, SUBSCRIPTION, SUBSCRIPTION_P1, type SubscriptionSetup } from './fixtures.js';
 
 const TABLE = { upc: 'p1', name: 'Table', price: 100 };
 const CHAIR = { upc: 'p2', name: 'Chair', price: 50 };
@@ -105,10 +105,7 @@ describe('GraphQL over SSE (distinct connections)', () => {
     setup.reviews.push({ id: 'r1', body: 'Sturdy', upc: 'p1' });
     setup.reviews.push({ id: 'r2', body: 'Wobbly', upc: 'p2' });
     await eventually(() => sub.events.length === 2);
-    expect(sub.events).toEqual([
-      { data: { reviewAdded: { id: 'r1', body: 'Sturdy', product: TABLE } } },
-      { data: { reviewAdded: { id: 'r2', body: 'Wobbly', product: CHAIR } } },
-    ]);
+    expect(sub.events).toEqual([{ data: { reviewAdded: { id: 'r1', body: 'Sturdy', product: TABLE } } }, { data: { reviewAdded: { id: 'r2', body: 'Wobbly', product: CHAIR } } }]);
     setup.reviews.push('end');
     await eventually(() => sub.completed);
     expect(sub.error).toBeUndefined();
@@ -157,8 +154,7 @@ describe('GraphQL over SSE (distinct connections)', () => {
 
   it('refuses bad requests with 4xx and a coded error, never opening a stream', async () => {
     const setup = await setupSubscriptions();
-    const post = (body: string, contentType = 'application/json') =>
-      open(`${setup.url}/graphql`, { headers: { accept: 'text/event-stream', 'content-type': contentType }, body });
+    const post = (body: string, contentType = 'application/json') => open(`${setup.url}/graphql`, { headers: { accept: 'text/event-stream', 'content-type': contentType }, body });
     const cases: Array<[Promise<IncomingMessage>, number, string]> = [
       [post('{not json'), 400, 'BAD_REQUEST'],
       [post('[]'), 400, 'BAD_REQUEST'],
@@ -296,7 +292,7 @@ describe('subscriptions.max_total across protocols', () => {
     const ws = createWsClient({ url: `${setup.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
     onCleanup(() => ws.dispose());
     const wsEvents: unknown[] = [];
-    ws.subscribe({ query: SUBSCRIPTION }, { next: (value) => void wsEvents.push(value), error: () => undefined, complete: () => undefined });
+    ws.subscribe({ query: SUBSCRIPTION_P1 }, { next: (value) => void wsEvents.push(value), error: () => undefined, complete: () => undefined });
     await eventually(() => setup.reviews.open() === 2);
     const third = await multipart(setup, SUBSCRIPTION);
     expect(third.res.statusCode).toBe(429);
@@ -335,7 +331,7 @@ describe('authentication on streamed subscriptions', () => {
       }
     }
     expect(setup.reviews.open()).toBe(0);
-    const sse = sseCollect(sseClient(setup, bearer(token)), { query: SUBSCRIPTION });
+    const sse = sseCollect(sseClient(setup, bearer(token)), { query: SUBSCRIPTION_P1 });
     const parts = await multipart(setup, SUBSCRIPTION, bearer(token));
     await eventually(() => setup.reviews.open() === 2);
     setup.reviews.push({ id: 'r1', body: 'Sturdy', upc: 'p1' });

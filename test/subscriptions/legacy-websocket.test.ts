@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 import { useAuthentication } from '../../plugins/authentication/index.js';
 import { useAuthorization } from '../../plugins/authorization/index.js';
 import { bearer, sign, signingKey, startJwksServer } from '../plugins/authentication/jwks-fixtures.js';
-import { eventually, onCleanup, setupSubscriptions, SUBSCRIPTION, type SubscriptionSetup } from './fixtures.js';
+import { eventually, onCleanup, setupSubscriptions, SUBSCRIPTION, SUBSCRIPTION_P1, type SubscriptionSetup } from './fixtures.js';
 
 interface Message {
   type: string;
@@ -67,7 +67,7 @@ describe('legacy graphql-ws subprotocol', () => {
     const client = await legacyClient(setup);
     client.send({ type: 'connection_init' });
     client.send({ type: 'start', id: 'a', payload: { query: SUBSCRIPTION } });
-    client.send({ type: 'start', id: 'b', payload: { query: SUBSCRIPTION } });
+    client.send({ type: 'start', id: 'b', payload: { query: SUBSCRIPTION_P1 } });
     await eventually(() => setup.reviews.open() === 2);
     client.send({ type: 'stop', id: 'a' });
     await eventually(() => setup.reviews.open() === 1);
@@ -200,11 +200,15 @@ describe('Origin check on WebSocket upgrades', () => {
     // No Origin: not a browser page, nothing for CORS to protect.
     expect(await upgrade(setup, 'graphql-transport-ws')).toBe('open');
     // A client on an allowed origin subscribes as usual.
-    const client = createClient({ url: `${setup.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: class extends WebSocket {
-      constructor(address: string, protocols?: string | string[]) {
-        super(address, protocols, { origin: 'https://app.example.com' });
-      }
-    }, retryAttempts: 0 });
+    const client = createClient({
+      url: `${setup.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: class extends WebSocket {
+        constructor(address: string, protocols?: string | string[]) {
+          super(address, protocols, { origin: 'https://app.example.com' });
+        }
+      },
+      retryAttempts: 0,
+    });
     onCleanup(() => client.dispose());
     const events: unknown[] = [];
     client.subscribe({ query: SUBSCRIPTION }, { next: (value) => void events.push(value), error: () => undefined, complete: () => undefined });

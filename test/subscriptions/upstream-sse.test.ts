@@ -19,11 +19,14 @@ function wsClient(setup: SubscriptionSetup, connectionParams?: Record<string, un
 
 function collect(client: Pick<Client, 'subscribe'>, query: string) {
   const state = { events: [] as unknown[], error: undefined as unknown, completed: false };
-  const dispose = client.subscribe({ query }, {
-    next: (value) => void state.events.push(value),
-    error: (error) => void (state.error = error),
-    complete: () => void (state.completed = true),
-  });
+  const dispose = client.subscribe(
+    { query },
+    {
+      next: (value) => void state.events.push(value),
+      error: (error) => void (state.error = error),
+      complete: () => void (state.completed = true),
+    },
+  );
   return Object.assign(state, { dispose });
 }
 

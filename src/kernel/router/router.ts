@@ -18,11 +18,12 @@ import { GraphManager, type GraphInput } from './graph-manager.js';
 import { HttpServer, type ListenInfo } from './http-server.js';
 import { runOperation, type OperationEnvironment } from './operation-runner.js';
 import { startOperation } from '../subscriptions/subscription-runner.js';
+import { LiveSubscriptions } from '../subscriptions/live-subscriptions.js';
 import { attachWebSocketEndpoint, type WebSocketEndpoint } from '../subscriptions/websocket-server.js';
 import { createStreamingHttpEndpoint } from '../subscriptions/streaming-http.js';
 import { CorsPolicy } from './cors.js';
 import { PluginHost } from './plugin-host.js';
-import { clientNameOf } from './client-name.js';
+import { operationRequestOf } from './operation-request.js';
 
 /** Options of `createRouter`. */
 export interface CreateRouterOptions {
@@ -30,7 +31,7 @@ export interface CreateRouterOptions {
    * Core configuration, in the file's shape (durations as `"30s"`), or a
    * config already loaded with `loadConfigFile`. Default: every default.
    */
-  readonly config?: Omit<CoreConfigInput, 'version'> & { version?: '1' } | LoadedConfig;
+  readonly config?: (Omit<CoreConfigInput, 'version'> & { version?: '1' }) | LoadedConfig;
   /** Plugin instances, in the order their hooks run. */
   readonly plugins?: readonly SwitchyardPlugin[];
   /**
@@ -94,6 +95,8 @@ class SwitchyardRouter implements Router {
   private server: HttpServer | undefined;
   private metricsServer: { url: string; close(): Promise<void> } | undefined;
   private closed: Promise<void> | undefined;
+  /** Running subscriptions: shared subgraph subscriptions, and what a reloaded graph is checked against. */
+  private readonly live: LiveSubscriptions;
 
   constructor(config: CoreConfig, plugins: readonly SwitchyardPlugin[], log: Logger) {
     this.config = config;
@@ -102,6 +105,8 @@ class SwitchyardRouter implements Router {
     this.graphs = new GraphManager(config.engine.execution_plan_cache_size, log);
     this.documents = new DocumentCache(config);
     this.agent = createSubgraphAgent();
+    this.live = new LiveSubscriptions(log);
+    this.graphs.onChange((graph) => this.live.graphChanged(graph));
   }
 
   get plugins(): readonly string[] {
@@ -176,7 +181,7 @@ class SwitchyardRouter implements Router {
     const streaming = subscriptions.enabled
       ? createStreamingHttpEndpoint({
           log: this.log,
-          start: (request, signal) => startOperation(this.environment, request, signal),
+          start: (request, signal) => startOperation(this.environment, request, signal, { live: this.live }),
           maxTotal: subscriptions.max_total,
           othersActive: () => webSocket?.active ?? 0,
           maxBodyBytes: this.config.limits.max_request_body,
@@ -192,7 +197,7 @@ class SwitchyardRouter implements Router {
         ? (server) =>
             (webSocket = attachWebSocketEndpoint(server, {
               log: this.log,
-              start: (request, signal, initPayload) => startOperation(this.environment, request, signal, { initPayload }),
+              start: (request, signal, initPayload) => startOperation(this.environment, request, signal, { initPayload, live: this.live }),
               maxPerConnection: subscriptions.max_per_connection,
               maxTotal: subscriptions.max_total,
               othersActive: () => streaming?.active ?? 0,
@@ -258,15 +263,14 @@ const MIN_DRAIN_MS = 250;
 function toOperationRequest(request: ExecuteRequest): OperationRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;
-  return {
-    query: request.query,
-    operationName: request.operationName,
-    variables: request.variables,
-    extensions: request.extensions,
-    documentId: request.documentId,
-    headers,
-    method: request.method ?? 'POST',
-    clientName: request.clientName ?? clientNameOf(headers),
-    origin: request.origin ?? 'execute',
-  };
+  return operationRequestOf(
+    {
+      query: request.query,
+      operationName: request.operationName,
+      variables: request.variables,
+      extensions: request.extensions,
+      documentId: request.documentId,
+    },
+    { headers, method: request.method ?? 'POST', origin: request.origin ?? 'execute', clientName: request.clientName },
+  );
 }

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OperationRequest } from '../pipeline/stages.js';
-import { clientNameOf } from '../router/client-name.js';
+import { operationRequestOf as toOperationRequest, type GraphQLParams } from '../router/operation-request.js';
 
 /** How an HTTP request to `/graphql` wants its answer streamed. */
 export type StreamingProtocol =
@@ -32,7 +32,14 @@ export function streamingProtocolOf(accept: string | undefined): StreamingProtoc
     const parameters = new Map<string, string>();
     for (const param of params) {
       const at = param.indexOf('=');
-      if (at > 0) parameters.set(param.slice(0, at).trim().toLowerCase(), param.slice(at + 1).trim().replace(/^"(.*)"$/, '$1'));
+      if (at > 0)
+        parameters.set(
+          param.slice(0, at).trim().toLowerCase(),
+          param
+            .slice(at + 1)
+            .trim()
+            .replace(/^"(.*)"$/, '$1'),
+        );
     }
     if (parameters.get('q') === '0') continue;
     if (media === 'text/event-stream') return 'sse';
@@ -49,13 +56,7 @@ export type ParamsOutcome =
   | { readonly ok: true; readonly params: GraphQLParams }
   | { readonly ok: false; readonly status: number; readonly message: string; readonly headers?: Readonly<Record<string, string>> };
 
-export interface GraphQLParams {
-  readonly query: string | undefined;
-  readonly operationName: string | undefined;
-  readonly variables: Record<string, unknown> | undefined;
-  readonly extensions: Record<string, unknown> | undefined;
-  readonly documentId: string | undefined;
-}
+export type { GraphQLParams };
 
 /** Reads a body up to `limit` bytes; undefined when it is larger (the rest is not read). */
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
@@ -129,7 +130,13 @@ function checkParams(raw: Record<string, unknown>): ParamsOutcome {
   const documentId = optionalString('documentId') ?? optionalString('doc_id');
   const variables = optionalObject('variables');
   const extensions = optionalObject('extensions');
-  for (const [name, value] of [['query', query], ['operationName', operationName], ['documentId', documentId], ['variables', variables], ['extensions', extensions]] as const) {
+  for (const [name, value] of [
+    ['query', query],
+    ['operationName', operationName],
+    ['documentId', documentId],
+    ['variables', variables],
+    ['extensions', extensions],
+  ] as const) {
     if (value === false) return { ok: false, status: 400, message: `The "${name}" parameter has the wrong type.` };
   }
   if (query === undefined && documentId === undefined && extensions === undefined) {
@@ -153,17 +160,7 @@ export function operationRequestOf(req: IncomingMessage, params: GraphQLParams):
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  return {
-    query: params.query,
-    operationName: params.operationName,
-    variables: params.variables,
-    extensions: params.extensions,
-    documentId: params.documentId,
-    headers,
-    method: req.method === 'GET' ? 'GET' : 'POST',
-    clientName: clientNameOf(headers),
-    origin: 'http',
-  };
+  return toOperationRequest(params, { headers, method: req.method === 'GET' ? 'GET' : 'POST', origin: 'http' });
 }
 
 /**

@@ -5,6 +5,7 @@
  * remaining fetches (fetch stage), the merge stage and the respond stage.
  * Queries and mutations sent on a WebSocket get one answer.
  */
+import { validate, type DocumentNode, type GraphQLError } from 'graphql';
 import { RouterError } from '../errors.js';
 import { executePlan } from '../execute/execute-plan.js';
 import type { SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
@@ -14,17 +15,18 @@ import { RequestState } from '../pipeline/state.js';
 import type { GraphQLResponseBody, MergeOutput, OperationRequest, OperationResponse } from '../pipeline/stages.js';
 import { buildQueryPlan } from '../plan/build-plan.js';
 import { conditionVariables } from '../plan/normalize.js';
-import type { QueryPlan } from '../plan/query-plan.js';
+import type { FetchNode, QueryPlan } from '../plan/query-plan.js';
+import type { LoadedGraph } from '../graph/loaded-graph.js';
 import { errorResponse } from '../router/error-response.js';
 import { answerPrepared, prepareOperation, type OperationEnvironment, type PreparedOperation } from '../router/operation-runner.js';
 import type { StageHooks } from '../router/plugin-host.js';
 import { subscribeUpstreamSse } from './upstream-sse.js';
-import { subscribeUpstream, type UpstreamSubscription, type UpstreamTarget } from './upstream-ws.js';
+import { LiveSubscriptions, subscriptionInvalidated } from './live-subscriptions.js';
+import type { SharedSubscription } from './upstream-hub.js';
+import { subscribeUpstream, type UpstreamTarget } from './upstream-ws.js';
 
 /** An operation started: one answer, or a stream of them. */
-export type StartedOperation =
-  | { readonly kind: 'single'; readonly response: OperationResponse }
-  | { readonly kind: 'stream'; readonly events: EventStream };
+export type StartedOperation = { readonly kind: 'single'; readonly response: OperationResponse } | { readonly kind: 'stream'; readonly events: EventStream };
 
 /** The events of a subscription; `return()` ends it at once (the upstream is closed). */
 export interface EventStream extends AsyncIterableIterator<GraphQLResponseBody> {
@@ -35,6 +37,8 @@ export interface EventStream extends AsyncIterableIterator<GraphQLResponseBody> 
 export interface StartOptions {
   /** The client's `connection_init` payload, forwarded to the subgraph. Default: none. */
   readonly initPayload?: Readonly<Record<string, unknown>>;
+  /** The router's running subscriptions (deduplication, hot reload). Default: one set per environment. */
+  readonly live?: LiveSubscriptions;
 }
 
 /** Output of the request stage when a subscription's stream started (its events go through respond one by one). */
@@ -80,29 +84,42 @@ export async function startOperation(env: OperationEnvironment, request: Operati
   return { kind: 'single', response };
 }
 
-async function planOf(prepared: PreparedOperation, hooks: StageHooks): Promise<QueryPlan> {
+/** The plan's cache key and `@skip`/`@include` values (as for queries: the plan depends on those variables only). */
+function planInput(prepared: PreparedOperation): { operationName: string | undefined; conditions: Record<string, unknown>; cacheKey: string } {
   const { document, operation, context } = prepared;
-  const { graph, scope, request } = context;
-  const operationName = operation.name?.value ?? request.operationName;
-  // As for queries: the plan depends on the @skip/@include variables only.
+  const operationName = operation.name?.value ?? context.request.operationName;
   const conditions: Record<string, unknown> = {};
   for (const name of conditionVariables(document)) conditions[name] = prepared.coerced[name];
-  const cacheKey = `${operationName ?? ''}\n${JSON.stringify(conditions)}\n${request.query}`;
-  return runStage('plan', hooks.plan, { document, operationName, conditions, cacheKey }, scope, (input) => {
-    const cached = graph.plans.get(input.cacheKey);
-    if (cached) return cached;
-    const built = buildQueryPlan(graph.index, input.document, input.operationName, input.conditions);
-    graph.plans.set(input.cacheKey, built);
-    return built;
-  });
+  return { operationName, conditions, cacheKey: `${operationName ?? ''}\n${JSON.stringify(conditions)}\n${context.request.query}` };
 }
 
-async function openStream(env: OperationEnvironment, prepared: PreparedOperation, hooks: StageHooks, options: StartOptions): Promise<EventStream> {
-  const { context } = prepared;
-  const { graph, request } = context;
-  const plan = await planOf(prepared, hooks);
-  const root = plan.fetches.find((fetch) => fetch.fetchKind === 'root');
-  if (!root || plan.fetches.filter((fetch) => fetch.fetchKind === 'root').length !== 1) {
+function planOn(graph: LoadedGraph, document: DocumentNode, input: { operationName: string | undefined; conditions: Record<string, unknown>; cacheKey: string }): QueryPlan {
+  const cached = graph.plans.get(input.cacheKey);
+  if (cached) return cached;
+  const built = buildQueryPlan(graph.index, document, input.operationName, input.conditions);
+  graph.plans.set(input.cacheKey, built);
+  return built;
+}
+
+async function planOf(prepared: PreparedOperation, hooks: StageHooks): Promise<QueryPlan> {
+  const { document, context } = prepared;
+  const { graph, scope } = context;
+  return runStage('plan', hooks.plan, { document, ...planInput(prepared) }, scope, (input) => planOn(graph, input.document, input));
+}
+
+/** What a subscription runs on: the graph, its plan, and the plan's root fetch (the subgraph stream). */
+interface StreamBasis {
+  readonly graph: LoadedGraph;
+  readonly plan: QueryPlan;
+  readonly root: FetchNode;
+  readonly settings: SubscriptionSettings;
+}
+
+/** The basis of a subscription on a graph; throws when the graph cannot serve it. */
+function basisOn(graph: LoadedGraph, plan: QueryPlan): StreamBasis {
+  const roots = plan.fetches.filter((fetch) => fetch.fetchKind === 'root');
+  const root = roots[0];
+  if (!root || roots.length !== 1) {
     throw new RouterError('QUERY_PLANNING_FAILED', 'A subscription must select exactly one field of one subgraph.', { status: 400 });
   }
   const subgraph = graph.subgraphs.get(root.subgraph);
@@ -110,6 +127,24 @@ async function openStream(env: OperationEnvironment, prepared: PreparedOperation
     throw new RouterError('SUBSCRIPTION_NOT_SUPPORTED', `Subgraph "${root.subgraph}" does not serve subscriptions over GraphQL.`, { status: 400 });
   }
   const settings: SubscriptionSettings = subgraph.record.subscription ?? { url: subgraph.url, protocol: 'ws', websocketSubprotocol: 'auto' };
+  return { graph, plan, root, settings };
+}
+
+/** The default set of running subscriptions, for callers that bring none (one per environment). */
+const defaultLive = new WeakMap<OperationEnvironment, LiveSubscriptions>();
+
+function liveOf(env: OperationEnvironment, options: StartOptions): LiveSubscriptions {
+  if (options.live) return options.live;
+  let live = defaultLive.get(env);
+  if (!live) defaultLive.set(env, (live = new LiveSubscriptions()));
+  return live;
+}
+
+async function openStream(env: OperationEnvironment, prepared: PreparedOperation, hooks: StageHooks, options: StartOptions): Promise<EventStream> {
+  const { context } = prepared;
+  const { graph, request } = context;
+  const basis = basisOn(graph, await planOf(prepared, hooks));
+  const { root, settings } = basis;
   const target: UpstreamTarget = {
     subgraph: root.subgraph,
     settings,
@@ -119,9 +154,11 @@ async function openStream(env: OperationEnvironment, prepared: PreparedOperation
     operationName: root.operationName,
     variables: pick(context.variables, root.variableUsages),
   };
-  // The subgraph's protocol from its compose-file `subscription` section: WebSocket, or SSE over GET or POST.
-  const upstream = settings.protocol === 'ws' ? subscribeUpstream(target) : subscribeUpstreamSse(target);
-  return eventStream(env, prepared, plan, root.id, upstream, hooks);
+  // Clients asking the subgraph for the very same thing share one subscription (upstream-hub.ts).
+  // The subgraph's protocol is from its compose-file `subscription` section: WebSocket, or SSE over GET or POST.
+  const live = liveOf(env, options);
+  const upstream = live.hub.subscribe(target, (opened) => (opened.settings.protocol === 'ws' ? subscribeUpstream(opened) : subscribeUpstreamSse(opened)));
+  return eventStream(env, prepared, basis, upstream, hooks, live);
 }
 
 function pick(source: Readonly<Record<string, unknown>>, names: readonly string[]): Record<string, unknown> {
@@ -130,16 +167,65 @@ function pick(source: Readonly<Record<string, unknown>>, names: readonly string[
   return picked;
 }
 
+/** Validation results by graph and document: clients of one operation usually share its parsed document, so a reload validates it once. */
+const validations = new WeakMap<LoadedGraph, WeakMap<DocumentNode, readonly GraphQLError[]>>();
+
+function validationOn(graph: LoadedGraph, document: DocumentNode): readonly GraphQLError[] {
+  let byDocument = validations.get(graph);
+  if (!byDocument) validations.set(graph, (byDocument = new WeakMap()));
+  let errors = byDocument.get(document);
+  if (!errors) byDocument.set(document, (errors = validate(graph.apiSchema, document)));
+  return errors;
+}
+
+/**
+ * Whether a subscription can go on under a reloaded graph: its operation
+ * still validates, plans to the same subgraph operation, and that subgraph's
+ * subscription endpoint is the same. Returns the new basis, or why not.
+ */
+function revalidate(prepared: PreparedOperation, current: StreamBasis, graph: LoadedGraph): StreamBasis | string {
+  const errors = validationOn(graph, prepared.document);
+  if (errors.length > 0) return `the operation is no longer valid (${errors[0]!.message})`;
+  let next: StreamBasis;
+  try {
+    next = basisOn(graph, planOn(graph, prepared.document, planInput(prepared)));
+  } catch (error) {
+    return `it cannot be planned (${error instanceof Error ? error.message : String(error)})`;
+  }
+  const before = current.root;
+  const after = next.root;
+  if (after.subgraph !== before.subgraph) return `its field moved from subgraph "${before.subgraph}" to "${after.subgraph}"`;
+  if (after.operation !== before.operation || after.operationName !== before.operationName) return `its operation on subgraph "${after.subgraph}" changed`;
+  const [was, now] = [current.settings, next.settings];
+  if (was.url !== now.url || was.protocol !== now.protocol || was.websocketSubprotocol !== now.websocketSubprotocol) {
+    return `subgraph "${after.subgraph}" now serves subscriptions at ${now.url} (${now.protocol})`;
+  }
+  return next;
+}
+
 function eventStream(
   env: OperationEnvironment,
   prepared: PreparedOperation,
-  plan: QueryPlan,
-  rootFetchId: number,
-  upstream: UpstreamSubscription,
+  initial: StreamBasis,
+  upstream: SharedSubscription,
   hooks: StageHooks,
+  live: LiveSubscriptions,
 ): EventStream {
   let done = false;
+  let basis = initial;
   const finished = (): IteratorResult<GraphQLResponseBody> => ({ done: true, value: undefined });
+  const unregister = live.add({
+    graphChanged(graph) {
+      if (done || graph === basis.graph) return;
+      const verdict = revalidate(prepared, basis, graph);
+      if (typeof verdict === 'string') upstream.fail(subscriptionInvalidated(verdict));
+      else basis = verdict;
+    },
+  });
+  const end = (): void => {
+    done = true;
+    unregister();
+  };
   const stream: EventStream = {
     async next() {
       if (done) return finished();
@@ -147,17 +233,17 @@ function eventStream(
       try {
         event = await upstream.next();
       } catch (error) {
-        done = true;
+        end();
         throw error;
       }
       if (done || event === undefined) {
-        done = true;
+        end();
         return finished();
       }
-      return { done: false, value: await answerEvent(env, prepared, plan, rootFetchId, event, hooks) };
+      return { done: false, value: await answerEvent(env, prepared, basis, event, hooks) };
     },
     async return() {
-      done = true;
+      end();
       upstream.close();
       return finished();
     },
@@ -169,16 +255,11 @@ function eventStream(
 }
 
 /** One event: the plan's other fetches, merge and respond, on a fork of the subscription's state. */
-async function answerEvent(
-  env: OperationEnvironment,
-  prepared: PreparedOperation,
-  plan: QueryPlan,
-  rootFetchId: number,
-  event: SubgraphResponse,
-  hooks: StageHooks,
-): Promise<GraphQLResponseBody> {
+async function answerEvent(env: OperationEnvironment, prepared: PreparedOperation, basis: StreamBasis, event: SubgraphResponse, hooks: StageHooks): Promise<GraphQLResponseBody> {
   const { context } = prepared;
-  const { graph, request } = context;
+  const { request } = context;
+  const { graph, plan } = basis;
+  const rootFetchId = basis.root.id;
   const scope: StageScope = { state: context.scope.state.fork(), signal: context.scope.signal };
   try {
     const outcome = await executePlan(plan, {

@@ -55,7 +55,10 @@ export function subscribeUpstream(target: UpstreamTarget): UpstreamSubscription 
     throw new RouterError('SUBSCRIPTION_NOT_SUPPORTED', `Subgraph "${subgraph}" serves subscriptions over ${settings.protocol}, not WebSocket.`);
   }
   if (settings.websocketSubprotocol === 'graphql-ws') {
-    throw new RouterError('SUBSCRIPTION_NOT_SUPPORTED', `Subgraph "${subgraph}" uses the legacy graphql-ws subprotocol, which this router does not speak yet (only graphql-transport-ws).`);
+    throw new RouterError(
+      'SUBSCRIPTION_NOT_SUPPORTED',
+      `Subgraph "${subgraph}" uses the legacy graphql-ws subprotocol, which this router does not speak yet (only graphql-transport-ws).`,
+    );
   }
   const headers = { ...target.headers };
   class HeaderedWebSocket extends WebSocket {

@@ -124,7 +124,12 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
   };
 
   /** Starts one operation on a socket (either subprotocol), within the limits. */
-  const startOn = async (socket: WebSocket, payload: SubscribePayload, upgrade: IncomingMessage, initPayload: Readonly<Record<string, unknown>> | undefined): Promise<SocketOperation> => {
+  const startOn = async (
+    socket: WebSocket,
+    payload: SubscribePayload,
+    upgrade: IncomingMessage,
+    initPayload: Readonly<Record<string, unknown>> | undefined,
+  ): Promise<SocketOperation> => {
     // Operations still starting count too, so concurrent subscribes cannot pass the limits together.
     const starting = startingOn.get(socket) ?? 0;
     if (options.maxPerConnection > 0 && (perSocket.get(socket)?.size ?? 0) + starting >= options.maxPerConnection) {
