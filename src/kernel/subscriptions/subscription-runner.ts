@@ -123,7 +123,7 @@ function basisOn(graph: LoadedGraph, plan: QueryPlan): StreamBasis {
     throw new RouterError('QUERY_PLANNING_FAILED', 'A subscription must select exactly one field of one subgraph.', { status: 400 });
   }
   const subgraph = graph.subgraphs.get(root.subgraph);
-  if (!subgraph || subgraph.record.kind !== 'graphql') {
+  if (subgraph?.record.kind !== 'graphql') {
     throw new RouterError('SUBSCRIPTION_NOT_SUPPORTED', `Subgraph "${root.subgraph}" does not serve subscriptions over GraphQL.`, { status: 400 });
   }
   const settings: SubscriptionSettings = subgraph.record.subscription ?? { url: subgraph.url, protocol: 'ws', websocketSubprotocol: 'auto' };
