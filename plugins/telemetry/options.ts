@@ -33,9 +33,7 @@ const exporterShape = {
    */
   endpoint: url().optional(),
   /** Headers sent with every export (an API key, a tenant). Values are never logged. Default: none. */
-  headers: z
-    .record(z.string().regex(headerName, { error: 'must be an HTTP header name' }), z.string())
-    .default({}),
+  headers: z.record(z.string().regex(headerName, { error: 'must be an HTTP header name' }), z.string()).default({}),
   /** Give up on one export after this long; the data of a failed export is dropped, requests never wait for it. Default: `10s`. */
   export_timeout: duration({ min: '1ms', max: '5m' }).prefault('10s'),
 };

@@ -172,9 +172,15 @@ class ReportingSpanExporter implements SpanExporter {
   }
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
-    this.inner.export(spans, (result) => {
-      this.reporter.report(result);
-      resultCallback(result);
+    // The batch processor exports from inside the span.end() that filled a
+    // batch, i.e. on some request's path: encoding 512 spans there would hold
+    // that request (and the event loop) for a few milliseconds. The next turn
+    // of the loop does it instead, between requests.
+    setImmediate(() => {
+      this.inner.export(spans, (result) => {
+        this.reporter.report(result);
+        resultCallback(result);
+      });
     });
   }
 

@@ -25,10 +25,11 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { RouterError, StateKey, type GraphInfo, type Hooks, type OperationRequest, type OperationResponse, type RequestState, type SubgraphConfig } from '../../src/index.js';
+import { RouterError, StateKey, type GraphInfo, type Hooks, type OperationRequest, type OperationResponse, type RequestState } from '../../src/index.js';
 import { persistedQueryResolved } from '../../src/operations/index.js';
 import { cacheCounts, takeFetchStatus } from './cache-status.js';
 import { operationFacts, type OperationFacts } from './operation-facts.js';
+import { splitHost, SubgraphAttributeCache } from './subgraph-attributes.js';
 
 /** The instruments of OTLP metrics (semantic-convention names where they exist). */
 export interface TelemetryInstruments {
@@ -100,24 +101,13 @@ export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5
 
 export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
   const { tracer, instruments } = runtime;
-  const subgraphAttributes = new WeakMap<SubgraphConfig, Attributes>();
+  const subgraphAttributes = new SubgraphAttributeCache(runtime.graph);
   /**
    * Plans the plan stage has answered before. The kernel's plan cache hands
    * out the same object for the same operation, and a new one once it built
    * one again: a plan seen before came from the cache.
    */
   const seenPlans = new WeakSet<object>();
-
-  const targetOf = (name: string): Attributes => {
-    const subgraph = runtime.graph()?.subgraphs.get(name);
-    if (!subgraph) return {};
-    let attributes = subgraphAttributes.get(subgraph);
-    if (!attributes) {
-      attributes = targetAttributes(subgraph);
-      subgraphAttributes.set(subgraph, attributes);
-    }
-    return attributes;
-  };
 
   const finish = (record: RequestTelemetry, state: RequestState, response: OperationResponse | undefined, error: unknown): void => {
     const status = response?.status ?? (error instanceof RouterError && error.status !== undefined ? error.status : 500);
@@ -183,9 +173,10 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
       if (tracer) {
         const parent = propagator.extract(ROOT_CONTEXT, request.headers, headerGetter);
         span = tracer.startSpan(operationSpanName(request), { startTime: clockNow(), kind: SpanKind.SERVER }, parent);
-        context = trace.setSpan(parent, span);
         recording = span.isRecording();
         propagate = recording || trace.getSpanContext(parent) !== undefined;
+        // Unsampled and without a client trace, the request records nothing and sends no trace context: no context is needed.
+        if (propagate) context = trace.setSpan(parent, span);
         if (recording) span.setAttributes(requestAttributes(request));
       }
       const record: RequestTelemetry = {
@@ -261,7 +252,8 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
         const parent = record.executeContext ?? record.context!;
         let context = parent;
         if (record.recording) {
-          span = tracer!.startSpan(`fetch ${input.subgraph}`, { startTime: clockNow(), kind: SpanKind.CLIENT, attributes: fetchAttributes(input, targetOf(input.subgraph)) }, parent);
+          span = tracer!.startSpan(`fetch ${input.subgraph}`, { startTime: clockNow(), kind: SpanKind.CLIENT, attributes: subgraphAttributes.span(input) }, parent);
+          if (input.representations) span.setAttribute('switchyard.fetch.entities', input.representations.length);
           context = trace.setSpan(parent, span);
         }
         const headers: Record<string, string> = { ...input.headers };
@@ -291,10 +283,8 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
           span.end(clockNow());
         }
         if (instruments && answeredBy === undefined) {
-          const attributes: Attributes = { ...targetOf(input.subgraph), 'switchyard.subgraph.name': input.subgraph };
-          delete attributes['url.full'];
-          if (!outcome.ok) attributes['error.type'] = outcome.error instanceof RouterError ? outcome.error.code : 'failed';
-          instruments.subgraphDuration.record((performance.now() - started) / 1000, attributes);
+          const errorType = outcome.ok ? undefined : outcome.error instanceof RouterError ? outcome.error.code : 'failed';
+          instruments.subgraphDuration.record((performance.now() - started) / 1000, subgraphAttributes.metric(input.subgraph, errorType));
         }
       });
     },
@@ -359,63 +349,6 @@ function requestAttributes(request: OperationRequest): Attributes {
   return attributes;
 }
 
-function fetchAttributes(input: { subgraph: string; kind: string; operationType: string; representations?: readonly unknown[] | undefined }, target: Attributes): Attributes {
-  const attributes: Attributes = {
-    ...target,
-    'switchyard.subgraph.name': input.subgraph,
-    'switchyard.fetch.kind': input.kind,
-    'graphql.operation.type': input.operationType,
-  };
-  if (input.representations) attributes['switchyard.fetch.entities'] = input.representations.length;
-  return attributes;
-}
-
-/** Where a subgraph's calls go, as span and metric attributes. */
-function targetAttributes(subgraph: SubgraphConfig): Attributes {
-  const attributes: Attributes = {};
-  if (subgraph.kind === 'grpc') {
-    attributes['rpc.system'] = 'grpc';
-    const address = grpcTargetAddress(subgraph.url);
-    if (address) {
-      attributes['server.address'] = address.address;
-      if (address.port !== undefined) attributes['server.port'] = address.port;
-    }
-    return attributes;
-  }
-  if (!URL.canParse(subgraph.url)) return attributes;
-  const url = new URL(subgraph.url);
-  attributes['server.address'] = url.hostname.replace(/^\[|\]$/g, '');
-  attributes['server.port'] = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-  if (subgraph.kind === 'graphql') {
-    attributes['http.request.method'] = 'POST';
-    // Credentials in a routing URL stay out of telemetry.
-    url.username = '';
-    url.password = '';
-    attributes['url.full'] = url.toString();
-  } else {
-    attributes['rpc.system'] = subgraph.kind;
-  }
-  return attributes;
-}
-
-/**
- * Host and port of a gRPC target (`host:port`, `dns:///host:port`,
- * `dns://authority/host:port`, `ipv4:host:port`); undefined for Unix sockets.
- */
-function grpcTargetAddress(target: string): { address: string; port: number | undefined } | undefined {
-  const name = target.replace(/^(dns:(\/\/[^/]*\/)?|ipv4:|ipv6:)/, '');
-  if (name.startsWith('unix:') || name === '') return undefined;
-  const { address, port } = splitHost(name.split(',')[0]!);
-  // gRPC's default port when the target names none.
-  return { address, port: port ?? 443 };
-}
-
-function splitHost(host: string): { address: string; port: number | undefined } {
-  const match = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(host);
-  if (!match) return { address: host, port: undefined };
-  return { address: match[1]!.replace(/^\[|\]$/g, ''), port: match[2] === undefined ? undefined : Number(match[2]) };
-}
-
 function persistedIdOf(request: OperationRequest): string | undefined {
   const extension = request.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined;
   if (extension && typeof extension.sha256Hash === 'string') return extension.sha256Hash;
@@ -436,6 +369,9 @@ function fail(span: Span, error: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: exception.message });
 }
 
+/** Read once: `performance.timeOrigin` is a getter, and clockNow runs twice per span. */
+const TIME_ORIGIN = performance.timeOrigin;
+
 /**
  * Span times from one monotonic clock. The SDK stamps a span's start with
  * Date.now() (whole milliseconds) and measures its duration finely, so a
@@ -443,5 +379,5 @@ function fail(span: Span, error: unknown): void {
  * after it; explicit times keep every child inside its parent.
  */
 function clockNow(): number {
-  return performance.timeOrigin + performance.now();
+  return TIME_ORIGIN + performance.now();
 }

@@ -102,7 +102,18 @@ describe('telemetry configuration', () => {
       const configPath = join(folder, 'router.config.yaml');
       await writeFile(
         configPath,
-        ['version: "1"', 'telemetry:', '  tracing:', '    enabled: true', 'access_logs:', '  enabled: true', 'response_cache:', '  enabled: true', '  storage:', '    provider: memory'].join('\n'),
+        [
+          'version: "1"',
+          'telemetry:',
+          '  tracing:',
+          '    enabled: true',
+          'access_logs:',
+          '  enabled: true',
+          'response_cache:',
+          '  enabled: true',
+          '  storage:',
+          '    provider: memory',
+        ].join('\n'),
       );
       const setup = await loadRouterSetup({ configPath, env: {} });
       expect(setup.plugins.map((p) => p.name).slice(0, 4)).toEqual(['telemetry', 'access-logs', 'cache-tags', 'response-cache']);
@@ -140,15 +151,18 @@ describe('telemetry configuration', () => {
 
     const defaults = telemetryOptionsSchema.parse({ tracing: { enabled: true } });
     expect(exportTargets('traces', defaults.tracing.exporters, {}).map((t) => t.url)).toEqual(['http://localhost:4318/v1/traces']);
-    expect(exportTargets('traces', defaults.tracing.exporters, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318/' }).map((t) => t.url)).toEqual([
-      'http://otel:4318/v1/traces',
-    ]);
+    expect(exportTargets('traces', defaults.tracing.exporters, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318/' }).map((t) => t.url)).toEqual(['http://otel:4318/v1/traces']);
     expect(exportTargets('metrics', [], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318' }).map((t) => t.url)).toEqual(['http://otel:4318/v1/metrics']);
     expect(
       exportTargets('traces', [], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces:9999/custom' }).map((t) => t.url),
     ).toEqual(['http://traces:9999/custom']);
     const configured = telemetryOptionsSchema.parse({
-      tracing: { exporters: [{ endpoint: 'http://mine:4318', path: '/otlp/v1/traces' }, { endpoint: 'http://off:4318', disabled: true }] },
+      tracing: {
+        exporters: [
+          { endpoint: 'http://mine:4318', path: '/otlp/v1/traces' },
+          { endpoint: 'http://off:4318', disabled: true },
+        ],
+      },
     });
     expect(exportTargets('traces', configured.tracing.exporters, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318' }).map((t) => t.url)).toEqual([
       'http://mine:4318/otlp/v1/traces',

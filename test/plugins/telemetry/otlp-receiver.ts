@@ -163,8 +163,18 @@ export async function startOtlpReceiver(mode: OtlpReceiver['mode'] = 'ok'): Prom
     requests,
     lastHeaders: {},
     mode,
-    waitForSpans: (predicate, timeoutMs = 5000) => waitFor(() => predicate(spans), timeoutMs, () => [...spans]),
-    waitForPoints: (predicate, timeoutMs = 5000) => waitFor(() => predicate(points), timeoutMs, () => [...points]),
+    waitForSpans: (predicate, timeoutMs = 5000) =>
+      waitFor(
+        () => predicate(spans),
+        timeoutMs,
+        () => [...spans],
+      ),
+    waitForPoints: (predicate, timeoutMs = 5000) =>
+      waitFor(
+        () => predicate(points),
+        timeoutMs,
+        () => [...points],
+      ),
     reset() {
       spans.splice(0);
       points.splice(0);
@@ -273,7 +283,14 @@ function decodePoints(body: Buffer): ReceivedPoint[] {
         const histogram = metric.histogram as Decoded | undefined;
         const sum = metric.sum as Decoded | undefined;
         for (const point of (histogram?.dataPoints as Decoded[] | undefined) ?? []) {
-          out.push({ metric: metric.name as string, unit: metric.unit as string, kind: 'histogram', value: Number(point.count ?? 0), attributes: attributesOf(point.attributes as Decoded[]), resource });
+          out.push({
+            metric: metric.name as string,
+            unit: metric.unit as string,
+            kind: 'histogram',
+            value: Number(point.count ?? 0),
+            attributes: attributesOf(point.attributes as Decoded[]),
+            resource,
+          });
         }
         for (const point of (sum?.dataPoints as Decoded[] | undefined) ?? []) {
           const value = point.asInt !== undefined ? Number(point.asInt) : Number(point.asDouble ?? 0);

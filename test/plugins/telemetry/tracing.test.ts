@@ -42,7 +42,11 @@ function tracing(extra: TracingOptions = {}, endpoint = receiver.endpoint): Tele
   return { service_name: 'router-under-test', tracing: { enabled: true, exporters: [{ endpoint, batch_timeout: '20ms' }], ...extra } };
 }
 
-function startRouter(options: TelemetryOptions, subgraphs: TestSubgraph[] = [products, reviews, users], more: Parameters<typeof startTestRouter>[0]['plugins'] = []): Promise<TestRouter> {
+function startRouter(
+  options: TelemetryOptions,
+  subgraphs: TestSubgraph[] = [products, reviews, users],
+  more: Parameters<typeof startTestRouter>[0]['plugins'] = [],
+): Promise<TestRouter> {
   return startTestRouter({ subgraphs, plugins: [useTelemetry(options), ...(more ?? [])] });
 }
 
@@ -70,9 +74,7 @@ describe('telemetry: traces', () => {
       expect(response.body).toEqual({ data: TOP_PRODUCTS_DATA });
 
       const spans = (await receiver.waitForSpans((all) => all.filter((s) => s.traceId === traceId).length >= 8)).filter((s) => s.traceId === traceId);
-      expect(spans.map((s) => s.name).sort()).toEqual(
-        ['execute', 'fetch products', 'fetch reviews', 'fetch users', 'parse', 'plan', 'query TopProducts', 'validate'].sort(),
-      );
+      expect(spans.map((s) => s.name).sort()).toEqual(['execute', 'fetch products', 'fetch reviews', 'fetch users', 'parse', 'plan', 'query TopProducts', 'validate'].sort());
       const server = byName(spans, 'query TopProducts');
       expect(server.kind).toBe(SERVER);
       expect(server.parentSpanId).toBe(parentId);
@@ -232,7 +234,17 @@ describe('telemetry: traces', () => {
   });
 
   it('marks a fetch whose subgraph answered GraphQL errors, and a parse error on the parse span', async () => {
-    const erring = await startSubgraph(usersSubgraph({ resolvers: { User: { __resolveReference: () => { throw new Error('users are asleep'); } } } }));
+    const erring = await startSubgraph(
+      usersSubgraph({
+        resolvers: {
+          User: {
+            __resolveReference: () => {
+              throw new Error('users are asleep');
+            },
+          },
+        },
+      }),
+    );
     const router = await startRouter(tracing(), [products, reviews, erring]);
     const first = newIds();
     const second = newIds();
@@ -240,8 +252,13 @@ describe('telemetry: traces', () => {
       await router.query({ query: TOP_PRODUCTS, headers: { traceparent: traceparent(first.traceId, first.parentId) } });
       const parsed = await router.query({ query: '{ topProducts {', headers: { traceparent: traceparent(second.traceId, second.parentId) } });
       expect(parsed.status).toBe(400);
-      const spans = await receiver.waitForSpans((all) => all.some((s) => s.traceId === second.traceId && s.kind === SERVER) && all.filter((s) => s.traceId === first.traceId).length >= 8);
-      const fetchUsers = byName(spans.filter((s) => s.traceId === first.traceId), 'fetch users');
+      const spans = await receiver.waitForSpans(
+        (all) => all.some((s) => s.traceId === second.traceId && s.kind === SERVER) && all.filter((s) => s.traceId === first.traceId).length >= 8,
+      );
+      const fetchUsers = byName(
+        spans.filter((s) => s.traceId === first.traceId),
+        'fetch users',
+      );
       expect(fetchUsers.status.code).toBe(ERROR);
       expect(fetchUsers.events.some((e) => e.name === 'exception' && String(e.attributes['exception.message']).includes('users are asleep'))).toBe(true);
 
