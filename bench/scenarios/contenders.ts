@@ -77,7 +77,15 @@ export function switchyard(options: SwitchyardOptions = {}): Contender {
     async launch(context: LaunchContext): Promise<Launch> {
       const graph = options.graphFile ? await options.graphFile(context) : context.supergraphFile;
       // Node flags as the `switchyard` bin's shebang gives them: how users start it.
-      const args = [...shebangNodeFlags(context.programs.switchyardCli), context.programs.switchyardCli, 'router', '--supergraph', graph, '--listen-addr', `127.0.0.1:${context.port}`];
+      const args = [
+        ...shebangNodeFlags(context.programs.switchyardCli),
+        context.programs.switchyardCli,
+        'router',
+        '--supergraph',
+        graph,
+        '--listen-addr',
+        `127.0.0.1:${context.port}`,
+      ];
       if (options.config) {
         const file = join(context.dir, 'router.config.yaml');
         // JSON is YAML; the router reads it as its config file.

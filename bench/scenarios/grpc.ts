@@ -88,8 +88,7 @@ export const grpcScenario: Scenario = {
     body: JSON.stringify({ query: PROJECTS_QUERY }),
   },
   subgraphs: { graph: 'projects' },
-  supergraph: (urls) =>
-    composeSubgraphs([{ name: 'projects', url: urlOf(urls, 'projects'), sdl: PROJECTS_SDL }], 'the projects HTTP subgraph').supergraphSdl,
+  supergraph: (urls) => composeSubgraphs([{ name: 'projects', url: urlOf(urls, 'projects'), sdl: PROJECTS_SDL }], 'the projects HTTP subgraph').supergraphSdl,
   ratioLabel: 'req/s / HTTP subgraph',
   contenders: [
     switchyard({ id: HTTP, label: 'Switchyard, HTTP GraphQL subgraph', sharing: 'off', baseline: HTTP }),

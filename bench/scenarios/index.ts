@@ -10,4 +10,14 @@ import { twoRootsScenario } from './two-roots.js';
 import { telemetryScenario } from './telemetry.js';
 import { workersScenario } from './workers.js';
 
-export const scenarios: readonly Scenario[] = [federatedScenario, workersScenario, responseCacheScenario, grpcScenario, profilingScenario, connectScenario, authScenario, telemetryScenario, twoRootsScenario];
+export const scenarios: readonly Scenario[] = [
+  federatedScenario,
+  workersScenario,
+  responseCacheScenario,
+  grpcScenario,
+  profilingScenario,
+  connectScenario,
+  authScenario,
+  telemetryScenario,
+  twoRootsScenario,
+];

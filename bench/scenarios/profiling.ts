@@ -86,7 +86,8 @@ async function pushesTarget(context: AfterRoundsContext): Promise<TargetCheck> {
 
 export const profilingScenario: Scenario = {
   name: 'profiling',
-  description: 'Switchyard with continuous profiling pushing to a local sink vs without (and an identical second router as an A/A control), benchmark operation, warm phases, 8 rounds over 4 starts',
+  description:
+    'Switchyard with continuous profiling pushing to a local sink vs without (and an identical second router as an A/A control), benchmark operation, warm phases, 8 rounds over 4 starts',
   request: GRAPHQL_POST,
   defaultRounds: 8,
   warmPhases: { settleSeconds: 15, starts: 4 },

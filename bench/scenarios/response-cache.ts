@@ -138,7 +138,8 @@ export const responseCacheScenario: Scenario = {
         label: 'Switchyard, Redis cache, Redis frozen (breaker open)',
         baseline: OFF,
         checkLog: (log) =>
-          cacheEnabled(log) ?? (log.includes('Response cache degraded') ? undefined : 'no "Response cache degraded" warning after the first request: the Redis proxy did not freeze'),
+          cacheEnabled(log) ??
+          (log.includes('Response cache degraded') ? undefined : 'no "Response cache degraded" warning after the first request: the Redis proxy did not freeze'),
       },
       (url) => sharedStoreConfig(url, { circuit_breaker: { timeout: '200ms' } }),
       frozenRedisUrl,

@@ -46,7 +46,9 @@ function traced(id: string, samplingRate: number): Contender {
     async launch(context) {
       const sink = context.services[SINK];
       if (!sink) throw new Error('the OTLP sink is not running');
-      const config = { telemetry: { service_name: 'switchyard-bench', tracing: { enabled: true, sampling_rate: samplingRate, exporters: [{ exporter: 'http', endpoint: sink }] } } };
+      const config = {
+        telemetry: { service_name: 'switchyard-bench', tracing: { enabled: true, sampling_rate: samplingRate, exporters: [{ exporter: 'http', endpoint: sink }] } },
+      };
       return switchyard({ ...options, config }).launch(context);
     },
   };

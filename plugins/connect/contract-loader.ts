@@ -12,7 +12,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { extname, join, relative } from 'node:path';
 import { MethodOptions_IdempotencyLevel } from '@bufbuild/protobuf/wkt';
 import { contractError, CONTRACT_FILES, isOperationFile, loadContractProto, parseContractOperation, type ContractOperation, type ContractProto } from '../../src/connect/index.js';
-import { OPERATION_FILE_EXTENSIONS } from '../../src/grpc/operations-service.js';
+import { OPERATION_FILE_EXTENSIONS } from '../../src/grpc/index.js';
 
 /** One contract, read and checked (not yet against a graph). */
 export interface LoadedContract {

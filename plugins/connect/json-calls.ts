@@ -111,7 +111,15 @@ function encodedMessage(encoding: Encoding, entry: MethodEntry, json: Record<str
   return body;
 }
 
-async function run(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse, input: Buffer | string, httpMethod: 'GET' | 'POST', encoding: Encoding): Promise<void> {
+async function run(
+  context: JsonCallContext,
+  entry: MethodEntry,
+  req: AnyRequest,
+  res: AnyResponse,
+  input: Buffer | string,
+  httpMethod: 'GET' | 'POST',
+  encoding: Encoding,
+): Promise<void> {
   const timeoutMs = connectTimeoutOf(req);
   const message = encoding.parse(entry, input);
   const gone = new AbortController();

@@ -40,9 +40,7 @@ function planFor(method: DescMethod, operation: ContractOperation, schema: Graph
   const errors = validate(schema, operation.document, specifiedRules);
   if (errors.length > 0) throw new PlanMismatch(`the operation does not validate against the graph: ${errors[0]!.message}`);
   const definition = operation.document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
-  const fragments = new Map(
-    operation.document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
-  );
+  const fragments = new Map(operation.document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
   return {
     variables: buildRequestPlan(method.input, definition, schema, variableNames),
     json: buildResponsePlan(method.output, definition, fragments, schema),

@@ -51,9 +51,7 @@ function routePost(req: AnyRequest): Route {
     return isCompressed(req) ? { kind: 'binary' } : { kind: 'post', binary: type === 'application/proto' };
   }
   if (GRPC_TYPE.test(type)) return { kind: 'binary' };
-  throw invalidArgument(
-    `Content-Type must be application/json (or application/proto, or a gRPC / gRPC-Web type), got ${type === '' ? 'none' : `"${type}"`}`,
-  );
+  throw invalidArgument(`Content-Type must be application/json (or application/proto, or a gRPC / gRPC-Web type), got ${type === '' ? 'none' : `"${type}"`}`);
 }
 
 function routeGet(entry: MethodEntry, query: string): Route {

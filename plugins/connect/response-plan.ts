@@ -181,7 +181,12 @@ function messageOut(message: DescMessage, sources: readonly Source[], context: C
 }
 
 /** Builds the data converter of a method. Throws `PlanMismatch` when the message and the operation's selections do not correspond. */
-export function buildResponsePlan(message: DescMessage, operation: OperationDefinitionNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, schema: GraphQLSchema): JsonFromData {
+export function buildResponsePlan(
+  message: DescMessage,
+  operation: OperationDefinitionNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  schema: GraphQLSchema,
+): JsonFromData {
   const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
   if (!root) throw new PlanMismatch(`the graph has no ${operation.operation} type`);
   return messageOut(message, [{ selections: operation.selectionSet.selections, type: root }], { schema, fragments }, '');

@@ -1,8 +1,8 @@
 /** The profiles the listener serves, as the index page lists them. */
 export const PROFILE_DESCRIPTIONS: ReadonlyArray<readonly [path: string, description: string]> = [
   ['block', 'Where the event loop was blocked: stacks sampled while a due timer could not run (seconds, default 30).'],
-  ['goroutine', 'Stacks of the main thread and every worker thread, and the event loop\'s active handles and requests (debug=2: full stacks).'],
-  ['heap', 'Live objects sampled by V8\'s sampling heap profiler (every 512 KiB allocated on average).'],
+  ['goroutine', "Stacks of the main thread and every worker thread, and the event loop's active handles and requests (debug=2: full stacks)."],
+  ['heap', "Live objects sampled by V8's sampling heap profiler (every 512 KiB allocated on average)."],
   ['profile', 'CPU profile of the main thread (seconds, default 30, 1 to 300). One capture at a time.'],
   ['threadcreate', 'Threads of the process: main, worker threads, and native threads.'],
 ];

@@ -31,9 +31,7 @@ export interface ProfileUpload {
 }
 
 /** How a push ended: accepted, or failed and worth retrying or not. */
-export type PushResult =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly retry: boolean; readonly reason: string; readonly status?: number };
+export type PushResult = { readonly ok: true } | { readonly ok: false; readonly retry: boolean; readonly reason: string; readonly status?: number };
 
 /** How long one push may take before it counts as failed. */
 export const PUSH_TIMEOUT_MS = 10_000;

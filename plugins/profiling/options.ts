@@ -40,10 +40,7 @@ const sectionShape = {
     })
     .default({}),
   /** Name the profiles are stored under. Default: `io.switchyard.router`. */
-  application_name: z
-    .string()
-    .regex(NAME_TEXT, { error: 'must be non-empty, without spaces or any of { } , =' })
-    .default(DEFAULT_APPLICATION_NAME),
+  application_name: z.string().regex(NAME_TEXT, { error: 'must be non-empty, without spaces or any of { } , =' }).default(DEFAULT_APPLICATION_NAME),
   /** How often profiles are pushed (each push covers one interval). Default: `15s`. */
   upload_interval: duration({ min: '100ms' }).prefault('15s'),
 };

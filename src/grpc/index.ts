@@ -14,3 +14,4 @@ export {
   type ResolveMapping,
 } from './mapping.js';
 export { findService, loadProto, type LoadedProto } from './proto-root.js';
+export { OPERATION_FILE_EXTENSIONS } from './operations-service.js';

@@ -105,8 +105,16 @@ describe('Contract generation (grpc-service generate --with-operations)', () => 
     const root = await tempDir(onTestFinished);
     const cases: Array<[string, string, string]> = [
       ['a', 'query { projects { id } }', 'Op.graphql: the operation is anonymous; name it (for example "query GetProject(...)"): its name becomes the RPC name'],
-      ['b', 'query get_projects { projects { id } }', 'Op.graphql: operation name "get_projects" must be PascalCase (a capital letter, then letters and digits), for example "GetProjects"'],
-      ['c', 'query AllProjects { all: projects { id } }', 'Op.graphql: AllProjects aliases the root field "projects" as "all"; root fields become response message fields and cannot be aliased'],
+      [
+        'b',
+        'query get_projects { projects { id } }',
+        'Op.graphql: operation name "get_projects" must be PascalCase (a capital letter, then letters and digits), for example "GetProjects"',
+      ],
+      [
+        'c',
+        'query AllProjects { all: projects { id } }',
+        'Op.graphql: AllProjects aliases the root field "projects" as "all"; root fields become response message fields and cannot be aliased',
+      ],
       ['d', 'query A { failing } query B { failing }', 'Op.graphql: holds 2 operations (A, B); put each operation in a file of its own'],
       ['e', 'subscription Watch { failing }', 'Op.graphql: Watch is a subscription; contracts serve queries and mutations only'],
       ['f', 'query Broken {', 'Op.graphql: not a valid GraphQL document: Syntax Error: Expected Name, found <EOF>.'],

@@ -22,7 +22,9 @@ describe('switchyard grpc-service generate --connect-contract', () => {
       stderr: '',
     });
     const proto = await readFile(join(contract, 'contract.proto'), 'utf8');
-    expect(proto).toContain('service GreeterService {\n  rpc Hello(HelloRequest) returns (HelloResponse) {\n    option idempotency_level = NO_SIDE_EFFECTS;\n  }\n\n  rpc Wave(WaveRequest) returns (WaveResponse) {}\n}');
+    expect(proto).toContain(
+      'service GreeterService {\n  rpc Hello(HelloRequest) returns (HelloResponse) {\n    option idempotency_level = NO_SIDE_EFFECTS;\n  }\n\n  rpc Wave(WaveRequest) returns (WaveResponse) {}\n}',
+    );
     const openapi = JSON.parse(await readFile(join(contract, 'contract.openapi.json'), 'utf8')) as { paths: Record<string, object> };
     expect(Object.keys(openapi.paths)).toEqual(['/greeter.v1.GreeterService/Hello', '/greeter.v1.GreeterService/Wave']);
   });

@@ -124,6 +124,7 @@ describe('Cosmo execution config (HTTP subgraphs)', () => {
   });
 
   it('is what wgc writes: engineConfig with data sources, no join-spec supergraph', async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: wgc's JSON is walked by key in the assertions.
     const json = JSON.parse(await readFile(cosmoFile, 'utf8')) as Record<string, any>;
     expect(json.engineConfig.datasourceConfigurations).toHaveLength(2);
     expect(json.engineConfig.datasourceConfigurations[0].customGraphql.fetch.url.staticVariableContent).toBe(library.url);

@@ -67,11 +67,7 @@ describe('executing operations across subgraphs', () => {
   it('keeps the error path of an entity field in a nested list', async () => {
     const response = await router.query('{ books { author { name secret } } }');
     expect(response.body.data).toEqual({
-      books: [
-        { author: { name: 'Frank Herbert', secret: null } },
-        { author: { name: 'Jane Austen', secret: null } },
-        { author: { name: 'Philip K. Dick', secret: null } },
-      ],
+      books: [{ author: { name: 'Frank Herbert', secret: null } }, { author: { name: 'Jane Austen', secret: null } }, { author: { name: 'Philip K. Dick', secret: null } }],
     });
     expect(response.body.errors?.map((e) => e.path)).toEqual([
       ['books', 0, 'author', 'secret'],

@@ -37,12 +37,7 @@ describe('subgraph fetching', () => {
       ],
     };
     // Same answers, different operations: each is shaped by its own selections.
-    const [first, second, third, other] = await Promise.all([
-      router.query(query),
-      router.query(query),
-      router.query(query),
-      router.query('{ books { author { name } title } }'),
-    ]);
+    const [first, second, third, other] = await Promise.all([router.query(query), router.query(query), router.query(query), router.query('{ books { author { name } title } }')]);
     for (const result of [first, second, third]) expect(result.body).toEqual({ data: before });
     expect(other.body).toEqual({ data: { books: before.books.map(({ title, author }) => ({ author, title })) } });
     expect(library.calls).toHaveLength(2);
@@ -51,7 +46,7 @@ describe('subgraph fetching', () => {
     await router.query('mutation { addBook(title: "Solaris") { id } }');
     const after = await router.query(query);
     expect(after.body.data?.books).toHaveLength(4);
-    expect((after.body.data?.books as Array<{ title: string }>)[3]!.title).toBe('Solaris');
+    expect((after.body.data!.books as Array<{ title: string }>)[3]!.title).toBe('Solaris');
   });
 
   it('sends each query when single flight is switched off', async () => {
@@ -104,7 +99,14 @@ describe('subgraph fetching', () => {
             { op: 'set', name: 'x-router', value: 'switchyard' },
           ],
         },
-        subgraphs: { people: { request: [{ op: 'remove', named: 'authorization' }, { op: 'propagate', named: 'x-lang', rename: 'accept-language' }] } },
+        subgraphs: {
+          people: {
+            request: [
+              { op: 'remove', named: 'authorization' },
+              { op: 'propagate', named: 'x-lang', rename: 'accept-language' },
+            ],
+          },
+        },
       },
     });
     await router.query({

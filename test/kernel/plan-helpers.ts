@@ -10,8 +10,7 @@ import type { QueryPlan } from '../../src/kernel/plan/query-plan.js';
 export function plannerFor(subgraphs: ReadonlyArray<{ name: string; typeDefs: string }>) {
   const composed = composeSubgraphs(subgraphs.map((s) => ({ name: s.name, url: `http://${s.name}.test/graphql`, sdl: s.typeDefs })));
   const index = new FederationIndex(readSupergraph(composed.supergraphSdl));
-  const plan = (query: string, variables: Record<string, unknown> = {}, operationName?: string): QueryPlan =>
-    buildQueryPlan(index, parse(query), operationName, variables);
+  const plan = (query: string, variables: Record<string, unknown> = {}, operationName?: string): QueryPlan => buildQueryPlan(index, parse(query), operationName, variables);
   return {
     index,
     supergraphSdl: composed.supergraphSdl,

@@ -6,9 +6,7 @@ const demo = plannerFor(demoSubgraphs);
 
 describe('the query planner', () => {
   it('sends root fields of one subgraph in one fetch', () => {
-    expect(demo.print('{ me { name } users { id } }')).toBe(
-      ['QueryPlan {', '  Fetch(service: "accounts") {', '    { me { name } users { id } }', '  }', '}'].join('\n'),
-    );
+    expect(demo.print('{ me { name } users { id } }')).toBe(['QueryPlan {', '  Fetch(service: "accounts") {', '    { me { name } users { id } }', '  }', '}'].join('\n'));
   });
 
   it('fetches root fields of different subgraphs in parallel', () => {

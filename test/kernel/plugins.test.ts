@@ -155,9 +155,9 @@ describe('the plugin contract', () => {
       code: 'PLUGIN_DEPENDENCY_MISSING',
       message: 'plugin "child" depends on "parent", which is not registered',
     });
-    await expect(
-      startTestRouter({ subgraphs: [library], plugins: [recorder('child', [], { dependsOn: ['parent'] }), recorder('parent', [])] }),
-    ).rejects.toMatchObject({ message: 'plugin "child" depends on "parent", which must be registered before it' });
+    await expect(startTestRouter({ subgraphs: [library], plugins: [recorder('child', [], { dependsOn: ['parent'] }), recorder('parent', [])] })).rejects.toMatchObject({
+      message: 'plugin "child" depends on "parent", which must be registered before it',
+    });
   });
 
   it('starts without an optional dependency, and with it in either order', async () => {

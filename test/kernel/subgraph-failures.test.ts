@@ -24,9 +24,7 @@ describe('when a subgraph fails', () => {
     const response = await router.query(query);
     expect(response.status).toBe(200);
     expect(response.body.data).toEqual({ book: { title: 'Dune', author: { name: null } } });
-    expect(response.body.errors).toEqual([
-      expect.objectContaining({ path: ['book', 'author'], extensions: { code: 'SUBGRAPH_REQUEST_FAILED', serviceName: 'people' } }),
-    ]);
+    expect(response.body.errors).toEqual([expect.objectContaining({ path: ['book', 'author'], extensions: { code: 'SUBGRAPH_REQUEST_FAILED', serviceName: 'people' } })]);
   });
 
   it('reports SUBGRAPH_REQUEST_FAILED for an HTTP 500 without a GraphQL body', async () => {
@@ -48,9 +46,7 @@ describe('when a subgraph fails', () => {
     const { router } = await graphWithPeople({ reply: () => ({ body: JSON.stringify({ data: { _entities: [{ name: 'x' }, { name: 'y' }] } }) }) });
     const response = await router.query(query);
     expect(response.body.data).toEqual({ book: { title: 'Dune', author: { name: null } } });
-    expect(response.body.errors?.[0]).toEqual(
-      expect.objectContaining({ path: ['book', 'author'], extensions: { code: 'SUBGRAPH_INVALID_RESPONSE', serviceName: 'people' } }),
-    );
+    expect(response.body.errors?.[0]).toEqual(expect.objectContaining({ path: ['book', 'author'], extensions: { code: 'SUBGRAPH_INVALID_RESPONSE', serviceName: 'people' } }));
   });
 
   it('gives up after the configured timeout with SUBGRAPH_TIMEOUT', async () => {

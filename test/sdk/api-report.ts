@@ -63,9 +63,7 @@ function section(exported: ts.Symbol, checker: ts.TypeChecker, printer: ts.Print
   const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
   const declarations = target.declarations ?? [];
   const external = declarations.map((declaration) => packageOf(declaration.getSourceFile().fileName)).find((name) => name !== undefined);
-  const body = external
-    ? [`${exported.name}: re-exported from "${external}"`]
-    : declarations.map((declaration) => render(exported.name, declaration, checker, printer));
+  const body = external ? [`${exported.name}: re-exported from "${external}"`] : declarations.map((declaration) => render(exported.name, declaration, checker, printer));
   return [`## ${exported.name}`, '', '```ts', ...body, '```', ''].join('\n');
 }
 
@@ -89,9 +87,26 @@ function render(name: string, declaration: ts.Declaration, checker: ts.TypeCheck
     if (declaration.type && declaration.parameters.every((parameter) => parameter.type)) {
       const parameters = declaration.parameters.map((p) =>
         // A destructuring pattern (with its defaults) is the body's business; callers see one options object.
-        f.updateParameterDeclaration(p, p.modifiers, p.dotDotDotToken, ts.isIdentifier(p.name) ? p.name : f.createIdentifier('options'), p.initializer ? f.createToken(ts.SyntaxKind.QuestionToken) : p.questionToken, p.type, undefined),
+        f.updateParameterDeclaration(
+          p,
+          p.modifiers,
+          p.dotDotDotToken,
+          ts.isIdentifier(p.name) ? p.name : f.createIdentifier('options'),
+          p.initializer ? f.createToken(ts.SyntaxKind.QuestionToken) : p.questionToken,
+          p.type,
+          undefined,
+        ),
       );
-      const written = f.updateFunctionDeclaration(declaration, undefined, declaration.asteriskToken, f.createIdentifier(name), declaration.typeParameters, parameters, declaration.type, undefined);
+      const written = f.updateFunctionDeclaration(
+        declaration,
+        undefined,
+        declaration.asteriskToken,
+        f.createIdentifier(name),
+        declaration.typeParameters,
+        parameters,
+        declaration.type,
+        undefined,
+      );
       return printer.printNode(ts.EmitHint.Unspecified, written, file);
     }
     const signature = checker.getSignatureFromDeclaration(declaration);

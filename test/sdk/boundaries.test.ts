@@ -35,7 +35,10 @@ function importsOf(file: string): string[] {
 /** A relative specifier as a repository path (`.js` written for `.ts`), or undefined for a package. */
 function target(file: string, specifier: string): string | undefined {
   if (!specifier.startsWith('.')) return undefined;
-  return relative(root, resolve(root, dirname(file), specifier)).split(sep).join('/').replace(/\.js$/, '.ts');
+  return relative(root, resolve(root, dirname(file), specifier))
+    .split(sep)
+    .join('/')
+    .replace(/\.js$/, '.ts');
 }
 
 /** `switchyard/<subpath>` → the source file it stands for, from package.json's exports. */
@@ -46,7 +49,11 @@ function publicSubpathSource(subpath: string): string | undefined {
   return `src/${subpath.slice(2)}/index.ts`;
 }
 
-const publicModules = new Set(Object.keys(pkg.exports).map(publicSubpathSource).filter((path): path is string => path !== undefined));
+const publicModules = new Set(
+  Object.keys(pkg.exports)
+    .map(publicSubpathSource)
+    .filter((path): path is string => path !== undefined),
+);
 const plugins = readdirSync(join(root, 'plugins')).filter((name) => statSync(join(root, 'plugins', name)).isDirectory());
 
 /** The plugin names a plugin's index declares in `dependsOn` and `optionalDependsOn`. */
@@ -73,7 +80,7 @@ describe('module boundaries', () => {
       reach.add(file);
       for (const specifier of importsOf(file)) {
         const path = target(file, specifier);
-        if (path !== undefined && path.startsWith('src/')) visit(path);
+        if (path?.startsWith('src/')) visit(path);
       }
     };
     visit('src/index.ts');
@@ -81,7 +88,14 @@ describe('module boundaries', () => {
   });
 
   it('declares the subpaths plugins may use, and each exists', () => {
-    expect([...publicModules].sort()).toEqual(['src/connect/index.ts', 'src/grpc/index.ts', 'src/index.ts', 'src/operations/index.ts', 'src/setup/index.ts', 'src/testing/index.ts']);
+    expect([...publicModules].sort()).toEqual([
+      'src/connect/index.ts',
+      'src/grpc/index.ts',
+      'src/index.ts',
+      'src/operations/index.ts',
+      'src/setup/index.ts',
+      'src/testing/index.ts',
+    ]);
     for (const path of publicModules) expect(statSync(join(root, path)).isFile()).toBe(true);
   });
 
@@ -93,7 +107,8 @@ describe('module boundaries', () => {
           if (specifier === 'switchyard') return false;
           const pluginImport = /^switchyard\/plugins\/([a-z0-9-]+)$/.exec(specifier);
           if (pluginImport) return !allowedPlugins.has(pluginImport[1]!);
-          if (specifier.startsWith('switchyard/')) return specifier === 'switchyard/testing' || specifier === 'switchyard/setup' || publicSubpathSource(`./${specifier.slice('switchyard/'.length)}`) === undefined;
+          if (specifier.startsWith('switchyard/'))
+            return specifier === 'switchyard/testing' || specifier === 'switchyard/setup' || publicSubpathSource(`./${specifier.slice('switchyard/'.length)}`) === undefined;
           const path = target(file, specifier);
           if (path === undefined) return false; // an npm package or a node: builtin
           if (path.startsWith(`plugins/${plugin}/`)) return false;

@@ -85,7 +85,10 @@ export function formatDuration(ms: number): string {
   if (ms === 0) return '0s';
   const parts: string[] = [];
   let rest = ms;
-  for (const [unit, factor] of [['h', 3_600_000], ['m', 60_000]] as const) {
+  for (const [unit, factor] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+  ] as const) {
     const whole = Math.floor(rest / factor);
     if (whole > 0) parts.push(`${whole}${unit}`);
     rest -= whole * factor;

@@ -24,10 +24,7 @@ import { formatKeyPath } from './config-error.js';
 export type EnvScalarKind = 'string' | 'number' | 'boolean';
 
 /** How a variable's text becomes a config value. */
-export type EnvValueKind =
-  | { readonly type: EnvScalarKind }
-  | { readonly type: 'list'; readonly item: EnvScalarKind }
-  | { readonly type: 'map'; readonly value: EnvScalarKind };
+export type EnvValueKind = { readonly type: EnvScalarKind } | { readonly type: 'list'; readonly item: EnvScalarKind } | { readonly type: 'map'; readonly value: EnvScalarKind };
 
 /** One key an environment variable can set. */
 export interface EnvBinding {
@@ -130,7 +127,10 @@ type Conversion = { readonly ok: true; readonly value: unknown } | { readonly ok
 function convert(text: string, kind: EnvValueKind): Conversion {
   switch (kind.type) {
     case 'list': {
-      const items = text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+      const items = text
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
       const values: unknown[] = [];
       for (const item of items) {
         const value = convertScalar(item, kind.item);

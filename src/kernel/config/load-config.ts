@@ -159,9 +159,7 @@ function validate(raw: unknown, { env = process.env, sections = [] }: ParseConfi
   const overrides = applyEnvOverrides(aliased.config, envBindings(schema), env);
   const result = schema.safeParse(overrides.config, { error: readableIssueMessage });
   if (!result.success) {
-    const problems = problemsFromZod(result.error.issues).map((problem) =>
-      describeProblem(unalias(problem, aliased.renamed), overrides.applied, sections, context),
-    );
+    const problems = problemsFromZod(result.error.issues).map((problem) => describeProblem(unalias(problem, aliased.renamed), overrides.applied, sections, context));
     throw new ConfigError([...aliasIssues, ...overrides.issues, ...problems], { file: context.file });
   }
   if (aliasIssues.length > 0 || overrides.issues.length > 0) throw new ConfigError([...aliasIssues, ...overrides.issues], { file: context.file });
@@ -290,15 +288,8 @@ function withLine({ target, ...issue }: ConfigIssue & { readonly target: Readonl
 }
 
 /** Adds the variable that set the value, the owning plugin and the file line. */
-function describeProblem(
-  problem: KeyedProblem,
-  applied: ReadonlyArray<EnvBinding>,
-  sections: ReadonlyArray<ConfigSection>,
-  { locate }: ValidationContext,
-): ConfigIssue {
-  const binding = applied
-    .filter((candidate) => candidate.path.every((segment, index) => problem.target[index] === segment))
-    .sort((a, b) => b.path.length - a.path.length)[0];
+function describeProblem(problem: KeyedProblem, applied: ReadonlyArray<EnvBinding>, sections: ReadonlyArray<ConfigSection>, { locate }: ValidationContext): ConfigIssue {
+  const binding = applied.filter((candidate) => candidate.path.every((segment, index) => problem.target[index] === segment)).sort((a, b) => b.path.length - a.path.length)[0];
   const plugin = sections.find((section) => section.key === problem.target[0])?.plugin;
   const line = binding === undefined ? locate?.(problem.target) : undefined;
   return {

@@ -57,30 +57,26 @@ export interface UrlOptions {
 export function duration({ min, max }: DurationOptions = {}): DurationSchema {
   const minMs = bound(min, tryParseDuration, 'duration min');
   const maxMs = bound(max, tryParseDuration, 'duration max');
-  return z
-    .string({ error: expectedText('a duration with a unit, such as "30s"') })
-    .transform(function parseDurationValue(text, ctx): number {
-      const result = tryParseDuration(text);
-      if (!result.ok) return fail(ctx, text, result.reason);
-      if (minMs !== undefined && result.value < minMs) return fail(ctx, text, `must be at least ${formatDuration(minMs)}`);
-      if (maxMs !== undefined && result.value > maxMs) return fail(ctx, text, `must be at most ${formatDuration(maxMs)}`);
-      return result.value;
-    });
+  return z.string({ error: expectedText('a duration with a unit, such as "30s"') }).transform(function parseDurationValue(text, ctx): number {
+    const result = tryParseDuration(text);
+    if (!result.ok) return fail(ctx, text, result.reason);
+    if (minMs !== undefined && result.value < minMs) return fail(ctx, text, `must be at least ${formatDuration(minMs)}`);
+    if (maxMs !== undefined && result.value > maxMs) return fail(ctx, text, `must be at most ${formatDuration(maxMs)}`);
+    return result.value;
+  });
 }
 
 /** A byte-size string (`1MB` = 10⁶ bytes, `2MiB` = 2·2²⁰ bytes) parsed to bytes. */
 export function byteSize({ min, max }: ByteSizeOptions = {}): ByteSizeSchema {
   const minBytes = bound(min, tryParseByteSize, 'byteSize min');
   const maxBytes = bound(max, tryParseByteSize, 'byteSize max');
-  return z
-    .string({ error: expectedText('a size with a unit, such as "1MB"') })
-    .transform(function parseByteSizeValue(text, ctx): number {
-      const result = tryParseByteSize(text);
-      if (!result.ok) return fail(ctx, text, result.reason);
-      if (minBytes !== undefined && result.value < minBytes) return fail(ctx, text, `must be at least ${formatByteSize(minBytes)}`);
-      if (maxBytes !== undefined && result.value > maxBytes) return fail(ctx, text, `must be at most ${formatByteSize(maxBytes)}`);
-      return result.value;
-    });
+  return z.string({ error: expectedText('a size with a unit, such as "1MB"') }).transform(function parseByteSizeValue(text, ctx): number {
+    const result = tryParseByteSize(text);
+    if (!result.ok) return fail(ctx, text, result.reason);
+    if (minBytes !== undefined && result.value < minBytes) return fail(ctx, text, `must be at least ${formatByteSize(minBytes)}`);
+    if (maxBytes !== undefined && result.value > maxBytes) return fail(ctx, text, `must be at most ${formatByteSize(maxBytes)}`);
+    return result.value;
+  });
 }
 
 const HOST_PORT = /^(?<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?|)?:(?<port>\d{1,5})$/;

@@ -25,12 +25,7 @@ export interface EngineSession {
   /** Throws a GraphQLError on a syntax error. */
   parse(query: string): DocumentNode;
   validate(schema: GraphQLSchema, document: DocumentNode): readonly GraphQLError[];
-  execute(
-    document: DocumentNode,
-    operationName: string | undefined,
-    coercedVariables: Readonly<Record<string, unknown>>,
-    context: OperationContext,
-  ): Promise<GraphQLResponseBody>;
+  execute(document: DocumentNode, operationName: string | undefined, coercedVariables: Readonly<Record<string, unknown>>, context: OperationContext): Promise<GraphQLResponseBody>;
 }
 
 export interface ExecutionEngine {
@@ -178,8 +173,7 @@ export function envelopEngine(documents: DocumentCache, graph: LoadedGraph, plug
     plugins: [
       useEngine({
         parse: (source: string | { body: string }) => documents.parse(typeof source === 'string' ? source : source.body),
-        validate: (schema: GraphQLSchema, document: DocumentNode, rules?: readonly ValidationRule[]) =>
-          documents.validate(schema, document, rules),
+        validate: (schema: GraphQLSchema, document: DocumentNode, rules?: readonly ValidationRule[]) => documents.validate(schema, document, rules),
         execute: federatedExecute,
         subscribe: federatedExecute,
         specifiedRules,

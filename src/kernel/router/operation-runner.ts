@@ -141,9 +141,7 @@ export async function prepareOperation(env: OperationEnvironment, request: Opera
     checkDocumentLimits(document, env.config.limits);
     let validationErrors: readonly GraphQLError[];
     try {
-      validationErrors = await runStage('validate', hooks.validate, { document, schema: graph.apiSchema }, scope, (input) =>
-        session.validate(input.schema, input.document),
-      );
+      validationErrors = await runStage('validate', hooks.validate, { document, schema: graph.apiSchema }, scope, (input) => session.validate(input.schema, input.document));
     } catch (error) {
       if (isStackOverflow(error)) throw nestedTooDeeply('validate');
       throw error;

@@ -106,14 +106,22 @@ async function buildPlayground({ endpoint = '/graphql', title = 'Switchyard play
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>${escapeHtml(title)}</title>
     <link rel="icon" href="${url(bundle.favicon)}" />
-    <link rel="stylesheet" href="${url(bundle.css)}" />${panel ? `
-    <link rel="stylesheet" href="${url(panel.css)}" />` : ''}
+    <link rel="stylesheet" href="${url(bundle.css)}" />${
+      panel
+        ? `
+    <link rel="stylesheet" href="${url(panel.css)}" />`
+        : ''
+    }
   </head>
   <body id="body" class="no-focus-outline">
     <noscript>The playground needs JavaScript.</noscript>
     <div id="root"></div>
-    <script>${environment}</script>${panel ? `
-    <script src="${url(panel.js)}" data-endpoint="${escapeHtml(endpoint)}"></script>` : ''}
+    <script>${environment}</script>${
+      panel
+        ? `
+    <script src="${url(panel.js)}" data-endpoint="${escapeHtml(endpoint)}"></script>`
+        : ''
+    }
     <script src="${url(bundle.js)}"></script>
     <script>${start}</script>
   </body>

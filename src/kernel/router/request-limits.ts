@@ -220,9 +220,13 @@ export function checkDocumentLimits(document: DocumentNode, limits: LimitsConfig
     throw new RouterError('MAX_DEPTH_EXCEEDED', `The operation is ${figures.depth} levels deep; the limit is ${limits.max_depth}.`, { status: 400 });
   }
   if (figures.depth > MAX_NESTING) {
-    throw new RouterError('GRAPHQL_VALIDATION_FAILED', `The operation nests fields ${figures.depth} levels deep once its fragments are expanded; the router accepts at most ${MAX_NESTING}.`, {
-      status: 400,
-    });
+    throw new RouterError(
+      'GRAPHQL_VALIDATION_FAILED',
+      `The operation nests fields ${figures.depth} levels deep once its fragments are expanded; the router accepts at most ${MAX_NESTING}.`,
+      {
+        status: 400,
+      },
+    );
   }
   if (limits.max_aliases > 0 && figures.aliases > limits.max_aliases) {
     throw new RouterError('MAX_ALIASES_EXCEEDED', `The operation uses ${count(figures.aliases)} aliases; the limit is ${limits.max_aliases}.`, { status: 400 });

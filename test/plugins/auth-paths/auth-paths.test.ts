@@ -15,7 +15,7 @@ import { usePersistedOperations } from '../../../plugins/persisted-operations/in
 import { migrateCosmoConfig } from '../../../src/cli/cosmo-config-migration.js';
 import { composeSubgraphs } from '../../../src/compose/index.js';
 import { readSupergraph } from '../../../src/kernel/graph/read-supergraph.js';
-import { type SwitchyardPlugin } from '../../../src/index.js';
+import type { SwitchyardPlugin } from '../../../src/index.js';
 import { loadRouterSetup } from '../../../src/setup/index.js';
 import { openOperationsStore, sha256Hex } from '../../../src/operations/index.js';
 import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';

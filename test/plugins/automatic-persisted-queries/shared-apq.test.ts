@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useAutomaticPersistedQueries } from '../../../plugins/automatic-persisted-queries/index.js';
 import { APQ_KEY_PREFIX } from '../../../plugins/automatic-persisted-queries/shared-store.js';
 import { sha256Hex } from '../../../src/operations/index.js';
@@ -49,7 +49,12 @@ describe('automatic persisted queries shared in Redis', () => {
     const a = await replica({ ttl: '1m' });
     const hash = sha256Hex(prices);
     await a.query({ query: prices, extensions: byHash(hash) });
-    const ttl = Number(await redis.cli('PTTL', `${APQ_KEY_PREFIX}${hash}`));
+    // The write to Redis goes on after the answer: wait for the key (PTTL -2 = no key yet).
+    let ttl = -2;
+    await vi.waitFor(async () => {
+      ttl = Number(await redis.cli('PTTL', `${APQ_KEY_PREFIX}${hash}`));
+      expect(ttl).not.toBe(-2);
+    });
     expect(ttl).toBeGreaterThan(50_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
   });

@@ -90,7 +90,7 @@ describe('the profiling listener (PPROF_ADDR)', () => {
     expect(warning?.listen_addr).toMatch(/^127\.0\.0\.1:\d+$/);
   });
 
-  it('serves a CPU profile, taken while the router serves load, that shows the router\'s own functions', async () => {
+  it("serves a CPU profile, taken while the router serves load, that shows the router's own functions", async () => {
     const capture = get('/profile?seconds=1');
     const answered = await driveLoad(app.router, capture);
     const response = await capture;
@@ -155,7 +155,7 @@ describe('the profiling listener (PPROF_ADDR)', () => {
     retained.length = 0;
   });
 
-  it('serves the goroutine profile as thread stacks plus the event loop\'s active handles and requests', async () => {
+  it("serves the goroutine profile as thread stacks plus the event loop's active handles and requests", async () => {
     await withSpinningWorker(async () => {
       const response = await get('/goroutine');
       expectPprofHeaders(response, 'goroutine');

@@ -52,7 +52,10 @@ async function problemsOf(yaml: string, env: NodeJS.ProcessEnv = {}): Promise<st
     (thrown: unknown) => thrown,
   );
   expect(error).toBeInstanceOf(ConfigError);
-  return (error as ConfigError).message.split('\n').slice(1).map((line) => line.trim());
+  return (error as ConfigError).message
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim());
 }
 
 describe('switching profiling on from the config file and the environment', () => {
@@ -113,9 +116,7 @@ describe('switching profiling on from the config file and the environment', () =
   });
 
   it('stops startup with the key path and the reason for each bad profiler value', async () => {
-    expect(await problemsOf('version: "1"\nprofiler:\n  enabled: true\n')).toEqual([
-      '[profiling] profiler.server_address: is required when profiler.enabled is true',
-    ]);
+    expect(await problemsOf('version: "1"\nprofiler:\n  enabled: true\n')).toEqual(['[profiling] profiler.server_address: is required when profiler.enabled is true']);
     const badValues = ['    "bad-name": x', '    team: "a,b"', '  application_name: "my app"', '  upload_interval: 10', '  unknown_key: true'];
     expect(await problemsOf(profilerYaml(...CROSS_KEY_PROBLEMS, ...badValues))).toEqual([
       '[profiling] profiler.tags.team: tag values must be non-empty, without spaces or any of { } , = (line 10)',
@@ -124,9 +125,7 @@ describe('switching profiling on from the config file and the environment', () =
       '[profiling] profiler.upload_interval: expected a duration with a unit, such as "30s", got the number 10 (line 12)',
       '[profiling] profiler: unknown key "unknown_key" (line 13)',
     ]);
-    expect(await problemsOf(profilerYaml(...CROSS_KEY_PROBLEMS, '  upload_interval: 50ms'))).toEqual([
-      '[profiling] profiler.upload_interval: must be at least 100ms (line 9)',
-    ]);
+    expect(await problemsOf(profilerYaml(...CROSS_KEY_PROBLEMS, '  upload_interval: 50ms'))).toEqual(['[profiling] profiler.upload_interval: must be at least 100ms (line 9)']);
   });
 
   it('checks the profiler keys against each other once every value is valid', async () => {

@@ -128,8 +128,8 @@ describe('invalidation broadcast between replicas', () => {
   });
 
   it('stops startup when provider_id names no shared store', async () => {
-    await expect(
-      graph.router({ cache: { ...memoryCache, invalidation: { broadcast: { enabled: true, provider_id: 'nope' } } } }),
-    ).rejects.toThrow(/broadcast\.provider_id.*"nope" is not in storage_providers\.sharedstore/s);
+    await expect(graph.router({ cache: { ...memoryCache, invalidation: { broadcast: { enabled: true, provider_id: 'nope' } } } })).rejects.toThrow(
+      /broadcast\.provider_id.*"nope" is not in storage_providers\.sharedstore/s,
+    );
   });
 });

@@ -26,11 +26,7 @@ export interface InvalidatingRouter {
 }
 
 /** Starts a router whose invalidation endpoint listens on 127.0.0.1 (a free port, read from its log line). */
-export async function startInvalidatingRouter(
-  graph: CacheGraph,
-  cache: ResponseCacheOptions,
-  config?: Omit<CoreConfigInput, 'version'>,
-): Promise<InvalidatingRouter> {
+export async function startInvalidatingRouter(graph: CacheGraph, cache: ResponseCacheOptions, config?: Omit<CoreConfigInput, 'version'>): Promise<InvalidatingRouter> {
   const { logger, lines } = capturingLogger('info');
   const router = await graph.router({
     cache: {

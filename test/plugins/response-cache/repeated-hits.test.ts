@@ -24,8 +24,7 @@ afterEach(async () => {
 });
 
 const WITH_REVIEWS = '{ products(first: 3) { upc reviews { body } } }';
-const reviewBodies = (body: unknown) =>
-  (body as { data: { products: Array<{ reviews: Array<{ body: string }> }> } }).data.products.map((p) => p.reviews.map((r) => r.body).join());
+const reviewBodies = (body: unknown) => (body as { data: { products: Array<{ reviews: Array<{ body: string }> }> } }).data.products.map((p) => p.reviews.map((r) => r.body).join());
 
 describe('repeated cache hits on the memory provider', () => {
   it('serve what an invalidation right before them left, not what was cached', async () => {

@@ -147,9 +147,7 @@ describe('startup failures', () => {
   });
 
   it('fails for a shared_key under 32 characters, without repeating it', async () => {
-    const error = await failure(
-      graph.router({ cache: { ...memoryCache, invalidation: { endpoint: { enabled: true, shared_key: 'hunter2-is-not-enough' } } } }),
-    );
+    const error = await failure(graph.router({ cache: { ...memoryCache, invalidation: { endpoint: { enabled: true, shared_key: 'hunter2-is-not-enough' } } } }));
     expect(error.message).toContain('response_cache.invalidation.endpoint.shared_key: must be at least 32 characters when the endpoint is enabled (it has 21)');
     expect(error.message).not.toContain('hunter2');
   });
@@ -177,9 +175,7 @@ describe('startup failures', () => {
         }),
       );
       expect(error.code).toBe('RESPONSE_CACHE_STORE_UNSUPPORTED');
-      expect(error.message).toBe(
-        `[response-cache] shared store "old" (127.0.0.1:${old.port}): the server runs Redis 6.2.14; the response cache needs Redis 7.0 or newer`,
-      );
+      expect(error.message).toBe(`[response-cache] shared store "old" (127.0.0.1:${old.port}): the server runs Redis 6.2.14; the response cache needs Redis 7.0 or newer`);
     } finally {
       await old.close();
     }
@@ -199,7 +195,6 @@ describe('startup failures', () => {
     }
   });
 });
-
 
 /**
  * A stand-in for an old Redis server (Debian ships only 7.x): speaks just

@@ -308,11 +308,11 @@ function hex(bytes: unknown): string {
 
 function attributesOf(list: readonly Decoded[]): Record<string, AttributeValue> {
   const out: Record<string, AttributeValue> = {};
-  for (const { key, value } of list) out[key as string] = valueOf(value as Decoded | undefined);
+  for (const { key, value } of list) out[key as string] = attributeValueOf(value as Decoded | undefined);
   return out;
 }
 
-function valueOf(value: Decoded | undefined): AttributeValue {
+function attributeValueOf(value: Decoded | undefined): AttributeValue {
   if (!value) return undefined;
   switch (value.value) {
     case 'stringValue':
@@ -324,7 +324,7 @@ function valueOf(value: Decoded | undefined): AttributeValue {
     case 'doubleValue':
       return value.doubleValue as number;
     case 'arrayValue':
-      return (((value.arrayValue as Decoded).values as Decoded[] | undefined) ?? []).map(valueOf);
+      return (((value.arrayValue as Decoded).values as Decoded[] | undefined) ?? []).map(attributeValueOf);
     default:
       return undefined;
   }
