@@ -28,7 +28,8 @@ export async function launchChromium(): Promise<Chromium> {
     headless: true,
     args: FLAGS,
     viewport: { width: 1280, height: 800 },
-    timeout: 15_000,
+    // A cold start on a busy machine can take a while; the hook allows 60 s.
+    timeout: 45_000,
   });
   return {
     context,
