@@ -11,7 +11,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join, relative } from 'node:path';
 import { MethodOptions_IdempotencyLevel } from '@bufbuild/protobuf/wkt';
-import { contractError, CONTRACT_FILES, isOperationFile, loadContractProto, parseContractOperation, type ContractOperation, type ContractProto } from '../../src/connect/index.js';
+import { contractError, CONTRACT_FILES, isOperationFile, loadContractProto, parseOperationFiles, type ContractOperation, type ContractProto } from '../../src/connect/index.js';
 import { OPERATION_FILE_EXTENSIONS } from '../../src/grpc/index.js';
 
 /** One contract, read and checked (not yet against a graph). */
@@ -73,17 +73,7 @@ async function readOperations(dir: string): Promise<ContractOperation[]> {
   const files = await operationFiles(dir);
   if (files.length === 0)
     throw contractError(`${dir}: a proto without operations; a contract folder holds its operation files (${OPERATION_FILE_EXTENSIONS.join(', ')}) at any depth`);
-  const operations: ContractOperation[] = [];
-  const seen = new Map<string, string>();
-  for (const name of files) {
-    const file = join(dir, name);
-    const operation = parseContractOperation(await readFile(file, 'utf8'), file);
-    const earlier = seen.get(operation.name);
-    if (earlier !== undefined) throw contractError(`${file}: operation ${operation.name} is also defined in ${earlier}; RPC names must be unique`);
-    seen.set(operation.name, file);
-    operations.push(operation);
-  }
-  return operations;
+  return parseOperationFiles(dir, files);
 }
 
 function protoFileOf(folder: Folder, root: string): string {

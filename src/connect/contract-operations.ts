@@ -98,6 +98,11 @@ export async function readContractOperations(dir: string): Promise<ContractOpera
   }
   names.sort();
   if (names.length === 0) throw contractError(`operations folder ${dir}: no ${OPERATION_EXTENSIONS.join(' or ')} files`);
+  return parseOperationFiles(dir, names);
+}
+
+/** Parses the operation files `names` (relative to `dir`); one RPC name in two files is an error naming both. */
+export async function parseOperationFiles(dir: string, names: readonly string[]): Promise<ContractOperation[]> {
   const operations: ContractOperation[] = [];
   const seen = new Map<string, string>();
   for (const name of names) {

@@ -10,6 +10,7 @@ export {
   isOperationFile,
   OPERATION_EXTENSIONS,
   parseContractOperation,
+  parseOperationFiles,
   readContractOperations,
   type ContractOperation,
 } from './contract-operations.js';
