@@ -1,5 +1,5 @@
 /** The `authentication` section of router.config.yaml (read without loading the plugin). */
-import { duration, url, z } from '../../src/index.js';
+import { defineConfigSection, duration, url, z, type SwitchyardPlugin } from '../../src/index.js';
 
 /** Algorithms a JWKS key may verify: asymmetric ones only (`none` and the HMAC family never). */
 export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
@@ -84,3 +84,15 @@ export type AuthenticationConfigInput = z.input<typeof authenticationConfigSchem
 export type AuthenticationConfig = z.output<typeof authenticationConfigSchema>;
 /** One `authentication.jwt.jwks[]` entry with defaults filled in. */
 export type JwksProviderConfig = AuthenticationConfig['jwt']['jwks'][number];
+
+/** The `authentication` section: the plugin is on whenever the section is there. */
+export const authenticationSection = defineConfigSection({
+  key: 'authentication',
+  plugin: 'authentication',
+  schema: authenticationConfigSchema,
+  async fromConfig(section): Promise<SwitchyardPlugin[]> {
+    if (!section) return [];
+    const { useAuthentication } = await import('./index.js');
+    return [useAuthentication.fromParsed(section)];
+  },
+});

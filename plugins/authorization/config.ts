@@ -1,5 +1,5 @@
 /** The `authorization` section of router.config.yaml (read without loading the plugin). */
-import { z } from '../../src/index.js';
+import { defineConfigSection, z, type SwitchyardPlugin } from '../../src/index.js';
 
 /** Schema of `authorization`. */
 export const authorizationConfigSchema = z.strictObject({
@@ -19,3 +19,20 @@ export const authorizationConfigSchema = z.strictObject({
 export type AuthorizationConfigInput = z.input<typeof authorizationConfigSchema>;
 /** `authorization` with defaults filled in. */
 export type AuthorizationConfig = z.output<typeof authorizationConfigSchema>;
+
+/**
+ * The `authorization` section. The plugin is on whenever `authorization` or
+ * `authentication` is configured (the defaults apply without an
+ * `authorization` section): the directives of the supergraph are enforced as
+ * soon as tokens are read.
+ */
+export const authorizationSection = defineConfigSection({
+  key: 'authorization',
+  plugin: 'authorization',
+  schema: authorizationConfigSchema,
+  async fromConfig(section, { config }): Promise<SwitchyardPlugin[]> {
+    if (!section && config.sections.authentication === undefined) return [];
+    const { useAuthorization } = await import('./index.js');
+    return [useAuthorization.fromParsed(section ?? authorizationConfigSchema.parse({}))];
+  },
+});

@@ -1,5 +1,5 @@
 /** The `automatic_persisted_queries` section of router.config.yaml (read without loading the plugin). */
-import { duration, z } from '../../src/index.js';
+import { defineConfigSection, duration, z, type SwitchyardPlugin } from '../../src/index.js';
 
 /** Schema of `automatic_persisted_queries`. */
 export const automaticPersistedQueriesConfigSchema = z.strictObject({
@@ -32,3 +32,15 @@ export const automaticPersistedQueriesConfigSchema = z.strictObject({
 export type AutomaticPersistedQueriesConfigInput = z.input<typeof automaticPersistedQueriesConfigSchema>;
 /** `automatic_persisted_queries` with defaults filled in (durations in ms). */
 export type AutomaticPersistedQueriesConfig = z.output<typeof automaticPersistedQueriesConfigSchema>;
+
+/** The `automatic_persisted_queries` section: the plugin is on when `enabled`. */
+export const automaticPersistedQueriesSection = defineConfigSection({
+  key: 'automatic_persisted_queries',
+  plugin: 'automatic-persisted-queries',
+  schema: automaticPersistedQueriesConfigSchema,
+  async fromConfig(section): Promise<SwitchyardPlugin[]> {
+    if (!section?.enabled) return [];
+    const { useAutomaticPersistedQueries } = await import('./index.js');
+    return [useAutomaticPersistedQueries.fromParsed(section)];
+  },
+});

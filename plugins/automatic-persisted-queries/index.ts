@@ -8,7 +8,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { ConfigError, definePlugin } from '../../src/index.js';
-import { automaticPersistedQueriesConfigSchema } from './config.js';
+import { automaticPersistedQueriesConfigSchema, automaticPersistedQueriesSection } from './config.js';
 import { APQ_CACHE_BYTES, APQ_ENTRY_BYTES, automaticPersistedQueriesHook, queryBytes } from './request-hook.js';
 import type { ApqSharedStore } from './shared-store.js';
 
@@ -21,7 +21,7 @@ export {
 /** `useAutomaticPersistedQueries(options)`: options as the `automatic_persisted_queries` section. */
 export const useAutomaticPersistedQueries = definePlugin({
   name: 'automatic-persisted-queries',
-  configKey: 'automatic_persisted_queries',
+  config: automaticPersistedQueriesSection,
   options: automaticPersistedQueriesConfigSchema,
   async setup(ctx, options) {
     if (!options.enabled) return {};

@@ -6,7 +6,7 @@
  * `services.path`), and `server.base_url` is the address clients reach the
  * listener at.
  */
-import { ConfigError, hostPort, url, z, type CoreConfig } from '../../src/index.js';
+import { ConfigError, defineConfigSection, hostPort, url, z, type CoreConfig, type SwitchyardPlugin } from '../../src/index.js';
 
 /** The services folder when neither `services.path` nor `storage.provider_id` is set. */
 export const DEFAULT_SERVICES_PATH = './services';
@@ -69,3 +69,17 @@ export function servicesFolder(section: Pick<ConnectConfig, 'services' | 'storag
     : `unknown storage provider "${id}"; declare it under storage_providers.file_system as {id, path}`;
   throw new ConfigError([{ path: 'connect_rpc.storage.provider_id', message: why, plugin: 'connect' }]);
 }
+
+/** The `connect_rpc` section: the plugin is on when `enabled`. */
+export const connectSection = defineConfigSection({
+  key: 'connect_rpc',
+  plugin: 'connect',
+  schema: connectConfigSchema,
+  async fromConfig(section, { core }): Promise<SwitchyardPlugin[]> {
+    if (!section?.enabled) return [];
+    // An undeclared storage provider is a config error now, not a failed start later.
+    servicesFolder(section, core);
+    const { useConnect } = await import('./index.js');
+    return [useConnect.fromParsed(section)];
+  },
+});

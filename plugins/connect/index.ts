@@ -16,14 +16,14 @@
  * ```
  */
 import { definePlugin } from '../../src/index.js';
-import { connectConfigSchema } from './config.js';
+import { connectConfigSchema, connectSection } from './config.js';
 
 export { connectConfigSchema, type ConnectConfig, type ConnectConfigInput } from './config.js';
 
 /** Serves Connect contracts; disabled (`enabled: false`) it opens nothing and loads nothing. */
 export const useConnect = definePlugin({
   name: 'connect',
-  configKey: 'connect_rpc',
+  config: connectSection,
   options: connectConfigSchema,
   async setup(context, options) {
     if (!options.enabled) return {};

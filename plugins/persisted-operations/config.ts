@@ -2,7 +2,7 @@
  * The `persisted_operations` section of router.config.yaml. Kept apart from
  * the plugin so the config loader reads it without loading the plugin.
  */
-import { duration, url, z } from '../../src/index.js';
+import { ConfigError, defineConfigSection, duration, url, z, type SwitchyardPlugin } from '../../src/index.js';
 
 const storageSchema = z.discriminatedUnion('provider', [
   z.strictObject({
@@ -63,3 +63,20 @@ export type PersistedOperationsConfigInput = z.input<typeof persistedOperationsC
 export type PersistedOperationsConfig = z.output<typeof persistedOperationsConfigSchema>;
 /** `persisted_operations.storage` with defaults filled in. */
 export type PersistedOperationsStorageConfig = PersistedOperationsConfig['storage'];
+
+/** The `persisted_operations` section: the plugin is on when `enabled`; an unknown shared store stops startup. */
+export const persistedOperationsSection = defineConfigSection({
+  key: 'persisted_operations',
+  plugin: 'persisted-operations',
+  schema: persistedOperationsConfigSchema,
+  async fromConfig(section, { core }): Promise<SwitchyardPlugin[]> {
+    if (!section?.enabled) return [];
+    const { storage } = section;
+    if (storage.provider === 'sharedstore' && !core.storage_providers.sharedstore.some((provider) => provider.id === storage.provider_id)) {
+      const message = `unknown shared store "${storage.provider_id}"; declare it under storage_providers.sharedstore`;
+      throw new ConfigError([{ path: 'persisted_operations.storage.provider_id', message, plugin: 'persisted-operations' }]);
+    }
+    const { usePersistedOperations } = await import('./index.js');
+    return [usePersistedOperations.fromParsed(section)];
+  },
+});

@@ -13,6 +13,7 @@
  * ```
  */
 import { definePlugin } from '../../src/index.js';
+import { responseCacheSection } from './config.js';
 import { responseCacheOptionsSchema } from './options.js';
 
 export {
@@ -34,7 +35,7 @@ export { checkStoreVersion, MIN_STORE_VERSION, type VersionCheck } from './store
 /** Caches subgraph responses; see `docs/response-cache.md`. Disabled (`enabled: false`) it costs nothing. */
 export const useResponseCache = definePlugin({
   name: 'response-cache',
-  configKey: 'response_cache',
+  config: responseCacheSection,
   options: responseCacheOptionsSchema,
   dependsOn: ['cache-tags'],
   // private_entries.user_claim reads the identity the authentication plugin verified.

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../kernel/config/config-error.js';
+import { sectionPlugins, type ConfigSection } from '../kernel/config/config-section.js';
 import { loadConfigFile, parseConfig, type LoadedConfig } from '../kernel/config/load-config.js';
 import type { z } from 'zod';
 import type { PluginFactory, SwitchyardPlugin } from '../kernel/pipeline/plugin.js';
@@ -27,17 +28,23 @@ export interface RouterSetupOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Where `router.config.yaml` is looked for without `-c`. Default: the working directory. */
   readonly cwd?: string;
+  /**
+   * Config sections of the program's own plugins (`defineConfigSection`):
+   * validated with the file and the environment like the built-in ones, and
+   * their plugins added after the built-in ones. Default: none.
+   */
+  readonly sections?: ReadonlyArray<ConfigSection>;
 }
 
 /**
  * Reads the config (file, then environment), and builds the plugin list it
- * describes: built-ins from their sections, third-party packages from
- * `plugins`. Relative paths in the file resolve against the file's folder.
+ * describes: built-ins (and `options.sections`) from their sections,
+ * third-party packages from `plugins`. Relative paths in the file resolve against the file's folder.
  */
 export async function loadRouterSetup(options: RouterSetupOptions): Promise<RouterSetup> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  const sections = builtinSections.map((s) => ({ key: s.key, schema: s.schema, plugin: s.plugin }));
+  const sections = [...builtinSections, ...(options.sections ?? [])];
   let configPath = options.configPath;
   if (!configPath && !options.supergraph) configPath = 'router.config.yaml';
   let config: LoadedConfig;
@@ -55,7 +62,7 @@ export async function loadRouterSetup(options: RouterSetupOptions): Promise<Rout
   const graphPath = options.supergraph ?? config.core.execution_config.file.path;
   const graph = graphPath === undefined ? undefined : /^https?:\/\//.test(graphPath) || isAbsolute(graphPath) ? graphPath : resolve(options.supergraph ? cwd : baseDir, graphPath);
   const plugins: SwitchyardPlugin[] = [];
-  for (const section of builtinSections) plugins.push(...(await section.plugins(config, env)));
+  for (const section of sections) plugins.push(...(await sectionPlugins(section, config, env)));
   plugins.push(...(await loadThirdPartyPlugins(config, baseDir)));
   return { config, plugins, graph };
 }

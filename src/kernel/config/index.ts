@@ -35,15 +35,22 @@ export {
   type EnvValueKind,
 } from './env.js';
 export {
+  defineConfigSection,
+  readSection,
+  sectionPlugins,
+  type ConfigSection,
+  type ConfigSectionContext,
+  type SectionEnvSchemas,
+  type SectionEnvValues,
+} from './config-section.js';
+export {
   buildConfigSchema,
   defaultConfig,
   loadConfigFile,
   parseConfig,
   parseConfigText,
   parseConfigValue,
-  readSection,
   type ConfigSchema,
-  type ConfigSection,
   type LoadedConfig,
   type ParseConfigOptions,
   type ParseConfigTextOptions,

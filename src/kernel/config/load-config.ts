@@ -10,19 +10,10 @@ import { LineCounter, isMap, isNode, isScalar, isSeq, parseDocument, type Docume
 import type { z } from 'zod';
 import { RouterError } from '../errors.js';
 import { ConfigError, formatKeyPath, problemsFromZod, readableIssueMessage, type ConfigIssue, type KeyedProblem } from './config-error.js';
+import type { ConfigSection } from './config-section.js';
 import { coreConfigSchema, coreConfigShape, type CoreConfig } from './core-schema.js';
 import { applyEnvOverrides, envBindings, type EnvBinding, type EnvSource } from './env.js';
 import { describeValue } from './schema-helpers.js';
-
-/** A top-level config section owned by a plugin (`response_cache`, `profiler`, ...). */
-export interface ConfigSection<Schema extends z.ZodType = z.ZodType> {
-  /** Top-level key, snake_case; also the prefix of its environment variables. */
-  readonly key: string;
-  /** Schema of the section; its output is what the plugin receives. Use strict objects. */
-  readonly schema: Schema;
-  /** Plugin name, prefixed to error lines about the section. Default: none. */
-  readonly plugin?: string;
-}
 
 /** A validated configuration: core keys, and the plugin sections that were given. */
 export interface LoadedConfig {
@@ -39,7 +30,7 @@ export interface LoadedConfig {
 export interface ParseConfigOptions {
   /** Environment overrides are read from here. Default: `process.env`. */
   readonly env?: EnvSource;
-  /** Plugin sections accepted beside the core keys. Default: none (any other key is unknown). */
+  /** Plugin sections accepted beside the core keys (`defineConfigSection`). Default: none (any other key is unknown). */
   readonly sections?: ReadonlyArray<ConfigSection>;
 }
 
@@ -114,12 +105,6 @@ export async function loadConfigFile(path: string, options: ParseConfigOptions =
 /** A fully defaulted core config (`version: "1"`, nothing else set), for code use. No environment. */
 export function defaultConfig(): CoreConfig {
   return coreConfigSchema.parse({ version: '1' }, { error: readableIssueMessage });
-}
-
-/** The parsed value of a plugin section, typed by its schema; `undefined` when the section was not given. */
-export function readSection<Schema extends z.ZodType>(config: LoadedConfig, section: ConfigSection<Schema>): z.output<Schema> | undefined {
-  // Safe: `sections[key]` is the output of this very schema (validated by parseConfig).
-  return config.sections[section.key] as z.output<Schema> | undefined;
 }
 
 /** Options of `parseConfigValue`. */

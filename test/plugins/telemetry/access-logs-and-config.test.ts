@@ -3,15 +3,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessLogsPlugins, telemetryPlugins } from '../../../plugins/telemetry/from-config.js';
+import { accessLogsSection, telemetrySection } from '../../../plugins/telemetry/config.js';
 import { ACCESS_LOG_MESSAGE, useAccessLogs, useTelemetry } from '../../../plugins/telemetry/index.js';
 import { exportTargets, resolveServiceName } from '../../../plugins/telemetry/otel-env.js';
 import { telemetryOptionsSchema } from '../../../plugins/telemetry/options.js';
 import { builtinSections } from '../../../src/cli/builtin-plugins.js';
-import { createLogger, parseConfig } from '../../../src/index.js';
+import { createLogger, parseConfig, sectionPlugins, type LoadedConfig } from '../../../src/index.js';
 import { loadRouterSetup } from '../../../src/setup/index.js';
 import { startSubgraph, startTestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { productsSubgraph, reviewsSubgraph, TOP_PRODUCTS, usersSubgraph } from './fixtures.js';
+
+/** The plugins each section switches on, as `switchyard router` builds them. */
+const telemetryPlugins = (config: LoadedConfig) => sectionPlugins(telemetrySection, config, {});
+const accessLogsPlugins = (config: LoadedConfig) => sectionPlugins(accessLogsSection, config, {});
 
 let products: TestSubgraph;
 let reviews: TestSubgraph;
@@ -73,7 +77,7 @@ describe('access logs', () => {
 describe('telemetry configuration', () => {
   const sections = builtinSections.map(({ key, schema, plugin }) => ({ key, schema, plugin }));
 
-  it('reads Cosmo-shaped telemetry sections, next to the Prometheus alias', () => {
+  it('reads Cosmo-shaped telemetry sections, next to the Prometheus alias', async () => {
     const config = parseConfig(
       {
         version: '1',
@@ -92,8 +96,8 @@ describe('telemetry configuration', () => {
       tracing: { enabled: true, sampling_rate: 0.25, exporters: [{ endpoint: 'http://collector:4318', path: '/v1/traces', export_timeout: 10_000, batch_timeout: 5_000 }] },
       metrics: { otlp: { enabled: true, exporters: [], export_interval: 15_000 } },
     });
-    expect(telemetryPlugins(config).map((p) => p.name)).toEqual(['telemetry']);
-    expect(accessLogsPlugins(config).map((p) => p.name)).toEqual(['access-logs']);
+    expect((await telemetryPlugins(config)).map((p) => p.name)).toEqual(['telemetry']);
+    expect((await accessLogsPlugins(config)).map((p) => p.name)).toEqual(['access-logs']);
   });
 
   it('puts telemetry and access logs first in the plugin list the config file builds', async () => {
@@ -122,17 +126,17 @@ describe('telemetry configuration', () => {
     }
   });
 
-  it('loads nothing when telemetry and access logs are off (the defaults)', () => {
+  it('loads nothing when telemetry and access logs are off (the defaults)', async () => {
     const config = parseConfig({ version: '1', telemetry: { metrics: { prometheus: { enabled: false } } } }, { env: {}, sections });
-    expect(telemetryPlugins(config)).toEqual([]);
-    expect(accessLogsPlugins(config)).toEqual([]);
-    expect(telemetryPlugins(parseConfig({ version: '1' }, { env: {}, sections }))).toEqual([]);
+    expect(await telemetryPlugins(config)).toEqual([]);
+    expect(await accessLogsPlugins(config)).toEqual([]);
+    expect(await telemetryPlugins(parseConfig({ version: '1' }, { env: {}, sections }))).toEqual([]);
   });
 
-  it('takes the switches from the environment', () => {
+  it('takes the switches from the environment', async () => {
     const config = parseConfig({ version: '1' }, { env: { TELEMETRY_TRACING_ENABLED: 'true', TELEMETRY_TRACING_SAMPLING_RATE: '0.5', ACCESS_LOGS_ENABLED: 'true' }, sections });
     expect(config.sections.telemetry).toMatchObject({ tracing: { enabled: true, sampling_rate: 0.5 } });
-    expect(accessLogsPlugins(config)).toHaveLength(1);
+    expect(await accessLogsPlugins(config)).toHaveLength(1);
   });
 
   it('refuses bad values naming the key', () => {
