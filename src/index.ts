@@ -74,7 +74,8 @@ export { codeGenerationAllowed, compileGenerated } from './kernel/code-generatio
 export type { Plugin as EnvelopPlugin } from '@envelop/core';
 
 // Fetching
-export type { JsonObject, SubgraphRequest, SubgraphResponse, Transport } from './kernel/fetch/subgraph-types.js';
+export type { EntityCallPart, JsonObject, SubgraphRequest, SubgraphResponse, Transport } from './kernel/fetch/subgraph-types.js';
+export { withEntityParts } from './kernel/execute/batch-call.js';
 export type { GraphInfo, SubgraphConfig } from './kernel/graph/loaded-graph.js';
 export type { Supergraph } from './kernel/graph/supergraph-model.js';
 
@@ -100,11 +101,13 @@ export {
   toErrorResponse,
   toGraphQLErrorJSON,
   type ErrorCode,
+  type ErrorCodes,
   type GraphQLErrorJSON,
   type RouterErrorOptions,
 } from './kernel/errors.js';
+export type { ErrorCatalogue, ErrorSpec } from './kernel/error-catalogue.js';
 export { createLogger, type Logger, type LoggerOptions } from './kernel/logger.js';
-export type { Counter, Gauge, GaugeAggregation, Histogram, Labels, Metrics } from './kernel/metrics/metrics.js';
+export type { Counter, Gauge, GaugeAggregation, Histogram, HistogramSeries, Labels, Metrics, MetricSnapshot, ValueSeries } from './kernel/metrics/metrics.js';
 export type { ClusterBus } from './kernel/cluster/cluster-bus.js';
 
 // Configuration
@@ -112,6 +115,7 @@ export {
   ConfigError,
   byteSize,
   defaultConfig,
+  defineConfigSection,
   duration,
   formatDuration,
   hostPort,
@@ -119,13 +123,16 @@ export {
   parseConfig,
   parseConfigValue,
   parseDuration,
+  readSection,
   regex,
+  sectionPlugins,
   url,
   z,
   type ByteSizeOptions,
   type ByteSizeSchema,
   type ConfigIssue,
   type ConfigSection,
+  type ConfigSectionContext,
   type CoreConfig,
   type CoreConfigInput,
   type DurationOptions,
@@ -134,6 +141,8 @@ export {
   type LoadedConfig,
   type ParseConfigValueOptions,
   type PluginEntryConfig,
+  type SectionEnvSchemas,
+  type SectionEnvValues,
   type UrlOptions,
 } from './kernel/config/index.js';
 

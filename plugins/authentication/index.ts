@@ -11,7 +11,8 @@
  * documents through. docs/authentication.md
  */
 import { definePlugin, RouterError, toErrorResponse, type OperationResponse, type PluginFactory, type StageEvent } from '../../src/index.js';
-import { JWT_ALGORITHMS, authenticationConfigSchema } from './config.js';
+import { JWT_ALGORITHMS, authenticationConfigSchema, authenticationSection } from './config.js';
+import { authenticationErrors } from './errors.js';
 import { AUTHENTICATION, INTROSPECTION_WITHOUT_TOKEN } from './identity.js';
 import { JwksProvider } from './jwks-provider.js';
 import { TokenError, TokenVerifier } from './verify-token.js';
@@ -25,11 +26,15 @@ export {
 } from './config.js';
 export { AUTHENTICATION, INTROSPECTION_WITHOUT_TOKEN, scopesOf, type AuthenticatedIdentity } from './identity.js';
 
+/** The plugin's error codes (docs/errors.md); exported so its `ErrorCodes` augmentation reaches the published types. */
+export { authenticationErrors } from './errors.js';
+
 /** `useAuthentication(options)`: options as the `authentication` section. */
 export const useAuthentication: PluginFactory<typeof authenticationConfigSchema> = definePlugin({
   name: 'authentication',
-  configKey: 'authentication',
+  config: authenticationSection,
   options: authenticationConfigSchema,
+  errors: authenticationErrors,
   setup(ctx, options) {
     const { jwt } = options;
     const providers = jwt.jwks.map((entry) => new JwksProvider(entry, entry.algorithms ?? JWT_ALGORITHMS, ctx.log));

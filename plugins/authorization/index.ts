@@ -26,7 +26,8 @@ import {
 } from '../../src/index.js';
 import { AUTHENTICATION, INTROSPECTION_WITHOUT_TOKEN, type AuthenticatedIdentity } from '../authentication/index.js';
 import { applyRemovals, UNAUTHORIZED_CODE } from './apply-removals.js';
-import { authorizationConfigSchema } from './config.js';
+import { authorizationConfigSchema, authorizationSection } from './config.js';
+import { authorizationErrors } from './errors.js';
 import { filterOperation, operationFacts, type FilteredOperation, type OperationFacts, type RemovalNode } from './filter-operation.js';
 import { GraphRules, type Grant } from './graph-rules.js';
 import { isIntrospectionOnly } from './introspection-only.js';
@@ -75,13 +76,17 @@ const TOKEN_REQUIRED_UNLESS_INTROSPECTION = new StateKey<true>('authorization-to
 /** What the plan stage removed, for the merge. */
 const REMOVALS = new StateKey<{ removals: RemovalNode; graph: GraphRules }>('authorization-removals');
 
+/** The plugin's error codes (docs/errors.md); exported so its `ErrorCodes` augmentation reaches the published types. */
+export { authorizationErrors } from './errors.js';
+
 /** `useAuthorization(options)`: options as the `authorization` section, plus a `policy` hook in code. */
 export const useAuthorization: PluginFactory<typeof optionsSchema> = definePlugin({
   name: 'authorization',
-  configKey: 'authorization',
+  config: authorizationSection,
   options: optionsSchema,
   // Reads the identity the authentication plugin leaves in request state.
   optionalDependsOn: ['authentication'],
+  errors: authorizationErrors,
   setup(ctx, options) {
     const graphs = new WeakMap<GraphInfo, GraphAuthorization>();
     const forGraph = (graph: GraphInfo): GraphAuthorization => {

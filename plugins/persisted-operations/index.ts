@@ -10,7 +10,8 @@
  */
 import { definePlugin } from '../../src/index.js';
 import { openOperationsStore } from '../../src/operations/index.js';
-import { persistedOperationsConfigSchema } from './config.js';
+import { persistedOperationsConfigSchema, persistedOperationsSection } from './config.js';
+import { persistedOperationsErrors } from './errors.js';
 import { LookupSource } from './lookup-source.js';
 import { startManifestSource } from './manifest-source.js';
 import type { OperationSource } from './operation-source.js';
@@ -24,11 +25,15 @@ export {
   type PersistedOperationsStorageConfig,
 } from './config.js';
 
+/** The plugin's error codes (docs/errors.md); exported so its `ErrorCodes` augmentation reaches the published types. */
+export { persistedOperationsErrors } from './errors.js';
+
 /** `usePersistedOperations(options)`: options as the `persisted_operations` section. */
 export const usePersistedOperations = definePlugin({
   name: 'persisted-operations',
-  configKey: 'persisted_operations',
+  config: persistedOperationsSection,
   options: persistedOperationsConfigSchema,
+  errors: persistedOperationsErrors,
   async setup(ctx, options) {
     if (!options.enabled) return {};
     const graph = ctx.config.graph.name;

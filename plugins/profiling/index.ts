@@ -11,7 +11,9 @@
  */
 
 import { RouterError, definePlugin, type Logger } from '../../src/index.js';
+import { profilerSection } from './config.js';
 import { profilingOptionsSchema } from './options.js';
+import { profilingErrors } from './errors.js';
 
 export {
   DEFAULT_APPLICATION_NAME,
@@ -47,11 +49,15 @@ async function stopAll(stops: readonly Stop[], log: Logger): Promise<void> {
   }
 }
 
+/** The plugin's error codes (docs/errors.md); exported so its `ErrorCodes` augmentation reaches the published types. */
+export { profilingErrors } from './errors.js';
+
 /** `useProfiling(options)`: the profiling plugin. Options are the `profiler` section plus `pprof_addr`. */
 export const useProfiling = definePlugin({
   name: 'profiling',
-  configKey: 'profiler',
+  config: profilerSection,
   options: profilingOptionsSchema,
+  errors: profilingErrors,
   async setup(ctx, options) {
     const { pprof_addr: pprofAddr, server_address: serverAddress } = options;
     if (pprofAddr === undefined && !options.enabled) {

@@ -1,49 +1,31 @@
 /**
- * Coded errors. Every code a user can see is listed in docs/errors.md
- * (a test fails when a code thrown in source is missing there).
+ * Coded errors. Every code is declared once, with its default status and its
+ * documentation (error-catalogue.ts); docs/errors.md is written from there.
  */
+import { errorSpec } from './error-catalogue.js';
+import type { kernelErrors } from './kernel-errors.js';
 import type { OperationResponse } from './pipeline/stages.js';
 
-/** Codes that reach clients in `errors[].extensions.code` or in logs. */
-export type ErrorCode =
-  | 'GRAPHQL_PARSE_FAILED'
-  | 'GRAPHQL_VALIDATION_FAILED'
-  | 'BAD_REQUEST'
-  | 'OPERATION_NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'REQUEST_TOO_LARGE'
-  | 'MAX_DEPTH_EXCEEDED'
-  | 'MAX_ALIASES_EXCEEDED'
-  | 'MAX_TOKENS_EXCEEDED'
-  | 'MAX_FIELDS_EXCEEDED'
-  | 'CSRF_PREVENTED'
-  | 'SUBGRAPH_REQUEST_FAILED'
-  | 'SUBGRAPH_INVALID_RESPONSE'
-  | 'SUBGRAPH_TIMEOUT'
-  | 'GRAPH_NOT_READY'
-  | 'PLUGIN_ERROR'
-  | 'INTERNAL_SERVER_ERROR'
-  | 'CONFIG_INVALID'
-  | 'SUPERGRAPH_INVALID'
-  | 'PLUGIN_DEPENDENCY_MISSING'
-  | 'PLUGIN_DUPLICATE'
-  | 'COMPOSITION_FAILED'
-  | 'QUERY_PLANNING_FAILED'
-  | 'SUBSCRIPTION_NOT_SUPPORTED'
-  | 'SUBSCRIPTION_LIMIT_EXCEEDED'
-  | 'SUBSCRIPTION_UPSTREAM_FAILED'
-  // Codes owned by built-in plugins; listed here so the catalogue stays one list.
-  | 'PERSISTED_QUERY_NOT_FOUND'
-  | 'PERSISTED_QUERY_HASH_MISMATCH'
-  | 'PERSISTED_QUERY_INVALID_HASH'
-  | 'PERSISTED_QUERY_UNSUPPORTED_VERSION'
-  | 'QUERY_NOT_IN_SAFELIST'
-  | 'UNAUTHENTICATED'
-  | 'UNAUTHORIZED_FIELD_OR_TYPE'
-  | (string & {}); // third-party plugins bring their own codes
+/**
+ * The error codes the compiler accepts, as keys. The router's own are here;
+ * a plugin adds its codes by augmenting this interface (and declares them at
+ * run time with `definePlugin({ errors })`):
+ *
+ * ```ts
+ * declare module 'switchyard' {
+ *   interface ErrorCodes {
+ *     RATE_LIMITED: true;
+ *   }
+ * }
+ * ```
+ */
+export interface ErrorCodes extends Record<keyof typeof kernelErrors, true> {}
+
+/** Codes that reach clients in `errors[].extensions.code` or in logs: one of `ErrorCodes`. */
+export type ErrorCode = Extract<keyof ErrorCodes, string>;
 
 export interface RouterErrorOptions {
-  /** HTTP status the router answers with when this error ends the request. */
+  /** HTTP status the router answers with when this error ends the request. Default: the code's declared status (none: 500). */
   readonly status?: number;
   /** Extra response headers (for example `Cache-Control`). */
   readonly headers?: Readonly<Record<string, string>>;
@@ -65,11 +47,13 @@ export class RouterError extends Error {
   readonly extensions: Readonly<Record<string, unknown>> | undefined;
   readonly plugin: string | undefined;
 
-  constructor(code: ErrorCode, message: string, options: RouterErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  /** `message` and `options.status` default to what the code's declaration says. */
+  constructor(code: ErrorCode, message?: string, options: RouterErrorOptions = {}) {
+    const spec = errorSpec(code);
+    super(message ?? spec?.message ?? code, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RouterError';
     this.code = code;
-    this.status = options.status;
+    this.status = options.status ?? spec?.status;
     this.headers = options.headers;
     this.path = options.path;
     this.extensions = options.extensions;

@@ -11,10 +11,12 @@
  * ```
  */
 import { definePlugin, formatDuration, type PluginFactory } from 'switchyard';
+import { clientRateLimitErrors } from './errors.js';
 import { clientRateLimitOptionsSchema } from './options.js';
 import { clientRateLimitHook } from './rate-limit-hook.js';
 import { TokenBuckets } from './token-buckets.js';
 
+export { clientRateLimitErrors } from './errors.js';
 export { ANONYMOUS_CLIENT, clientRateLimitOptionsSchema, type ClientRateLimitOptions, type ResolvedClientRateLimitOptions } from './options.js';
 export { CLIENT_RATE_LIMIT, type RateLimitDecision } from './rate-limit-hook.js';
 
@@ -26,6 +28,7 @@ export { CLIENT_RATE_LIMIT, type RateLimitDecision } from './rate-limit-hook.js'
 export const useClientRateLimit: PluginFactory<typeof clientRateLimitOptionsSchema> = definePlugin({
   name: 'client-rate-limit',
   options: clientRateLimitOptionsSchema,
+  errors: clientRateLimitErrors,
   setup(ctx, options) {
     const buckets = new TokenBuckets(options.max_clients);
     const requests = ctx.metrics.counter('client_rate_limit_requests_total', 'Requests seen by the client rate limit, by client and result', ['client', 'result']);

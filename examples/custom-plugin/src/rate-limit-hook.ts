@@ -37,8 +37,8 @@ export function clientRateLimitHook(options: ResolvedClientRateLimitOptions, buc
       event.log.debug({ client }, 'Client over its rate limit');
       // A client over its limit is the client's problem, not the plugin's: answer, never throw.
       const allowance = `${limit.requests} request${limit.requests === 1 ? '' : 's'} per ${formatDuration(limit.window)}`;
+      // No status here: the code's declaration (errors.ts) gives 429.
       const refusal = new RouterError('RATE_LIMITED', `Client "${client}" is over its limit of ${allowance}; retry in ${taken.retryAfterSeconds}s.`, {
-        status: 429,
         headers: { ...headers, 'retry-after': String(taken.retryAfterSeconds) },
         extensions: { client, retryAfter: taken.retryAfterSeconds },
       });

@@ -1,5 +1,6 @@
 import type { Plugin as EnvelopPlugin } from '@envelop/core';
 import type { z } from 'zod';
+import type { ConfigSection } from '../config/config-section.js';
 import { parseConfigValue } from '../config/load-config.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import type { Transport } from '../fetch/subgraph-types.js';
@@ -8,6 +9,8 @@ import type { GraphInfo } from '../graph/loaded-graph.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ClusterBus } from '../cluster/cluster-bus.js';
+import { registerErrors, type ErrorCatalogue } from '../error-catalogue.js';
+import { RouterError } from '../errors.js';
 import type { PluginListenOptions, SideListener } from '../listen/side-listener.js';
 import type { Hooks, MaybePromise } from './hooks.js';
 import type { OperationResponse } from './stages.js';
@@ -50,7 +53,7 @@ export interface PluginContext {
   /** The router's core configuration (read-only). */
   readonly config: CoreConfig;
   readonly router: RouterHandle;
-  /** Prometheus metrics; no-ops when `metrics.enabled` is false. */
+  /** The router's metrics (Prometheus endpoint, OTLP export); no-ops when `metrics.enabled` is false and no plugin `needsMetrics`. */
   readonly metrics: Metrics;
   /** Messages to the same plugin in the other worker processes (`--workers`); a no-op with one process. */
   readonly cluster: ClusterBus;
@@ -89,18 +92,36 @@ export interface SwitchyardPlugin {
   readonly dependsOn?: readonly string[];
   /** Plugins whose exports this one uses when they are registered (their request state, say); startup does not require them. */
   readonly optionalDependsOn?: readonly string[];
+  /** The plugin reads the router's metrics (`metrics.collect()`, to export them): they are recorded even when the Prometheus endpoint is off. */
+  readonly needsMetrics?: boolean;
   setup(context: PluginContext): MaybePromise<PluginInstance | void>;
 }
 
 /** A plugin description for `definePlugin`. */
 export interface PluginDefinition<Schema extends z.ZodType> {
   readonly name: string;
-  /** Section of `router.config.yaml` the options come from (built-ins). */
+  /**
+   * The config section the options come from (`defineConfigSection`; the
+   * built-ins declare theirs in `config.ts`): its key prefixes option errors
+   * (`profiler.server_address: ...`). Default: none (options only, as
+   * third-party plugins read them from `plugins[].options`).
+   */
+  readonly config?: ConfigSection;
+  /** Section key without a declaration; `config.key` wins. Default: none. */
   readonly configKey?: string;
-  /** Schema of the options; validated when the factory is called. */
+  /** Schema of the options (the section's schema, or one that adds code-only options); validated when the factory is called. */
   readonly options: Schema;
   readonly dependsOn?: readonly string[];
   readonly optionalDependsOn?: readonly string[];
+  /** Whether, with these options, the plugin reads the router's metrics (see `SwitchyardPlugin.needsMetrics`). */
+  needsMetrics?(options: z.output<Schema>): boolean;
+  /**
+   * The plugin's own error codes, declared when `definePlugin` runs: a
+   * `RouterError` of one of them takes its `status` (and `message`) from here
+   * when the throw names none, and docs can list them. Name them for the
+   * compiler too, by augmenting `ErrorCodes` (docs/plugins.md). Default: none.
+   */
+  readonly errors?: ErrorCatalogue;
   setup(context: PluginContext, options: z.output<Schema>): MaybePromise<PluginInstance | void>;
 }
 
@@ -121,18 +142,22 @@ export interface PluginFactory<Schema extends z.ZodType> {
  * `CONFIG_INVALID` error naming the plugin and the key path.
  */
 export function definePlugin<Schema extends z.ZodType>(definition: PluginDefinition<Schema>): PluginFactory<Schema> {
+  const refused = definition.errors && registerErrors(definition.name, definition.errors);
+  if (refused) throw new RouterError(refused.code, `[${definition.name}] ${refused.message}`);
   const fromParsed = (parsed: z.output<Schema>): SwitchyardPlugin => ({
     name: definition.name,
     dependsOn: definition.dependsOn,
     optionalDependsOn: definition.optionalDependsOn,
+    needsMetrics: definition.needsMetrics?.(parsed),
     setup: (context) => definition.setup(context, parsed),
   });
   const configure = (options: unknown, at: ReadonlyArray<string | number>): SwitchyardPlugin =>
     fromParsed(parseConfigValue(definition.options, options ?? {}, { plugin: definition.name, at: [...at] }));
-  const factory = (options?: z.input<Schema>): SwitchyardPlugin => configure(options, definition.configKey ? [definition.configKey] : []);
+  const configKey = definition.config?.key ?? definition.configKey;
+  const factory = (options?: z.input<Schema>): SwitchyardPlugin => configure(options, configKey ? [configKey] : []);
   return Object.assign(factory, {
     pluginName: definition.name,
-    configKey: definition.configKey,
+    configKey,
     optionsSchema: definition.options,
     configure,
     fromParsed,
