@@ -7,11 +7,12 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { buildSubgraphSchema } from '@apollo/subgraph';
-import { parse } from 'graphql';
+import { parse, type GraphQLSchema } from 'graphql';
 import { createYoga } from 'graphql-yoga';
+import { createClient, type Client, type ClientOptions, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { afterEach } from 'vitest';
-import { WebSocketServer } from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 import { composeSubgraphs } from '../../src/compose/compose.js';
 import type { SubscriptionSettings } from '../../src/kernel/graph/execution-config.js';
 import type { CoreConfigInput } from '../../src/kernel/config/core-schema.js';
@@ -58,10 +59,10 @@ export interface ReviewsSubgraph {
   close(): Promise<void>;
 }
 
-export async function startReviews(): Promise<ReviewsSubgraph> {
+/** The reviews subgraph's schema, whose subscriptions stream what `push` sends. */
+export function createReviewsSchema(): { schema: GraphQLSchema; push: (event: ReviewEvent) => void; open: () => number } {
   const listeners = new Set<(event: ReviewEvent) => void>();
   let open = 0;
-  const requests: ReviewsSubgraph['requests'] = [];
   const schema = buildSubgraphSchema({
     typeDefs: parse(REVIEWS_SDL),
     resolvers: {
@@ -120,6 +121,18 @@ export async function startReviews(): Promise<ReviewsSubgraph> {
       },
     } as never,
   });
+  return {
+    schema,
+    open: () => open,
+    push: (event) => {
+      for (const listener of [...listeners]) listener(event);
+    },
+  };
+}
+
+export async function startReviews(): Promise<ReviewsSubgraph> {
+  const { schema, push, open } = createReviewsSchema();
+  const requests: ReviewsSubgraph['requests'] = [];
   // graphql-yoga serves GraphQL over SSE (GET and POST, `Accept: text/event-stream`) as subgraphs run it.
   const yoga = createYoga({ schema, logging: false, graphiql: false, maskedErrors: false });
   const server: Server = createServer((req, res) => {
@@ -135,11 +148,9 @@ export async function startReviews(): Promise<ReviewsSubgraph> {
     name: 'reviews',
     typeDefs: REVIEWS_SDL,
     url: `http://127.0.0.1:${port}/graphql`,
-    open: () => open,
+    open,
     requests,
-    push: (event) => {
-      for (const listener of [...listeners]) listener(event);
-    },
+    push,
     async close() {
       await disposable.dispose();
       server.closeAllConnections();
@@ -176,9 +187,15 @@ export interface SubscriptionSetup {
 
 /** The two subgraphs and a listening router over them; `subscription` is reviews' compose-file section. */
 export async function setupSubscriptions(
-  options: { config?: Omit<CoreConfigInput, 'version'>; plugins?: SwitchyardPlugin[]; subscription?: (reviewsUrl: string) => SubscriptionSettings } = {},
+  options: {
+    config?: Omit<CoreConfigInput, 'version'>;
+    plugins?: SwitchyardPlugin[];
+    subscription?: (reviewsUrl: string) => SubscriptionSettings;
+    /** Starts the reviews subgraph; default `startReviews` (graphql-ws and SSE). */
+    reviews?: () => Promise<ReviewsSubgraph>;
+  } = {},
 ): Promise<SubscriptionSetup> {
-  const reviews = await startReviews();
+  const reviews = await (options.reviews ?? startReviews)();
   onCleanup(() => reviews.close());
   const products = await startSubgraph({
     name: 'products',
@@ -203,4 +220,45 @@ export async function setupSubscriptions(
   onCleanup(() => router.close());
   const { url } = await router.listen('127.0.0.1:0');
   return { reviews, products, router, url };
+}
+
+/** What a graphql-ws client received for one operation. */
+export interface Collected {
+  readonly events: unknown[];
+  readonly error: unknown;
+  readonly completed: boolean;
+  dispose(): void;
+}
+
+/** Subscribes with a graphql-ws client and collects what arrives. */
+export function collect(client: Client, payload: SubscribePayload): Collected {
+  const events: unknown[] = [];
+  let error: unknown;
+  let completed = false;
+  const dispose = client.subscribe(payload, {
+    next: (value) => void events.push(value),
+    error: (e) => {
+      error = e;
+    },
+    complete: () => {
+      completed = true;
+    },
+  });
+  return {
+    events,
+    get error() {
+      return error;
+    },
+    get completed() {
+      return completed;
+    },
+    dispose,
+  };
+}
+
+/** A graphql-ws client of the router, disposed after the test. */
+export function wsClient(setup: SubscriptionSetup, options: Partial<ClientOptions> = {}): Client {
+  const client = createClient({ url: `${setup.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, ...options });
+  onCleanup(() => client.dispose());
+  return client;
 }

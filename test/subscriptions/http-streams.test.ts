@@ -176,6 +176,22 @@ describe('GraphQL over SSE (distinct connections)', () => {
     expect(setup.reviews.open()).toBe(0);
   });
 
+  it("reads parameters with the router's one reader: a bad parameter gets the same 400 and message as over GraphQL over HTTP", async () => {
+    const setup = await setupSubscriptions();
+    const bodies = [{ query: SUBSCRIPTION, operationName: 1 }, { query: SUBSCRIPTION, documentId: '' }, { query: SUBSCRIPTION, bogus: true }, { variables: {} }];
+    for (const body of bodies) {
+      const asked = (accept: string) =>
+        fetch(`${setup.url}/graphql`, { method: 'POST', headers: { accept, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (res) => ({
+          status: res.status,
+          message: ((await res.json()) as { errors: Array<{ message: string }> }).errors[0]!.message,
+        }));
+      const streamed = await asked('text/event-stream');
+      expect(streamed.status).toBe(400);
+      expect(streamed).toEqual(await asked('application/graphql-response+json'));
+    }
+    expect(setup.reviews.open()).toBe(0);
+  });
+
   it('refuses a body over limits.max_request_body with 413', async () => {
     const setup = await setupSubscriptions({ config: { limits: { max_request_body: '1KB' } } });
     const res = await open(`${setup.url}/graphql`, {

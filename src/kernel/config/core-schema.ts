@@ -181,6 +181,8 @@ export const coreConfigShape = {
       max_per_connection: count(100),
       /** Most active subscriptions on this process; more are answered with an error. Default: `10000`. */
       max_total: count(10_000),
+      /** Most data queued for one client (a WebSocket connection, an SSE or multipart response) that reads too slowly, before it is dropped; `0B` = no limit. Default: `4MiB`. */
+      max_queued_bytes: byteSize().prefault('4MiB'),
     })
     .prefault({}),
   /** Request limits. Default: body 1MB, other limits off. */

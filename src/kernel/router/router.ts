@@ -181,8 +181,9 @@ class SwitchyardRouter implements Router {
     const streaming = subscriptions.enabled
       ? createStreamingHttpEndpoint({
           log: this.log,
-          start: (request, signal) => startOperation(this.environment, request, signal, { live: this.live }),
+          start: (request, signal, buffer) => startOperation(this.environment, request, signal, { live: this.live, buffer }),
           maxTotal: subscriptions.max_total,
+          maxQueuedBytes: subscriptions.max_queued_bytes,
           othersActive: () => webSocket?.active ?? 0,
           maxBodyBytes: this.config.limits.max_request_body,
         })
@@ -197,8 +198,9 @@ class SwitchyardRouter implements Router {
         ? (server) =>
             (webSocket = attachWebSocketEndpoint(server, {
               log: this.log,
-              start: (request, signal, initPayload) => startOperation(this.environment, request, signal, { initPayload, live: this.live }),
+              start: (request, signal, initPayload, buffer) => startOperation(this.environment, request, signal, { initPayload, live: this.live, buffer }),
               maxPerConnection: subscriptions.max_per_connection,
+              maxQueuedBytes: subscriptions.max_queued_bytes,
               maxTotal: subscriptions.max_total,
               othersActive: () => streaming?.active ?? 0,
               maxPayloadBytes: this.config.limits.max_request_body,

@@ -13,6 +13,8 @@ import type { EventStream, StartedOperation } from './subscription-runner.js';
 /** An async generator in shape (graphql-sse ends a stream through `return`, and checks for `throw`). */
 export interface HttpEventSource extends AsyncGenerator<HttpEvent, void, undefined> {
   return(): Promise<IteratorResult<HttpEvent, void>>;
+  /** Ends the stream at once (the subgraph stream is left) with `errors` as its last event. */
+  fail(errors: GraphQLErrorJSON[]): void;
 }
 
 /** One answer: a result of the operation, or the stream's failure (the last event). */
@@ -30,6 +32,14 @@ export function httpEventSource(started: StartedOperation, onEnd: () => void): H
   let single: GraphQLResponseBody | undefined = started.kind === 'single' ? started.response.body : undefined;
   const stream: EventStream | undefined = started.kind === 'stream' ? started.events : undefined;
   let ended = false;
+  let failure: GraphQLErrorJSON[] | undefined;
+  /** The failure `fail()` left, once; then the end. */
+  const closing = (): Promise<IteratorResult<HttpEvent, void>> | IteratorResult<HttpEvent, void> => {
+    if (!failure) return end();
+    const errors = failure;
+    failure = undefined;
+    return { done: false, value: { kind: 'failure', errors } };
+  };
   const end = async (): Promise<IteratorResult<HttpEvent, void>> => {
     if (!ended) {
       ended = true;
@@ -40,7 +50,7 @@ export function httpEventSource(started: StartedOperation, onEnd: () => void): H
   };
   const source: HttpEventSource = {
     async next() {
-      if (ended) return finished;
+      if (ended) return closing();
       if (single) {
         const body = single;
         single = undefined;
@@ -49,7 +59,7 @@ export function httpEventSource(started: StartedOperation, onEnd: () => void): H
       if (!stream) return end();
       try {
         const result = await stream.next();
-        if (result.done || ended) return end();
+        if (result.done || ended) return closing();
         return { done: false, value: { kind: 'result', body: result.value } };
       } catch (error) {
         void end();
@@ -58,6 +68,11 @@ export function httpEventSource(started: StartedOperation, onEnd: () => void): H
     },
     return: end,
     throw: end,
+    fail(errors) {
+      if (ended) return;
+      failure = errors;
+      void end();
+    },
     [Symbol.asyncIterator]() {
       return this;
     },

@@ -6,7 +6,9 @@
  * plugin's request hook sees the same `Authorization` header as for a query).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GraphQLError } from 'graphql';
 import type { OperationRequest } from '../pipeline/stages.js';
+import { paramsFromSearch, readParams } from '../router/graphql-params.js';
 import { operationRequestOf as toOperationRequest, type GraphQLParams } from '../router/operation-request.js';
 
 /** How an HTTP request to `/graphql` wants its answer streamed. */
@@ -72,24 +74,19 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   return Buffer.concat(chunks);
 }
 
-/** The parameters of a GET (query string) or a JSON POST; other methods and bodies get 405 / 415 / 413 / 400. */
+/**
+ * The parameters of a GET (query string) or a JSON POST; other methods and
+ * bodies get 405 / 415 / 413 / 400. The parameters themselves are read and
+ * checked by the router's one parameter reader (router/graphql-params.ts), as for queries.
+ */
 export async function readGraphQLParams(req: IncomingMessage, maxBodyBytes: number): Promise<ParamsOutcome> {
   let raw: Record<string, unknown>;
   if (req.method === 'GET') {
-    const search = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
-    raw = {};
-    for (const name of ['query', 'operationName', 'documentId', 'doc_id'] as const) {
-      const value = search.get(name);
-      if (value !== null) raw[name] = value;
-    }
-    for (const name of ['variables', 'extensions'] as const) {
-      const value = search.get(name);
-      if (value === null || value === '') continue;
-      try {
-        raw[name] = JSON.parse(value);
-      } catch {
-        return { ok: false, status: 400, message: `The "${name}" parameter is not valid JSON.` };
-      }
+    try {
+      raw = paramsFromSearch(new URLSearchParams((req.url ?? '').split('?')[1] ?? ''));
+    } catch (error) {
+      if (error instanceof GraphQLError) return refusalOf(error);
+      throw error;
     }
   } else if (req.method === 'POST') {
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -111,47 +108,14 @@ export async function readGraphQLParams(req: IncomingMessage, maxBodyBytes: numb
   } else {
     return { ok: false, status: 405, message: `Method ${req.method ?? ''} is not allowed here.`, headers: { allow: 'GET, POST' } };
   }
-  return checkParams(raw);
+  const params = readParams(raw);
+  return params instanceof GraphQLError ? refusalOf(params) : { ok: true, params };
 }
 
-function checkParams(raw: Record<string, unknown>): ParamsOutcome {
-  const optionalString = (name: string): string | undefined | false => {
-    const value = raw[name];
-    if (value === undefined || value === null) return undefined;
-    return typeof value === 'string' ? value : false;
-  };
-  const optionalObject = (name: string): Record<string, unknown> | undefined | false => {
-    const value = raw[name];
-    if (value === undefined || value === null) return undefined;
-    return typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : false;
-  };
-  const query = optionalString('query');
-  const operationName = optionalString('operationName');
-  const documentId = optionalString('documentId') ?? optionalString('doc_id');
-  const variables = optionalObject('variables');
-  const extensions = optionalObject('extensions');
-  for (const [name, value] of [
-    ['query', query],
-    ['operationName', operationName],
-    ['documentId', documentId],
-    ['variables', variables],
-    ['extensions', extensions],
-  ] as const) {
-    if (value === false) return { ok: false, status: 400, message: `The "${name}" parameter has the wrong type.` };
-  }
-  if (query === undefined && documentId === undefined && extensions === undefined) {
-    return { ok: false, status: 400, message: 'The request has no "query" (nor a persisted operation).' };
-  }
-  return {
-    ok: true,
-    params: {
-      query: query || undefined,
-      operationName: operationName || undefined,
-      variables: variables || undefined,
-      extensions: extensions || undefined,
-      documentId: documentId || undefined,
-    },
-  };
+/** A parameter reader's 400 as a refusal of the stream. */
+function refusalOf(error: GraphQLError): ParamsOutcome {
+  const http = error.extensions.http as { headers?: Record<string, string> } | undefined;
+  return { ok: false, status: 400, message: error.message, headers: http?.headers };
 }
 
 /** The kernel's request for streamed GraphQL parameters: the HTTP request's own headers, as for any HTTP operation. */

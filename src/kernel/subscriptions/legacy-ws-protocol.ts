@@ -21,7 +21,6 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { GraphQLError } from 'graphql';
-import type { SubscribePayload } from 'graphql-ws';
 import type { WebSocket } from 'ws';
 import type { GraphQLErrorJSON } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -30,6 +29,20 @@ import { failureErrors } from './http-event-source.js';
 import type { EventStream } from './subscription-runner.js';
 
 export const LEGACY_GRAPHQL_WS_PROTOCOL = 'graphql-ws';
+
+/**
+ * An operation's parameters as either WebSocket subprotocol carries them: a
+ * `query`, or (persisted operations) no query text and
+ * `extensions.persistedQuery` or a `documentId`.
+ */
+export interface SocketPayload {
+  readonly query?: string;
+  readonly operationName?: string | null;
+  readonly variables?: Record<string, unknown> | null;
+  readonly extensions?: Record<string, unknown> | null;
+  /** Checked to be a string before the operation starts. */
+  readonly documentId?: unknown;
+}
 
 /** An operation started on a socket: refused (limits, request errors), answered once, or streaming. */
 export type SocketOperation =
@@ -40,7 +53,7 @@ export type SocketOperation =
 export interface LegacyConnectionOptions {
   readonly log: Logger;
   /** Starts one operation on this socket (limits and tracking are the caller's). */
-  readonly start: (socket: WebSocket, payload: SubscribePayload, upgrade: IncomingMessage, initPayload: Readonly<Record<string, unknown>> | undefined) => Promise<SocketOperation>;
+  readonly start: (socket: WebSocket, payload: SocketPayload, upgrade: IncomingMessage, initPayload: Readonly<Record<string, unknown>> | undefined) => Promise<SocketOperation>;
   /** Default 12 s. */
   readonly keepAliveMs?: number;
   /** Default 3 s. */
@@ -71,6 +84,12 @@ export function serveLegacyConnection(socket: WebSocket, upgrade: IncomingMessag
   const send = (message: Record<string, unknown>): void => {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
   };
+  /** Sends and waits until the socket took the message: a slow reader holds up its own stream (slow clients, client-buffer.ts). */
+  const sendAndWait = (message: Record<string, unknown>): Promise<void> =>
+    new Promise((resolve) => {
+      if (socket.readyState !== socket.OPEN) resolve();
+      else socket.send(JSON.stringify(message), () => resolve());
+    });
   const sendErrors = (id: string | undefined, errors: readonly GraphQLErrorJSON[]): void => send({ type: GQL.ERROR, ...(id !== undefined ? { id } : {}), payload: errors });
 
   const initTimer = setTimeout(() => {
@@ -90,7 +109,7 @@ export function serveLegacyConnection(socket: WebSocket, upgrade: IncomingMessag
         const result = await stream.next();
         if (operations.get(id) !== stream) return;
         if (result.done) break;
-        send({ type: GQL.DATA, id, payload: result.value });
+        await sendAndWait({ type: GQL.DATA, id, payload: result.value });
       }
     } catch (error) {
       if (operations.get(id) === stream) {
@@ -103,7 +122,7 @@ export function serveLegacyConnection(socket: WebSocket, upgrade: IncomingMessag
     send({ type: GQL.COMPLETE, id });
   };
 
-  const start = async (id: string, payload: SubscribePayload): Promise<void> => {
+  const start = async (id: string, payload: SocketPayload): Promise<void> => {
     operations.set(id, 'starting');
     let started: SocketOperation;
     try {
@@ -220,15 +239,20 @@ function parseMessage(text: string | undefined): LegacyMessage | string {
   return parsed as LegacyMessage;
 }
 
-function subscribePayloadOf(payload: unknown): SubscribePayload | string {
+function subscribePayloadOf(payload: unknown): SocketPayload | string {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return 'A start message needs a payload object.';
-  const { query, variables, operationName, extensions } = payload as Record<string, unknown>;
-  if (typeof query !== 'string') return 'The payload needs a string "query".';
+  const { query, variables, operationName, extensions, documentId: id, doc_id } = payload as Record<string, unknown>;
+  const documentId = id ?? doc_id;
+  // A persisted operation has no text: its hash (`extensions.persistedQuery`) or `documentId` names it.
+  if (query !== undefined && query !== null && typeof query !== 'string') return 'The payload needs a string "query".';
+  if (documentId !== undefined && documentId !== null && typeof documentId !== 'string') return '"documentId" must be a string.';
+  if (!query && !documentId && !extensions) return 'The payload needs a string "query", or a persisted operation (extensions.persistedQuery or documentId).';
   if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) return '"variables" must be an object.';
   if (extensions !== undefined && extensions !== null && (typeof extensions !== 'object' || Array.isArray(extensions))) return '"extensions" must be an object.';
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return '"operationName" must be a string.';
   return {
-    query,
+    query: (query ?? undefined) as string | undefined,
+    documentId: documentId ?? undefined,
     variables: (variables ?? null) as Record<string, unknown> | null,
     operationName: (operationName ?? null) as string | null,
     extensions: (extensions ?? null) as Record<string, unknown> | null,

@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { OperationRequest } from '../pipeline/stages.js';
+import { ClientBuffer, clientTooSlowMessage } from './client-buffer.js';
 import { httpEventSource, type HttpEventSource } from './http-event-source.js';
 import { errorBody, operationRequestOf, readGraphQLParams, streamingProtocolOf } from './http-stream-request.js';
 import { writeMultipart } from './multipart-server.js';
@@ -18,13 +19,15 @@ import type { StartedOperation } from './subscription-runner.js';
 export interface StreamingHttpOptions {
   readonly log: Logger;
   /** Starts one operation (subscriptions stream; the rest answer once). */
-  readonly start: (request: OperationRequest, signal: AbortSignal) => Promise<StartedOperation>;
+  readonly start: (request: OperationRequest, signal: AbortSignal, buffer: ClientBuffer) => Promise<StartedOperation>;
   /** `subscriptions.max_total`; 0 = no limit. */
   readonly maxTotal: number;
   /** Subscriptions counted toward `maxTotal` elsewhere (WebSocket). Default: none. */
   readonly othersActive?: () => number;
   /** `limits.max_request_body`. */
   readonly maxBodyBytes: number;
+  /** `subscriptions.max_queued_bytes`: data queued for one response before its stream ends with an error; 0 = no limit. Default: 0. */
+  readonly maxQueuedBytes?: number;
   /** Interval of multipart heartbeats; default the protocol's 5 s (tests shorten it). */
   readonly multipartHeartbeatMs?: number;
 }
@@ -41,6 +44,9 @@ export interface StreamingHttpEndpoint {
 }
 
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
+
+/** How long a response dropped for reading too slowly may take to read its last event before it is cut. */
+export const SLOW_CLIENT_GRACE_MS = 10_000;
 
 export function createStreamingHttpEndpoint(options: StreamingHttpOptions): StreamingHttpEndpoint {
   const open = new Set<HttpEventSource>();
@@ -74,10 +80,25 @@ export function createStreamingHttpEndpoint(options: StreamingHttpOptions): Stre
     }
     const controller = new AbortController();
     res.once('close', () => controller.abort());
+    // Past `subscriptions.max_queued_bytes` the stream ends with an error (its queued events dropped at once).
+    let source: HttpEventSource | undefined;
+    const limit = options.maxQueuedBytes ?? 0;
+    const buffer = new ClientBuffer(
+      limit,
+      () => res.writableLength,
+      (queued) => {
+        options.log.warn({ queued_bytes: queued, limit }, 'Ending a streamed subscription whose client reads too slowly');
+        source?.fail([{ message: clientTooSlowMessage(limit), extensions: { code: 'SUBSCRIPTION_CLIENT_TOO_SLOW' } }]);
+        // A client that does not read that last event either is cut off.
+        setTimeout(() => {
+          if (!res.writableFinished) res.destroy();
+        }, SLOW_CLIENT_GRACE_MS).unref();
+      },
+    );
     starting++;
     let started: StartedOperation;
     try {
-      started = await options.start(operationRequestOf(req, params.params), controller.signal);
+      started = await options.start(operationRequestOf(req, params.params), controller.signal, buffer);
     } finally {
       starting--;
     }
@@ -88,15 +109,17 @@ export function createStreamingHttpEndpoint(options: StreamingHttpOptions): Stre
       res.end(JSON.stringify(response.body));
       return;
     }
-    const source = httpEventSource(started, () => open.delete(source));
-    open.add(source);
+    const events = httpEventSource(started, () => open.delete(events));
+    source = events;
+    open.add(events);
+    if (buffer.exceeded) events.fail([{ message: clientTooSlowMessage(limit), extensions: { code: 'SUBSCRIPTION_CLIENT_TOO_SLOW' } }]);
     if (closing || controller.signal.aborted) {
-      await source.return();
+      await events.return();
       if (!res.writableEnded) refuse(res, 503, 'The router is shutting down.', 'GRAPH_NOT_READY');
       return;
     }
-    if (protocol === 'sse') await writeSse(req, res, source);
-    else await writeMultipart(res, source, options.multipartHeartbeatMs);
+    if (protocol === 'sse') await writeSse(req, res, events);
+    else await writeMultipart(res, events, options.multipartHeartbeatMs);
   };
 
   return {

@@ -20,6 +20,7 @@ import type { LoadedGraph } from '../graph/loaded-graph.js';
 import { errorResponse } from '../router/error-response.js';
 import { answerPrepared, prepareOperation, type OperationEnvironment, type PreparedOperation } from '../router/operation-runner.js';
 import type { StageHooks } from '../router/plugin-host.js';
+import type { ClientBuffer } from './client-buffer.js';
 import { subscribeUpstreamSse } from './upstream-sse.js';
 import { LiveSubscriptions, subscriptionInvalidated } from './live-subscriptions.js';
 import type { SharedSubscription } from './upstream-hub.js';
@@ -39,6 +40,8 @@ export interface StartOptions {
   readonly initPayload?: Readonly<Record<string, unknown>>;
   /** The router's running subscriptions (deduplication, hot reload). Default: one set per environment. */
   readonly live?: LiveSubscriptions;
+  /** The client's bound on queued events (`subscriptions.max_queued_bytes`). Default: none. */
+  readonly buffer?: ClientBuffer;
 }
 
 /** Output of the request stage when a subscription's stream started (its events go through respond one by one). */
@@ -157,7 +160,7 @@ async function openStream(env: OperationEnvironment, prepared: PreparedOperation
   // Clients asking the subgraph for the very same thing share one subscription (upstream-hub.ts).
   // The subgraph's protocol is from its compose-file `subscription` section: WebSocket, or SSE over GET or POST.
   const live = liveOf(env, options);
-  const upstream = live.hub.subscribe(target, (opened) => (opened.settings.protocol === 'ws' ? subscribeUpstream(opened) : subscribeUpstreamSse(opened)));
+  const upstream = live.hub.subscribe(target, (opened) => (opened.settings.protocol === 'ws' ? subscribeUpstream(opened) : subscribeUpstreamSse(opened)), options.buffer);
   return eventStream(env, prepared, basis, upstream, hooks, live);
 }
 

@@ -7,6 +7,7 @@
  */
 import type { GraphQLError } from 'graphql';
 import type { SubgraphResponse } from '../fetch/subgraph-types.js';
+import type { ClientBuffer } from './client-buffer.js';
 import type { UpstreamSubscription, UpstreamTarget } from './upstream-ws.js';
 
 /** One client's view of a (possibly shared) upstream subscription. */
@@ -56,8 +57,11 @@ export class UpstreamHub {
     return this.shared.size;
   }
 
-  /** Joins the upstream subscription for `target`, opening it if no client has it open. */
-  subscribe(target: UpstreamTarget, open: OpenUpstream): SharedSubscription {
+  /**
+   * Joins the upstream subscription for `target`, opening it if no client has
+   * it open; `buffer` counts the events queued for this client (slow clients).
+   */
+  subscribe(target: UpstreamTarget, open: OpenUpstream, buffer?: ClientBuffer): SharedSubscription {
     const key = upstreamKey(target);
     let upstream = this.shared.get(key);
     if (!upstream || upstream.ended) {
@@ -69,23 +73,34 @@ export class UpstreamHub {
       upstream = created;
       this.shared.set(key, upstream);
     }
-    return upstream.join();
+    return upstream.join(buffer);
   }
+}
+
+/** An event in a client's queue, with its size as the subgraph sent it (0 when the client's buffer is not counted). */
+interface Queued {
+  readonly event: SubgraphResponse;
+  readonly bytes: number;
 }
 
 /** A client's queue on a shared upstream. */
 class Subscriber implements SharedSubscription {
-  private readonly pending: SubgraphResponse[] = [];
+  private readonly pending: Queued[] = [];
   private finished = false;
   private failure: GraphQLError | undefined;
   private wake: (() => void) | undefined;
 
-  constructor(private readonly leave: (subscriber: Subscriber) => void) {}
+  constructor(
+    private readonly leave: (subscriber: Subscriber) => void,
+    /** The client's bound on queued data, if it has one. */
+    readonly buffer: ClientBuffer | undefined,
+  ) {}
 
-  push(event: SubgraphResponse): void {
+  push(event: SubgraphResponse, bytes: number): void {
     if (this.finished) return;
-    this.pending.push(event);
+    this.pending.push({ event, bytes });
     this.notify();
+    this.buffer?.add(bytes);
   }
 
   /** The upstream ended (completed, or failed with `error`). */
@@ -99,15 +114,18 @@ class Subscriber implements SharedSubscription {
   fail(error: GraphQLError): void {
     if (this.finished) return;
     // Events queued before the failure are dropped: the subscription is no longer valid.
-    this.pending.length = 0;
+    this.drop();
     this.end(error);
     this.leave(this);
   }
 
   async next(): Promise<SubgraphResponse | undefined> {
     while (this.pending.length === 0 && !this.finished) await new Promise<void>((resolve) => (this.wake = resolve));
-    const event = this.pending.shift();
-    if (event) return event;
+    const queued = this.pending.shift();
+    if (queued) {
+      this.buffer?.remove(queued.bytes);
+      return queued.event;
+    }
     this.close();
     const failure = this.failure;
     this.failure = undefined;
@@ -118,9 +136,15 @@ class Subscriber implements SharedSubscription {
   close(): void {
     const wasFinished = this.finished;
     this.finished = true;
-    this.pending.length = 0;
+    this.drop();
     this.notify();
     if (!wasFinished) this.leave(this);
+  }
+
+  /** Drops the queued events (and their count in the client's buffer). */
+  private drop(): void {
+    for (const queued of this.pending) this.buffer?.remove(queued.bytes);
+    this.pending.length = 0;
   }
 
   private notify(): void {
@@ -142,8 +166,8 @@ class SharedUpstream {
     void this.pump();
   }
 
-  join(): Subscriber {
-    const subscriber = new Subscriber((leaving) => this.leave(leaving));
+  join(buffer: ClientBuffer | undefined): Subscriber {
+    const subscriber = new Subscriber((leaving) => this.leave(leaving), buffer);
     this.subscribers.add(subscriber);
     return subscriber;
   }
@@ -162,7 +186,12 @@ class SharedUpstream {
       for (;;) {
         const event = await this.upstream.next();
         if (event === undefined) break;
-        for (const subscriber of this.subscribers) subscriber.push(event);
+        // Measured once per event, and only when a client's queue is bounded.
+        let bytes: number | undefined;
+        for (const subscriber of this.subscribers) {
+          if (subscriber.buffer && subscriber.buffer.limit > 0) bytes ??= JSON.stringify(event).length;
+          subscriber.push(event, bytes ?? 0);
+        }
       }
     } catch (error) {
       failure = error as GraphQLError;

@@ -10,6 +10,7 @@
 import { createParser } from 'eventsource-parser';
 import type { GraphQLErrorJSON } from '../errors.js';
 import type { SubgraphResponse } from '../fetch/subgraph-types.js';
+import { UpstreamEvents } from './upstream-events.js';
 import { upstreamFailed, type UpstreamSubscription, type UpstreamTarget } from './upstream-ws.js';
 
 /** `ws(s)://` becomes `http(s)://`: the settings may name the WebSocket URL of a subgraph that serves both. */
@@ -35,26 +36,15 @@ function requestOf(target: UpstreamTarget, signal: AbortSignal): { url: string; 
 export function subscribeUpstreamSse(target: UpstreamTarget): UpstreamSubscription {
   const { subgraph } = target;
   const controller = new AbortController();
-  const pending: SubgraphResponse[] = [];
-  let finished = false;
-  let failure: ReturnType<typeof upstreamFailed> | undefined;
-  let wake: (() => void) | undefined;
-  const notify = (): void => {
-    const resolve = wake;
-    wake = undefined;
-    resolve?.();
-  };
+  const events = new UpstreamEvents();
   const finish = (error?: ReturnType<typeof upstreamFailed>): void => {
-    if (finished) return;
-    finished = true;
-    failure = error;
-    notify();
+    events.finish(error);
     controller.abort();
   };
 
   const parser = createParser({
     onEvent(message) {
-      if (finished) return;
+      if (events.ended) return;
       if (message.event === 'complete') {
         finish();
         return;
@@ -71,8 +61,7 @@ export function subscribeUpstreamSse(target: UpstreamTarget): UpstreamSubscripti
         finish(upstreamFailed(subgraph, 'the subgraph sent an event that is not a GraphQL result'));
         return;
       }
-      pending.push(event as SubgraphResponse);
-      notify();
+      events.push(event as SubgraphResponse);
     },
   });
 
@@ -93,13 +82,13 @@ export function subscribeUpstreamSse(target: UpstreamTarget): UpstreamSubscripti
     const reader = response.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
-      if (done || finished) break;
+      if (done || events.ended) break;
       parser.feed(decoder.decode(value, { stream: true }));
     }
     // The stream ended without `complete`: the subgraph is done too.
     finish();
   })().catch((error: unknown) => {
-    if (finished) return;
+    if (events.ended) return;
     finish(upstreamFailed(subgraph, error instanceof Error ? causeOf(error) : String(error)));
   });
 
@@ -108,16 +97,18 @@ export function subscribeUpstreamSse(target: UpstreamTarget): UpstreamSubscripti
     if (closed) return;
     closed = true;
     finish();
-    pending.length = 0;
+    events.clear();
   };
   return {
     async next() {
-      while (pending.length === 0 && !finished) await new Promise<void>((resolve) => (wake = resolve));
-      const event = pending.shift();
-      if (event) return event;
-      close();
-      if (failure) throw failure;
-      return undefined;
+      try {
+        const event = await events.next();
+        if (event === undefined) close();
+        return event;
+      } catch (error) {
+        close();
+        throw error;
+      }
     },
     close,
   };

@@ -1,14 +1,19 @@
 /**
- * A subgraph subscription over WebSocket (GraphQL over WebSocket,
- * `graphql-transport-ws`, with the `graphql-ws` package's client): one
- * connection per subscription, closed when the subscription ends.
+ * A subgraph subscription over WebSocket: one connection per subscription,
+ * closed when the subscription ends, in the subprotocol the compose file's
+ * `websocket_subprotocol` names or (`auto`) the subgraph accepted.
  */
 import { GraphQLError } from 'graphql';
-import { createClient, type Client } from 'graphql-ws';
+import { createClient, GRAPHQL_TRANSPORT_WS_PROTOCOL, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { RouterError, type GraphQLErrorJSON } from '../errors.js';
 import type { JsonObject, SubgraphResponse } from '../fetch/subgraph-types.js';
 import type { SubscriptionSettings } from '../graph/execution-config.js';
+import { UpstreamEvents } from './upstream-events.js';
+import { runLegacyWebSocket } from './upstream-legacy-ws.js';
+
+/** The legacy subprotocol's name (Apollo's subscriptions-transport-ws). */
+const LEGACY_SUBPROTOCOL = 'graphql-ws';
 
 /** What to subscribe to, and where. */
 export interface UpstreamTarget {
@@ -44,83 +49,148 @@ export function upstreamFailed(subgraph: string, reason: string, errors?: readon
   });
 }
 
+/** `auto` offers both: legacy first, since subscriptions-transport-ws servers take the first offered, while graphql-ws servers pick `graphql-transport-ws` wherever it stands. */
+const AUTO_OFFER = [LEGACY_SUBPROTOCOL, GRAPHQL_TRANSPORT_WS_PROTOCOL];
+
+/** How long the subgraph may take to answer the WebSocket upgrade. */
+export const UPGRADE_TIMEOUT_MS = 10_000;
+
+/** A connection to the subgraph and the subprotocol it speaks. */
+interface Negotiated {
+  readonly socket: WebSocket;
+  readonly subprotocol: typeof GRAPHQL_TRANSPORT_WS_PROTOCOL | typeof LEGACY_SUBPROTOCOL;
+}
+
 /**
- * Opens the subscription over WebSocket (`protocol: ws`; SSE is upstream-sse.ts)
- * with the `graphql-transport-ws` subprotocol (or `auto`, which means it); the
- * legacy `graphql-ws` subprotocol throws `SUBSCRIPTION_NOT_SUPPORTED`.
+ * Opens the subscription over WebSocket (`protocol: ws`; SSE is
+ * upstream-sse.ts) in the subprotocol of `websocket_subprotocol`:
+ * `graphql-transport-ws` with the `graphql-ws` package's client, the legacy
+ * `graphql-ws` with upstream-legacy-ws.ts, or `auto` (Cosmo's meaning): both
+ * are offered and the one the subgraph accepted is spoken; a subgraph that
+ * accepts neither by name (answers without a subprotocol) is spoken to in
+ * the legacy one.
  */
 export function subscribeUpstream(target: UpstreamTarget): UpstreamSubscription {
   const { settings, subgraph } = target;
   if (settings.protocol !== 'ws') {
     throw new RouterError('SUBSCRIPTION_NOT_SUPPORTED', `Subgraph "${subgraph}" serves subscriptions over ${settings.protocol}, not WebSocket.`);
   }
-  if (settings.websocketSubprotocol === 'graphql-ws') {
-    throw new RouterError(
-      'SUBSCRIPTION_NOT_SUPPORTED',
-      `Subgraph "${subgraph}" uses the legacy graphql-ws subprotocol, which this router does not speak yet (only graphql-transport-ws).`,
-    );
+  const events = new UpstreamEvents();
+  let stopSession: (() => void) | undefined;
+  let dialing: WebSocket | undefined;
+  let closed = false;
+  void negotiate(target, (socket) => (dialing = socket)).then(
+    ({ socket, subprotocol }) => {
+      dialing = undefined;
+      if (closed) {
+        socket.close(1000, 'Normal Closure');
+        return;
+      }
+      stopSession = subprotocol === LEGACY_SUBPROTOCOL ? runLegacyWebSocket(socket, target, events) : runTransportWebSocket(socket, target, events);
+    },
+    (error: unknown) => {
+      dialing = undefined;
+      events.finish(upstreamFailed(subgraph, error instanceof Error ? error.message : String(error)));
+    },
+  );
+  const close = (): void => {
+    if (closed) return;
+    closed = true;
+    events.finish();
+    events.clear();
+    dialing?.terminate();
+    stopSession?.();
+  };
+  return {
+    async next() {
+      try {
+        const event = await events.next();
+        if (event === undefined) close();
+        return event;
+      } catch (error) {
+        close();
+        throw error;
+      }
+    },
+    close,
+  };
+}
+
+/** Dials the subgraph offering the configured subprotocol(s); `onSocket` gets each socket while it connects (so it can be aborted). */
+async function negotiate(target: UpstreamTarget, onSocket: (socket: WebSocket) => void): Promise<Negotiated> {
+  const { websocketSubprotocol } = target.settings;
+  const url = webSocketUrl(target.settings.url);
+  const offered = websocketSubprotocol === 'auto' ? AUTO_OFFER : [websocketSubprotocol];
+  try {
+    const socket = await openSocket(url, offered, target.headers, onSocket);
+    return { socket, subprotocol: socket.protocol === LEGACY_SUBPROTOCOL ? LEGACY_SUBPROTOCOL : GRAPHQL_TRANSPORT_WS_PROTOCOL };
+  } catch (error) {
+    // `ws` refuses an answer without a subprotocol; under `auto` such a subgraph is legacy (as Cosmo falls back).
+    if (websocketSubprotocol !== 'auto' || !(error instanceof Error) || error.message !== 'Server sent no subprotocol') throw error;
+    return { socket: await openSocket(url, [], target.headers, onSocket), subprotocol: LEGACY_SUBPROTOCOL };
   }
-  const headers = { ...target.headers };
-  class HeaderedWebSocket extends WebSocket {
-    constructor(address: string | URL, protocols?: string | string[]) {
-      super(address, protocols, { headers });
-    }
-  }
+}
+
+function openSocket(url: string, protocols: readonly string[], headers: Readonly<Record<string, string>>, onSocket: (socket: WebSocket) => void): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, [...protocols], { headers: { ...headers }, handshakeTimeout: UPGRADE_TIMEOUT_MS });
+    onSocket(socket);
+    const opened = (): void => {
+      socket.off('error', failed);
+      resolve(socket);
+    };
+    const failed = (error: Error): void => {
+      socket.off('open', opened);
+      reject(error);
+    };
+    socket.once('open', opened);
+    socket.once('error', failed);
+  });
+}
+
+/** Runs the subscription on a socket that negotiated `graphql-transport-ws`; the returned function ends it. */
+function runTransportWebSocket(socket: WebSocket, target: UpstreamTarget, events: UpstreamEvents): () => void {
+  const { subgraph } = target;
+  // A close before graphql-ws took the socket over (it listens from the next turn on) still ends the subscription.
+  socket.once('close', (code: number, reason: Buffer) => events.finish(failureOf(subgraph, { code, reason: reason.toString('utf8') })));
   const client: Client = createClient({
-    url: webSocketUrl(settings.url),
-    webSocketImpl: HeaderedWebSocket,
+    url: socket.url,
+    webSocketImpl: alreadyOpen(socket),
     connectionParams: target.initPayload ? { ...target.initPayload } : undefined,
     lazy: true,
     retryAttempts: 0,
     shouldRetry: () => false,
   });
-  const pending: SubgraphResponse[] = [];
-  let finished = false;
-  let failure: GraphQLError | undefined;
-  let wake: (() => void) | undefined;
-  const notify = (): void => {
-    const resolve = wake;
-    wake = undefined;
-    resolve?.();
-  };
-  const finish = (error?: GraphQLError): void => {
-    if (finished) return;
-    finished = true;
-    failure = error;
-    notify();
-  };
   const dispose = client.subscribe<JsonObject>(
     { query: target.query, operationName: target.operationName, variables: { ...target.variables } },
     {
-      next: (value) => {
-        if (finished) return;
-        pending.push(value as SubgraphResponse);
-        notify();
-      },
-      error: (error) => finish(failureOf(subgraph, error)),
-      complete: () => finish(),
+      next: (value) => events.push(value as SubgraphResponse),
+      error: (error) => events.finish(failureOf(subgraph, error)),
+      complete: () => events.finish(),
     },
   );
-  let closed = false;
-  const close = (): void => {
-    if (closed) return;
-    closed = true;
-    finish();
-    pending.length = 0;
+  return () => {
     dispose();
     void client.dispose();
   };
-  return {
-    async next() {
-      while (pending.length === 0 && !finished) await new Promise<void>((resolve) => (wake = resolve));
-      const event = pending.shift();
-      if (event) return event;
-      close();
-      if (failure) throw failure;
-      return undefined;
-    },
-    close,
-  };
+}
+
+/**
+ * A `webSocketImpl` for graphql-ws's client that hands it the socket dialled
+ * already (the subprotocol had to be known first) and replays its `open`
+ * event, which graphql-ws waits for to send `connection_init`.
+ */
+function alreadyOpen(socket: WebSocket): typeof WebSocket {
+  function OpenWebSocket(): WebSocket {
+    setImmediate(() => socket.emit('open'));
+    return socket;
+  }
+  return Object.assign(OpenWebSocket, {
+    CONNECTING: WebSocket.CONNECTING,
+    OPEN: WebSocket.OPEN,
+    CLOSING: WebSocket.CLOSING,
+    CLOSED: WebSocket.CLOSED,
+  }) as unknown as typeof WebSocket;
 }
 
 /** What the client reports: an `error` message's errors, a close event, or an Error. */

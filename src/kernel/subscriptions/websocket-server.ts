@@ -12,25 +12,28 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GraphQLError, GraphQLSchema, parse, type ExecutionArgs } from 'graphql';
-import { GRAPHQL_TRANSPORT_WS_PROTOCOL, type FormattedExecutionResult, type OperationResult, type SubscribePayload } from 'graphql-ws';
+import { GRAPHQL_TRANSPORT_WS_PROTOCOL, type FormattedExecutionResult, type OperationResult } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.js';
 import type { GraphQLResponseBody, OperationRequest } from '../pipeline/stages.js';
-import { LEGACY_GRAPHQL_WS_PROTOCOL, serveLegacyConnection, type SocketOperation } from './legacy-ws-protocol.js';
+import { ClientBuffer, unboundedBuffer } from './client-buffer.js';
+import { LEGACY_GRAPHQL_WS_PROTOCOL, serveLegacyConnection, type SocketOperation, type SocketPayload } from './legacy-ws-protocol.js';
 import type { EventStream, StartedOperation } from './subscription-runner.js';
 
 /** What the WebSocket endpoint needs from the router. */
 export interface WebSocketEndpointOptions {
   readonly log: Logger;
   /** Starts one operation (subscriptions stream; the rest answer once). */
-  readonly start: (request: OperationRequest, signal: AbortSignal, initPayload: Readonly<Record<string, unknown>> | undefined) => Promise<StartedOperation>;
+  readonly start: (request: OperationRequest, signal: AbortSignal, initPayload: Readonly<Record<string, unknown>> | undefined, buffer: ClientBuffer) => Promise<StartedOperation>;
   /** `subscriptions.max_per_connection`; 0 = no limit. */
   readonly maxPerConnection: number;
   /** `subscriptions.max_total`; 0 = no limit. */
   readonly maxTotal: number;
   /** Subscriptions counted toward `maxTotal` elsewhere (SSE and multipart streams). Default: none. */
   readonly othersActive?: () => number;
+  /** `subscriptions.max_queued_bytes`: data queued for one connection before it is closed with 1008; 0 = no limit. Default: 0. */
+  readonly maxQueuedBytes?: number;
   /** Largest message accepted (`limits.max_request_body`); larger ones close the connection with 1009. */
   readonly maxPayloadBytes: number;
   /** Whether an upgrade's `Origin` may connect (the `cors.allow_origins` policy); refused ones get 403. Default: any. */
@@ -46,6 +49,9 @@ export interface WebSocketEndpoint {
 }
 
 const GRAPHQL_PATH = '/graphql';
+
+/** Close code for a connection that read too slowly (1008, policy violation: the client did not read what it asked for). */
+export const SLOW_CLIENT_CLOSE_CODE = 1008;
 
 /** graphql-ws wants execution arguments; the router's own answer rides in `contextValue`. */
 interface Carried {
@@ -68,6 +74,7 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
   const all = new Set<EventStream>();
   const perSocket = new WeakMap<WebSocket, Set<EventStream>>();
   const startingOn = new WeakMap<WebSocket, number>();
+  const buffers = new WeakMap<WebSocket, ClientBuffer>();
   let startingTotal = 0;
   let closing = false;
 
@@ -81,6 +88,14 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
+      buffers.set(
+        ws,
+        new ClientBuffer(
+          options.maxQueuedBytes ?? 0,
+          () => ws.bufferedAmount,
+          (queued) => dropSlowClient(ws, queued),
+        ),
+      );
       // The legacy subprotocol is served by legacy-ws-protocol.ts; graphql-ws's server takes the rest.
       if (ws.protocol === LEGACY_GRAPHQL_WS_PROTOCOL) serveLegacyConnection(ws, request, { log, start: startOn });
       else wss.emit('connection', ws, request);
@@ -90,6 +105,17 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
   wss.on('connection', (ws: WebSocket) => {
     ws.on('error', (error) => log.debug({ reason: error.message }, 'WebSocket connection failed'));
   });
+
+  /**
+   * A connection past `subscriptions.max_queued_bytes`: its subscriptions end
+   * at once (their queued events are dropped; the subgraph subscription goes
+   * on for other clients), and it is closed with 1008.
+   */
+  const dropSlowClient = (socket: WebSocket, queuedBytes: number): void => {
+    log.warn({ queued_bytes: queuedBytes, limit: options.maxQueuedBytes }, 'Closing a WebSocket client that reads too slowly');
+    for (const stream of [...(perSocket.get(socket) ?? [])]) void stream.return();
+    socket.close(SLOW_CLIENT_CLOSE_CODE, 'Client too slow: subscriptions.max_queued_bytes exceeded');
+  };
 
   /** Counts the stream as active until it ends, whichever way. */
   const track = (socket: WebSocket, stream: EventStream): EventStream => {
@@ -126,7 +152,7 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
   /** Starts one operation on a socket (either subprotocol), within the limits. */
   const startOn = async (
     socket: WebSocket,
-    payload: SubscribePayload,
+    payload: SocketPayload,
     upgrade: IncomingMessage,
     initPayload: Readonly<Record<string, unknown>> | undefined,
   ): Promise<SocketOperation> => {
@@ -138,13 +164,17 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
     if (options.maxTotal > 0 && all.size + startingTotal + (options.othersActive?.() ?? 0) >= options.maxTotal) {
       return { kind: 'refused', errors: [limitError(`The router serves ${options.maxTotal} subscriptions (subscriptions.max_total).`)] };
     }
+    if (payload.documentId !== undefined && typeof payload.documentId !== 'string') {
+      return { kind: 'refused', errors: [new GraphQLError('"documentId" must be a string.', { extensions: { code: 'BAD_REQUEST' } })] };
+    }
     const request = operationRequest(payload, upgrade, initPayload);
     const controller = new AbortController();
     startingOn.set(socket, starting + 1);
     startingTotal++;
     let started: StartedOperation;
     try {
-      started = await options.start(request, controller.signal, initPayload);
+      // Every socket got its buffer at the upgrade; an unbounded one stands in for the type's sake.
+      started = await options.start(request, controller.signal, initPayload, buffers.get(socket) ?? unboundedBuffer());
     } finally {
       startingOn.set(socket, (startingOn.get(socket) ?? 1) - 1);
       startingTotal--;
@@ -175,8 +205,10 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
   const endpoint = useServer<Record<string, unknown> | undefined>(
     {
       isProd: true,
+      // graphql-ws requires a string `query`; a persisted operation (by hash or `documentId`) may have none.
+      jsonMessageReviver: allowPersistedSubscribe,
       onSubscribe: async (ctx, _id, payload) => {
-        const started = await startOn(ctx.extra.socket, payload, ctx.extra.request, ctx.connectionParams ?? undefined);
+        const started = await startOn(ctx.extra.socket, payload as SocketPayload, ctx.extra.request, ctx.connectionParams ?? undefined);
         if (started.kind === 'refused') return started.errors;
         if (started.kind === 'single') return args(SINGLE_DOCUMENT, { result: started.body });
         return args(STREAM_DOCUMENT, { stream: started.stream });
@@ -213,6 +245,23 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
   };
 }
 
+/**
+ * The JSON reviver for incoming graphql-transport-ws messages: a `subscribe`
+ * whose payload has no `query` (a persisted operation: `extensions.persistedQuery`
+ * or `documentId`) gets an empty one, so graphql-ws's message check passes
+ * and the persisted-operation plugins resolve the text in the request stage.
+ * A `doc_id` is read as `documentId`, as over HTTP.
+ */
+function allowPersistedSubscribe(this: unknown, key: string, value: unknown): unknown {
+  if (key !== '' || value === null || typeof value !== 'object') return value;
+  const message = value as { type?: unknown; payload?: unknown };
+  if (message.type !== 'subscribe' || message.payload === null || typeof message.payload !== 'object' || Array.isArray(message.payload)) return value;
+  const payload = message.payload as Record<string, unknown>;
+  if (payload.documentId === undefined && payload.doc_id !== undefined) payload.documentId = payload.doc_id;
+  if (payload.query === undefined || payload.query === null) payload.query = '';
+  return value;
+}
+
 function args(document: ExecutionArgs['document'], carried: Carried): ExecutionArgs {
   return { schema: PLACEHOLDER_SCHEMA, document, contextValue: carried };
 }
@@ -232,7 +281,7 @@ function toGraphQLErrors(body: GraphQLResponseBody): GraphQLError[] {
  * usual way to send a token), then by string entries of its `headers` object
  * (browsers cannot set headers on a WebSocket), names lowercased.
  */
-function operationRequest(payload: SubscribePayload, upgrade: IncomingMessage, initPayload: Readonly<Record<string, unknown>> | undefined): OperationRequest {
+function operationRequest(payload: SocketPayload, upgrade: IncomingMessage, initPayload: Readonly<Record<string, unknown>> | undefined): OperationRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(upgrade.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
@@ -243,7 +292,9 @@ function operationRequest(payload: SubscribePayload, upgrade: IncomingMessage, i
     for (const [name, value] of Object.entries(extra)) if (typeof value === 'string') headers[name.toLowerCase()] = value;
   }
   return {
-    query: payload.query,
+    // An empty query is how graphql-ws clients send a persisted operation (the protocol requires the field).
+    query: payload.query || undefined,
+    documentId: typeof payload.documentId === 'string' ? payload.documentId : undefined,
     operationName: payload.operationName ?? undefined,
     variables: payload.variables ?? undefined,
     extensions: payload.extensions ?? undefined,

@@ -31,7 +31,7 @@ describe('core config defaults', () => {
       graph: { name: 'default' },
       playground: { enabled: true },
       introspection: { enabled: true },
-      subscriptions: { enabled: true, max_per_connection: 100, max_total: 10_000 },
+      subscriptions: { enabled: true, max_per_connection: 100, max_total: 10_000, max_queued_bytes: 4_194_304 },
       limits: { max_request_body: 1_000_000, max_depth: 0, max_aliases: 0, max_tokens: 0, max_batch_size: 0, max_fields: 5000 },
       csrf_prevention: { enabled: true, required_headers: ['graphql-preflight', 'apollo-require-preflight', 'x-apollo-operation-name'] },
       query_plans: {},
