@@ -28,6 +28,23 @@ const ONE_PERCENT = 'switchyard-tracing-0.01';
 const TWIN = 'switchyard-telemetry-off-twin';
 const SINK = 'otlp-sink';
 
+/**
+ * `BENCH_TELEMETRY_CPU_PROF=<dir>`: every router runs with `node --cpu-prof`
+ * and writes a V8 CPU profile of its whole run (settling and rounds) to
+ * `<dir>/<contender>/` when it stops: where tracing's cost goes.
+ */
+function profiled(contender: Contender): Contender {
+  const dir = process.env.BENCH_TELEMETRY_CPU_PROF;
+  if (!dir) return contender;
+  return {
+    ...contender,
+    async launch(context) {
+      const launch = await contender.launch(context);
+      return { ...launch, args: ['--cpu-prof', `--cpu-prof-dir=${dir}/${contender.id}`, ...launch.args] };
+    },
+  };
+}
+
 /** A router tracing `samplingRate` of its requests to the sink (whose URL is known at launch). */
 function traced(id: string, samplingRate: number): Contender {
   const options = {
@@ -76,8 +93,8 @@ export const telemetryScenario: Scenario = {
   services: [{ program: 'otlp-sink' }],
   ratioLabel: 'req/s / telemetry off',
   contenders: [
-    switchyard({ id: OFF, label: 'Switchyard, telemetry off', baseline: OFF }),
-    traced(ALL, 1),
+    profiled(switchyard({ id: OFF, label: 'Switchyard, telemetry off', baseline: OFF })),
+    profiled(traced(ALL, 1)),
     traced(ONE_PERCENT, 0.01),
     switchyard({ id: TWIN, label: 'Switchyard, telemetry off: a second process (A/A control)', baseline: OFF }),
   ],

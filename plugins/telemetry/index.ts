@@ -17,6 +17,7 @@
  * including those another plugin answers, and every fetch, including cache hits.
  */
 import { definePlugin, type PluginFactory } from '../../src/index.js';
+import { accessLogsSection, telemetrySection } from './config.js';
 import { accessLogsOptionsSchema, telemetryEnabled, telemetryOptionsSchema } from './options.js';
 
 export {
@@ -36,10 +37,12 @@ export { ACCESS_LOG_MESSAGE, type AccessLogLine } from './access-logs.js';
 /** OpenTelemetry traces and metrics; with both signals off it has no hooks and loads no SDK. */
 export const useTelemetry: PluginFactory<typeof telemetryOptionsSchema> = definePlugin({
   name: 'telemetry',
-  configKey: 'telemetry',
+  config: telemetrySection,
   options: telemetryOptionsSchema,
   // Reads the response cache's record of each request (hits, misses) when that plugin runs.
   optionalDependsOn: ['response-cache'],
+  // OTLP metrics export the router's own metrics (the Prometheus series): the kernel records them even with `metrics.enabled` off.
+  needsMetrics: (options) => options.metrics.otlp.enabled,
   async setup(ctx, options) {
     if (!telemetryEnabled(options)) return;
     // The OpenTelemetry SDK loads only when a signal is on.
@@ -51,7 +54,7 @@ export const useTelemetry: PluginFactory<typeof telemetryOptionsSchema> = define
 /** One JSON log line per request; disabled, it has no hooks. */
 export const useAccessLogs: PluginFactory<typeof accessLogsOptionsSchema> = definePlugin({
   name: 'access-logs',
-  configKey: 'access_logs',
+  config: accessLogsSection,
   options: accessLogsOptionsSchema,
   // Reads the response cache's record of each request (hits, misses) when that plugin runs.
   optionalDependsOn: ['response-cache'],

@@ -1,30 +1,26 @@
 /**
- * Starts the OpenTelemetry SDK for one router: a tracer provider with one
- * batching processor per OTLP/HTTP trace exporter, and a meter provider with
- * a periodic reader per OTLP/HTTP metric exporter. Loaded only when a signal
- * is enabled. Nothing is registered globally (two routers in one process
- * keep their own providers).
+ * Starts telemetry for one router: a span recorder (span-recorder.ts) feeding
+ * one SDK batching processor per OTLP/HTTP trace exporter, and a meter
+ * provider with a periodic reader per OTLP/HTTP metric exporter, which
+ * exports the router's own metrics (metric-producer.ts). Loaded only when a
+ * signal is enabled. Nothing is registered globally (two routers in one
+ * process keep their own).
  */
 
-import type { Tracer } from '@opentelemetry/api';
+import { randomUUID } from 'node:crypto';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-  type ReadableSpan,
-  type Sampler,
-  type SpanExporter,
-} from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, type ReadableSpan, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { ExportResult } from '@opentelemetry/core';
 import type { Logger, PluginContext, PluginInstance } from '../../src/index.js';
 import { exportTargets, resolveServiceName, type ExportTarget } from './otel-env.js';
 import type { ResolvedTelemetryOptions } from './options.js';
-import { DURATION_BUCKETS, telemetryHooks, type TelemetryInstruments } from './telemetry-hooks.js';
+import { RouterMetricProducer } from './metric-producer.js';
+import { SpanRecorder } from './span-recorder.js';
+import { SubgraphAttributeCache } from './subgraph-attributes.js';
+import { telemetryHooks } from './telemetry-hooks.js';
 
 /** Instrumentation scope of the router's spans and metrics. */
 export const INSTRUMENTATION_SCOPE = 'switchyard';
@@ -39,36 +35,34 @@ const MAX_ATTRIBUTE_LENGTH = 16 * 1024;
 export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOptions, env: NodeJS.ProcessEnv = process.env): PluginInstance {
   const serviceName = resolveServiceName(options.service_name, env);
   const resource = defaultResource()
+    // Each process (each `--workers` worker) exports its own cumulative series: they must not collide.
+    .merge(resourceFromAttributes({ 'service.instance.id': randomUUID() }))
     .merge(detectResources({ detectors: [envDetector] }))
     .merge(resourceFromAttributes({ 'service.name': serviceName }));
 
-  let tracerProvider: BasicTracerProvider | undefined;
-  let tracer: Tracer | undefined;
+  let recorder: SpanRecorder | undefined;
   const traceTargets = options.tracing.enabled ? exportTargets('traces', options.tracing.exporters, env) : [];
   if (options.tracing.enabled) {
     const { tracing } = options;
-    tracerProvider = new BasicTracerProvider({
-      resource,
-      sampler: samplerOf(tracing.sampling_rate, tracing.parent_based_sampler),
-      spanLimits: { attributeValueLengthLimit: MAX_ATTRIBUTE_LENGTH },
-      spanProcessors: traceTargets.map(
-        (target) =>
-          new BatchSpanProcessor(new ReportingSpanExporter(new OTLPTraceExporter({ url: target.url, headers: target.headers, timeoutMillis: target.timeoutMs }), ctx.log, target), {
-            maxQueueSize: tracing.max_queue_size,
-            maxExportBatchSize: Math.min(tracing.max_export_batch_size, tracing.max_queue_size),
-            scheduledDelayMillis: target.batchTimeoutMs,
-            exportTimeoutMillis: target.timeoutMs,
-          }),
-      ),
-    });
-    tracer = tracerProvider.getTracer(INSTRUMENTATION_SCOPE);
+    const processors = traceTargets.map(
+      (target) =>
+        new BatchSpanProcessor(new ReportingSpanExporter(new OTLPTraceExporter({ url: target.url, headers: target.headers, timeoutMillis: target.timeoutMs }), ctx.log, target), {
+          maxQueueSize: tracing.max_queue_size,
+          maxExportBatchSize: Math.min(tracing.max_export_batch_size, tracing.max_queue_size),
+          scheduledDelayMillis: target.batchTimeoutMs,
+          exportTimeoutMillis: target.timeoutMs,
+        }),
+    );
+    recorder = new SpanRecorder(resource, { name: INSTRUMENTATION_SCOPE }, MAX_ATTRIBUTE_LENGTH, samplerOf(tracing.sampling_rate, tracing.parent_based_sampler), processors);
   }
 
+  const subgraphAttributes = new SubgraphAttributeCache(() => ctx.router.graph);
   let meterProvider: MeterProvider | undefined;
-  let instruments: TelemetryInstruments | undefined;
   const metricTargets = options.metrics.otlp.enabled ? exportTargets('metrics', options.metrics.otlp.exporters, env) : [];
   if (options.metrics.otlp.enabled) {
     const interval = options.metrics.otlp.export_interval;
+    // The router's own instruments (the Prometheus series), read at each export: no OpenTelemetry instruments of its own.
+    const producer = new RouterMetricProducer(ctx.metrics, subgraphAttributes, resource);
     meterProvider = new MeterProvider({
       resource,
       readers: metricTargets.map(
@@ -77,10 +71,10 @@ export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOpt
             exporter: new ReportingMetricExporter(new OTLPMetricExporter({ url: target.url, headers: target.headers, timeoutMillis: target.timeoutMs }), ctx.log, target),
             exportIntervalMillis: interval,
             exportTimeoutMillis: Math.min(target.timeoutMs, interval),
+            metricProducers: [producer],
           }),
       ),
     });
-    instruments = createInstruments(meterProvider);
   }
 
   ctx.log.info(
@@ -95,14 +89,15 @@ export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOpt
   );
 
   return {
-    hooks: telemetryHooks({ tracer, instruments, includeDocument: options.tracing.include_document, graph: () => ctx.router.graph }),
+    // Metrics alone need no hooks: the kernel records them.
+    hooks: recorder ? telemetryHooks({ recorder, includeDocument: options.tracing.include_document, subgraphAttributes }) : undefined,
     async stop() {
       // Delivers what is queued, but never holds the router's shutdown longer than MAX_SHUTDOWN_MS.
       const timeouts = [...traceTargets, ...metricTargets].map((t) => t.timeoutMs);
       const bound = Math.min(MAX_SHUTDOWN_MS, Math.max(100, ...timeouts));
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
-        Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown()]),
+        Promise.allSettled([recorder?.shutdown(), meterProvider?.shutdown()]),
         new Promise<void>((resolve) => {
           timer = setTimeout(resolve, bound);
           timer.unref();
@@ -116,26 +111,6 @@ export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOpt
 function samplerOf(rate: number, parentBased: boolean): Sampler {
   const root = new TraceIdRatioBasedSampler(rate);
   return parentBased ? new ParentBasedSampler({ root }) : root;
-}
-
-function createInstruments(provider: MeterProvider): TelemetryInstruments {
-  const meter = provider.getMeter(INSTRUMENTATION_SCOPE);
-  return {
-    requestDuration: meter.createHistogram('http.server.request.duration', {
-      description: 'Duration of GraphQL operations served by the router.',
-      unit: 's',
-      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-    }),
-    subgraphDuration: meter.createHistogram('http.client.request.duration', {
-      description: 'Duration of subgraph calls made by the router.',
-      unit: 's',
-      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-    }),
-    cacheFetches: meter.createCounter('switchyard.response_cache.fetches', {
-      description: 'Subgraph fetches the response cache looked up, by status (hit, partial_hit, miss).',
-      unit: '{fetch}',
-    }),
-  };
 }
 
 /** Logs failed exports (at most once per FAILURE_LOG_INTERVAL_MS), never headers. */

@@ -1,72 +1,43 @@
 /**
- * Spans and OTLP metrics from the pipeline's hooks. One SERVER span per
- * operation (continuing the client's W3C trace context), INTERNAL children
- * for parse, validate, plan and execute, and one CLIENT span per subgraph
- * fetch, whose context goes to the subgraph in `traceparent`. Every span
+ * Spans from the pipeline's hooks. One SERVER span per operation
+ * (continuing the client's W3C trace context), INTERNAL children for parse,
+ * validate, plan and execute, and one CLIENT span per subgraph fetch, whose
+ * context goes to the subgraph in `traceparent`. Every span
  * ends in a `whenSettled` listener, so a stage that throws still ends its
  * span, with the error recorded on it.
  *
- * Contexts are passed explicitly (no global context manager, no
+ * Spans are recorded by span-recorder.ts; a child is made from its parent
+ * span (no context objects, no global context manager, no
  * AsyncLocalStorage): nothing here is registered globally.
  */
 
-import {
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type Histogram as OtelHistogram,
-  type Counter as OtelCounter,
-  type Span,
-  type TextMapGetter,
-  type TextMapSetter,
-  type Tracer,
-} from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, type Attributes, type SpanContext, type TextMapGetter } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { RouterError, StateKey, type GraphInfo, type Hooks, type OperationRequest, type OperationResponse, type RequestState } from '../../src/index.js';
+import { RouterError, StateKey, type Hooks, type OperationRequest, type OperationResponse, type RequestState } from '../../src/index.js';
 import { persistedQueryResolved } from '../../src/operations/index.js';
 import { cacheCounts, takeFetchStatus } from './cache-status.js';
 import { operationFacts, type OperationFacts } from './operation-facts.js';
-import { splitHost, SubgraphAttributeCache } from './subgraph-attributes.js';
-
-/** The instruments of OTLP metrics (semantic-convention names where they exist). */
-export interface TelemetryInstruments {
-  /** `http.server.request.duration`, seconds: one per operation. */
-  readonly requestDuration: OtelHistogram;
-  /** `http.client.request.duration`, seconds: one per subgraph call that left the router. */
-  readonly subgraphDuration: OtelHistogram;
-  /** `switchyard.response_cache.fetches`: fetches the response cache looked up, by status. */
-  readonly cacheFetches: OtelCounter;
-}
+import { type RecordedSpan, type SpanRecorder, writeTraceContext } from './span-recorder.js';
+import { splitHost, type SubgraphAttributeCache } from './subgraph-attributes.js';
 
 /** What the hooks work with; built by start-telemetry.ts. */
 export interface TelemetryRuntime {
-  /** Undefined when tracing is off. */
-  readonly tracer: Tracer | undefined;
-  /** Undefined when OTLP metrics are off. */
-  readonly instruments: TelemetryInstruments | undefined;
+  readonly recorder: SpanRecorder;
   /** Adds `graphql.document` to operation spans. */
   readonly includeDocument: boolean;
-  /** The graph being served (subgraph URLs for client span attributes). */
-  readonly graph: () => GraphInfo | undefined;
+  /** Client span attributes per subgraph. */
+  readonly subgraphAttributes: SubgraphAttributeCache;
 }
 
 /** One operation as telemetry follows it. */
 interface RequestTelemetry {
-  readonly started: number;
   readonly request: OperationRequest;
-  /** The SERVER span (recording or not); undefined when tracing is off. */
-  readonly span: Span | undefined;
-  /** Context holding `span`; what subgraph calls continue. */
-  readonly context: Context | undefined;
-  /** The span records (it was sampled): children are made only then. */
-  readonly recording: boolean;
-  /** Trace context is sent to subgraphs: the trace is sampled, or the client sent one. */
-  readonly propagate: boolean;
-  execute: Span | undefined;
-  executeContext: Context | undefined;
+  /** The SERVER span; undefined when the trace is not recorded (then no span at all is made). */
+  readonly span: RecordedSpan | undefined;
+  /** Not recorded, but the client sent a trace: the context sent on to subgraphs (sampled flag off). */
+  readonly forward: SpanContext | undefined;
+  /** The `execute` span while it runs: the parent of fetch spans. */
+  execute: RecordedSpan | undefined;
   facts: OperationFacts | undefined;
   /** The operation text that was parsed (a persisted operation's text too), kept only for `include_document`. */
   text: string | undefined;
@@ -87,21 +58,11 @@ const headerGetter: TextMapGetter<Readonly<Record<string, string>>> = {
   get: (carrier, key) => carrier[key.toLowerCase()],
 };
 
-const headerSetter: TextMapSetter<Record<string, string>> = {
-  set: (carrier, key, value) => {
-    carrier[key.toLowerCase()] = value;
-  },
-};
-
 /** Validation or subgraph errors recorded as exception events on one span, at most. */
 const MAX_ERROR_EVENTS = 10;
 
-/** Histogram boundaries (seconds) the HTTP semantic conventions advise for durations. */
-export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
-
 export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
-  const { tracer, instruments } = runtime;
-  const subgraphAttributes = new SubgraphAttributeCache(runtime.graph);
+  const { recorder, subgraphAttributes } = runtime;
   /**
    * Plans the plan stage has answered before. The kernel's plan cache hands
    * out the same object for the same operation, and a new one once it built
@@ -118,7 +79,7 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
       record.execute = undefined;
     }
     const span = record.span;
-    if (span && record.recording) {
+    if (span) {
       const attributes: Attributes = { 'http.response.status_code': status };
       if (facts) {
         if (facts.name !== undefined) attributes['graphql.operation.name'] = facts.name;
@@ -150,44 +111,19 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
       }
     }
     span?.end(clockNow());
-    if (instruments) {
-      const attributes: Attributes = { 'http.request.method': record.request.method, 'http.response.status_code': status };
-      if (facts?.type !== undefined) attributes['graphql.operation.type'] = facts.type;
-      if (status >= 500) attributes['error.type'] = String(status);
-      instruments.requestDuration.record((performance.now() - record.started) / 1000, attributes);
-      if (cache) {
-        if (cache.hits > 0) instruments.cacheFetches.add(cache.hits, { 'switchyard.response_cache.status': 'hit' });
-        if (cache.partialHits > 0) instruments.cacheFetches.add(cache.partialHits, { 'switchyard.response_cache.status': 'partial_hit' });
-        if (cache.misses > 0) instruments.cacheFetches.add(cache.misses, { 'switchyard.response_cache.status': 'miss' });
-      }
-    }
   };
 
   const hooks: Hooks = {
     onRequest(event) {
       const request = event.input;
-      let span: Span | undefined;
-      let context: Context | undefined;
-      let recording = false;
-      let propagate = false;
-      if (tracer) {
-        const parent = propagator.extract(ROOT_CONTEXT, request.headers, headerGetter);
-        span = tracer.startSpan(operationSpanName(request), { startTime: clockNow(), kind: SpanKind.SERVER }, parent);
-        recording = span.isRecording();
-        propagate = recording || trace.getSpanContext(parent) !== undefined;
-        // Unsampled and without a client trace, the request records nothing and sends no trace context: no context is needed.
-        if (propagate) context = trace.setSpan(parent, span);
-        if (recording) span.setAttributes(requestAttributes(request));
-      }
+      const parent = request.headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, request.headers, headerGetter);
+      const started = recorder.startRoot(operationSpanName(request), SpanKind.SERVER, clockNow(), parent, () => requestAttributes(request));
+      const span = started.recorded;
       const record: RequestTelemetry = {
-        started: performance.now(),
         request,
         span,
-        context,
-        recording,
-        propagate,
+        forward: started.forward,
         execute: undefined,
-        executeContext: undefined,
         facts: undefined,
         text: undefined,
         taken: undefined,
@@ -195,22 +131,22 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
         planCacheHit: undefined,
       };
       event.state.set(TELEMETRY, record);
-      // An unrecorded trace without metrics has nothing to finish (its span's end is a no-op).
-      if (recording || instruments) {
+      // An unrecorded trace has nothing to finish (its span's end is a no-op).
+      if (span) {
         event.whenSettled((outcome) => finish(record, event.state, outcome.ok ? outcome.output : undefined, outcome.ok ? undefined : outcome.error));
       }
     },
 
     onParse(event) {
       const record = event.state.get(TELEMETRY);
-      if (!record || (!record.recording && !instruments)) return;
-      const span = record.recording ? tracer!.startSpan('parse', { startTime: clockNow(), kind: SpanKind.INTERNAL }, record.context) : undefined;
+      if (!record?.span) return;
+      const span = record.span.child('parse', SpanKind.INTERNAL, clockNow());
       if (span && runtime.includeDocument) record.text = event.input.query;
       event.whenSettled((outcome) => {
         if (outcome.ok) {
           record.facts ??= operationFacts(outcome.output, record.request.operationName);
-        } else if (span) fail(span, outcome.error);
-        span?.end(clockNow());
+        } else fail(span, outcome.error);
+        span.end(clockNow());
       });
     },
 
@@ -218,18 +154,16 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
       const record = event.state.get(TELEMETRY);
       if (!record) return;
       // Every plan is noted, sampled or not, so that a sampled request later knows a cached plan when it gets one.
-      if (tracer) {
-        event.whenSettled((outcome) => {
-          if (!outcome.ok || outcome.shortCircuitedBy !== undefined) return;
-          record.planCacheHit = seenPlans.has(outcome.output);
-          if (!record.planCacheHit) seenPlans.add(outcome.output);
-        });
-      }
-      if (!record.recording && !instruments) return;
+      event.whenSettled((outcome) => {
+        if (!outcome.ok || outcome.shortCircuitedBy !== undefined) return;
+        record.planCacheHit = seenPlans.has(outcome.output);
+        if (!record.planCacheHit) seenPlans.add(outcome.output);
+      });
+      const root = record.span;
+      if (!root) return;
       // The plan's operation name is the one that runs (a plugin may have set it after the request arrived).
       record.facts = operationFacts(event.input.document, event.input.operationName);
-      if (!record.recording) return;
-      const span = tracer!.startSpan('plan', { startTime: clockNow(), kind: SpanKind.INTERNAL }, record.context);
+      const span = root.child('plan', SpanKind.INTERNAL, clockNow());
       event.whenSettled((outcome) => {
         if (!outcome.ok) {
           fail(span, outcome.error);
@@ -238,8 +172,7 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
         }
         if (record.planCacheHit !== undefined) span.setAttribute('switchyard.plan_cache_hit', record.planCacheHit);
         span.end(clockNow());
-        record.execute = tracer!.startSpan('execute', { startTime: clockNow(), kind: SpanKind.INTERNAL }, record.context);
-        record.executeContext = trace.setSpan(record.context!, record.execute);
+        record.execute = root.child('execute', SpanKind.INTERNAL, clockNow());
       });
     },
 
@@ -247,55 +180,42 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
       const record = event.state.get(TELEMETRY);
       if (!record) return;
       const input = event.input;
-      let span: Span | undefined;
-      if (record.propagate) {
-        const parent = record.executeContext ?? record.context!;
-        let context = parent;
-        if (record.recording) {
-          span = tracer!.startSpan(`fetch ${input.subgraph}`, { startTime: clockNow(), kind: SpanKind.CLIENT, attributes: subgraphAttributes.span(input) }, parent);
-          if (input.representations) span.setAttribute('switchyard.fetch.entities', input.representations.length);
-          context = trace.setSpan(parent, span);
-        }
-        const headers: Record<string, string> = { ...input.headers };
-        propagator.inject(context, headers, headerSetter);
-        event.setInput({ ...input, headers });
+      const parent = record.execute ?? record.span;
+      if (!parent) {
+        if (record.forward) event.setInput({ ...input, headers: withTraceContext(input.headers, record.forward) });
+        return;
       }
-      if (!span && !instruments) return;
-      const started = instruments ? performance.now() : 0;
+      // The cached attributes are shared between spans: each span gets its own copy to add to.
+      const attributes: Attributes = { ...subgraphAttributes.span(input) };
+      if (input.representations) attributes['switchyard.fetch.entities'] = input.representations.length;
+      const span = parent.child(`fetch ${input.subgraph}`, SpanKind.CLIENT, clockNow(), attributes);
+      event.setInput({ ...input, headers: withTraceContext(input.headers, span.spanContext()) });
       event.whenSettled((outcome) => {
         const answeredBy = outcome.ok ? outcome.shortCircuitedBy : undefined;
-        if (span) {
-          if (answeredBy !== undefined) span.setAttribute('switchyard.fetch.answered_by', answeredBy);
-          const cacheStatus = takeFetchStatus(event.state, (record.taken ??= new Set()), input.subgraph, input.kind);
-          if (cacheStatus !== undefined) span.setAttribute('switchyard.response_cache.status', cacheStatus);
-          if (!outcome.ok) {
-            const status = httpStatusOf(outcome.error);
-            if (status !== undefined) span.setAttribute('http.response.status_code', status);
-            fail(span, outcome.error);
-          } else {
-            const errors = outcome.output.errors;
-            if (errors && errors.length > 0) {
-              span.setAttribute('switchyard.graphql.error_count', errors.length);
-              for (const error of errors.slice(0, MAX_ERROR_EVENTS)) span.recordException({ name: 'GraphQLError', message: error.message });
-              span.setStatus({ code: SpanStatusCode.ERROR, message: errors[0]!.message });
-            }
+        if (answeredBy !== undefined) span.setAttribute('switchyard.fetch.answered_by', answeredBy);
+        const cacheStatus = takeFetchStatus(event.state, (record.taken ??= new Set()), input.subgraph, input.kind);
+        if (cacheStatus !== undefined) span.setAttribute('switchyard.response_cache.status', cacheStatus);
+        if (!outcome.ok) {
+          const status = httpStatusOf(outcome.error);
+          if (status !== undefined) span.setAttribute('http.response.status_code', status);
+          fail(span, outcome.error);
+        } else {
+          const errors = outcome.output.errors;
+          if (errors && errors.length > 0) {
+            span.setAttribute('switchyard.graphql.error_count', errors.length);
+            for (const error of errors.slice(0, MAX_ERROR_EVENTS)) span.recordException({ name: 'GraphQLError', message: error.message });
+            span.setStatus({ code: SpanStatusCode.ERROR, message: errors[0]!.message });
           }
-          span.end(clockNow());
         }
-        if (instruments && answeredBy === undefined) {
-          const errorType = outcome.ok ? undefined : outcome.error instanceof RouterError ? outcome.error.code : 'failed';
-          instruments.subgraphDuration.record((performance.now() - started) / 1000, subgraphAttributes.metric(input.subgraph, errorType));
-        }
+        span.end(clockNow());
       });
     },
   };
 
-  if (!tracer) return hooks;
-
   hooks.onValidate = (event) => {
     const record = event.state.get(TELEMETRY);
-    if (!record?.recording) return;
-    const span = tracer.startSpan('validate', { startTime: clockNow(), kind: SpanKind.INTERNAL }, record.context);
+    if (!record?.span) return;
+    const span = record.span.child('validate', SpanKind.INTERNAL, clockNow());
     event.whenSettled((outcome) => {
       if (!outcome.ok) fail(span, outcome.error);
       else if (outcome.output.length > 0) {
@@ -361,8 +281,15 @@ function httpStatusOf(error: unknown): number | undefined {
   return typeof http?.status === 'number' ? http.status : undefined;
 }
 
+/** The fetch's headers with the W3C trace context of `context` added. */
+function withTraceContext(headers: Readonly<Record<string, string>>, context: SpanContext): Record<string, string> {
+  const out: Record<string, string> = { ...headers };
+  writeTraceContext(context, out);
+  return out;
+}
+
 /** Status ERROR, `error.type`, and the exception as an event, on the span that failed. */
-function fail(span: Span, error: unknown): void {
+function fail(span: RecordedSpan, error: unknown): void {
   const exception = error instanceof Error ? error : new Error(String(error));
   span.recordException(exception);
   span.setAttribute('error.type', error instanceof RouterError ? error.code : exception.name);

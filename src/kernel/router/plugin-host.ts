@@ -63,6 +63,11 @@ export class PluginHost {
     return this.plugins.map((p) => p.name);
   }
 
+  /** A plugin reads the router's metrics: record them even without the Prometheus endpoint. */
+  get needsMetrics(): boolean {
+    return this.plugins.some((p) => p.needsMetrics === true);
+  }
+
   get stageHooks(): StageHooks {
     return this.hooks;
   }

@@ -118,7 +118,8 @@ class SwitchyardRouter implements Router {
   }
 
   async start(graphInput: GraphInput | undefined): Promise<void> {
-    if (this.config.metrics.enabled) this.metrics = await createPrometheusMetrics();
+    // Recorded for the Prometheus endpoint, or for a plugin that exports them (telemetry's OTLP metrics).
+    if (this.config.metrics.enabled || this.host.needsMetrics) this.metrics = await createPrometheusMetrics();
     await this.host.setup((plugin) => ({
       name: plugin.name,
       log: this.log.child({ plugin: plugin.name }),
@@ -216,7 +217,7 @@ class SwitchyardRouter implements Router {
     if (this.closed) throw new RouterError('INTERNAL_SERVER_ERROR', 'the router is closed');
     const info = await this.httpServer().listen(address);
     // Under `--workers` the primary serves the aggregated metrics; workers only collect.
-    if (this.metrics.enabled && !this.metricsServer && !cluster.isWorker) {
+    if (this.config.metrics.enabled && !this.metricsServer && !cluster.isWorker) {
       this.metricsServer = await startMetricsServer(this.metrics, this.config.metrics.listen_addr, this.config.metrics.path, this.log);
     }
     return info;

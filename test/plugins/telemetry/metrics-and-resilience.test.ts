@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useCacheTags } from '../../../plugins/cache-tags/index.js';
+import { useResponseCache } from '../../../plugins/response-cache/index.js';
 import { useTelemetry } from '../../../plugins/telemetry/index.js';
 import { startSubgraph, startTestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { productsSubgraph, reviewsSubgraph, TOP_PRODUCTS, TOP_PRODUCTS_DATA, usersSubgraph } from './fixtures.js';
@@ -17,7 +19,7 @@ afterAll(async () => {
 });
 
 describe('telemetry: OTLP metrics', () => {
-  it('exports request and subgraph call durations with semantic-convention names', async () => {
+  it('exports the router metrics under semantic-convention names, also with the Prometheus endpoint off', async () => {
     const receiver = await startOtlpReceiver();
     const router = await startTestRouter({
       subgraphs: [products, reviews, users],
@@ -30,24 +32,75 @@ describe('telemetry: OTLP metrics', () => {
         return server.some((p) => p.value >= 3) && all.filter((p) => p.metric === 'http.client.request.duration').length >= 3;
       });
       const server = points.filter((p) => p.metric === 'http.server.request.duration').at(-1)!;
-      expect(server).toMatchObject({
-        unit: 's',
-        kind: 'histogram',
-        attributes: { 'http.request.method': 'POST', 'http.response.status_code': 200, 'graphql.operation.type': 'query' },
-      });
+      expect(server).toMatchObject({ unit: 's', kind: 'histogram', value: 3 });
       expect(server.resource['service.name']).toBe('metrics-test');
+      expect(server.resource['service.instance.id']).toMatch(/^[0-9a-f-]{36}$/);
       const client = points.filter((p) => p.metric === 'http.client.request.duration');
       for (const subgraph of [products, reviews, users]) {
         const point = client.filter((p) => p.attributes['switchyard.subgraph.name'] === subgraph.name).at(-1);
         expect(point, subgraph.name).toBeDefined();
-        expect(point!.value).toBeGreaterThanOrEqual(3);
-        expect(point!.attributes).toMatchObject({ 'server.address': '127.0.0.1', 'http.request.method': 'POST' });
+        expect(point!.value).toBe(3);
+        expect(point!.attributes).toMatchObject({ 'server.address': '127.0.0.1', 'server.port': Number(new URL(subgraph.url).port), 'http.request.method': 'POST' });
       }
+      expect(points.filter((p) => p.metric === 'switchyard.operations').at(-1)).toMatchObject({ kind: 'sum', value: 3, attributes: { 'switchyard.operation.outcome': 'ok' } });
       // Metrics alone: no trace context is sent to subgraphs.
       expect(products.calls.at(-1)!.headers.traceparent).toBeUndefined();
     } finally {
       await router.close();
       await receiver.close();
+    }
+  });
+
+  it('exports the very values the Prometheus endpoint shows: one set of instruments', async () => {
+    const cacheable = { reply: () => ({ headers: { 'cache-control': 'max-age=60' } }) };
+    const cached3 = await Promise.all([startSubgraph(productsSubgraph(cacheable)), startSubgraph(reviewsSubgraph(cacheable)), startSubgraph(usersSubgraph(cacheable))]);
+    const receiver = await startOtlpReceiver();
+    const router = await startTestRouter({
+      subgraphs: cached3,
+      listen: true,
+      config: { metrics: { enabled: true, listen_addr: '127.0.0.1:0' } },
+      plugins: [
+        useTelemetry({ metrics: { otlp: { enabled: true, export_interval: '50ms', exporters: [{ endpoint: receiver.endpoint }] } } }),
+        useCacheTags(),
+        useResponseCache({ enabled: true, storage: { provider: 'memory' } }),
+      ],
+    });
+    try {
+      // One miss of each subgraph, then hits.
+      for (let i = 0; i < 4; i++) expect((await router.query(TOP_PRODUCTS)).body).toEqual({ data: TOP_PRODUCTS_DATA });
+      const prometheus = await (await fetch(router.router.metricsUrl!)).text();
+      const sample = (series: string): number => {
+        const line = prometheus.split('\n').find((l) => l.startsWith(`${series} `));
+        expect(line, series).toBeDefined();
+        return Number(line!.slice(series.length + 1));
+      };
+      const points = await receiver.waitForPoints((all) => all.some((p) => p.metric === 'http.server.request.duration' && p.value === 4));
+      const latest = (metric: string, attributes: Record<string, unknown> = {}) =>
+        points.filter((p) => p.metric === metric && Object.entries(attributes).every(([k, v]) => p.attributes[k] === v)).at(-1);
+
+      const server = latest('http.server.request.duration')!;
+      expect(server.value).toBe(sample('switchyard_operation_duration_seconds_count'));
+      expect(server.sum).toBe(sample('switchyard_operation_duration_seconds_sum'));
+      // Same buckets: OTLP counts per bucket, Prometheus counts at or below each bound.
+      expect(server.bounds!.length).toBeGreaterThan(5);
+      let atOrBelow = 0;
+      server.bounds!.forEach((bound, i) => {
+        atOrBelow += server.counts![i]!;
+        expect(atOrBelow, `le ${bound}`).toBe(sample(`switchyard_operation_duration_seconds_bucket{le="${bound}"}`));
+      });
+      expect(atOrBelow + server.counts!.at(-1)!).toBe(server.value);
+      const productCalls = latest('http.client.request.duration', { 'switchyard.subgraph.name': 'products' })!;
+      expect(productCalls.value).toBe(1);
+      expect(productCalls.value).toBe(sample('switchyard_subgraph_fetch_duration_seconds_count{subgraph="products"}'));
+      expect(productCalls.sum).toBe(sample('switchyard_subgraph_fetch_duration_seconds_sum{subgraph="products"}'));
+      const hits = latest('switchyard.response_cache.hits', { 'switchyard.subgraph.name': 'products', 'graphql.type.name': 'Query' })!;
+      expect(hits).toMatchObject({ kind: 'sum', unit: '{entry}', value: 3 });
+      expect(hits.value).toBe(sample('switchyard_response_cache_hits_total{subgraph="products",type="Query"}'));
+      expect(latest('switchyard.response_cache.misses', { 'switchyard.subgraph.name': 'products' })?.value).toBe(1);
+    } finally {
+      await router.close();
+      await receiver.close();
+      await Promise.all(cached3.map((s) => s.close()));
     }
   });
 });

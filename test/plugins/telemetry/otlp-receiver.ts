@@ -65,6 +65,8 @@ const root = protobuf.Root.fromJSON({
           fields: {
             count: { type: 'fixed64', id: 4 },
             sum: { type: 'double', id: 5 },
+            bucketCounts: { rule: 'repeated', type: 'fixed64', id: 6 },
+            explicitBounds: { rule: 'repeated', type: 'double', id: 7 },
             attributes: { rule: 'repeated', type: 'KeyValue', id: 9 },
           },
         },
@@ -124,6 +126,10 @@ export interface ReceivedPoint {
   readonly kind: 'histogram' | 'sum';
   /** Histogram count, or the sum's value. */
   readonly value: number;
+  /** Histogram sum, bucket upper bounds and per-bucket counts (histograms only). */
+  readonly sum?: number;
+  readonly bounds?: readonly number[];
+  readonly counts?: readonly number[];
   readonly attributes: Readonly<Record<string, AttributeValue>>;
   readonly resource: Readonly<Record<string, AttributeValue>>;
 }
@@ -288,6 +294,9 @@ function decodePoints(body: Buffer): ReceivedPoint[] {
             unit: metric.unit as string,
             kind: 'histogram',
             value: Number(point.count ?? 0),
+            sum: Number(point.sum ?? 0),
+            bounds: ((point.explicitBounds as number[] | undefined) ?? []).map(Number),
+            counts: ((point.bucketCounts as unknown[] | undefined) ?? []).map(Number),
             attributes: attributesOf(point.attributes as Decoded[]),
             resource,
           });

@@ -1,0 +1,221 @@
+/**
+ * Spans recorded straight into the shape the OpenTelemetry exporters read
+ * (the SDK's `ReadableSpan`), without the SDK's tracer and `Span`.
+ *
+ * Why not the SDK's tracer: a traced request makes 11 spans, and under load
+ * the SDK's per-span work (a sampler call and a context object per span,
+ * input checks and copies of every attribute, span limits, time
+ * conversions, a dozen fields per span) was about half of tracing's cost on
+ * the router's thread. Here only the operation span asks the sampler; its
+ * children are recorded exactly when it is; attributes are the ones this
+ * plugin builds (valid by construction) and are taken as they are; the
+ * resource and instrumentation scope are shared by every span. What leaves
+ * the router is unchanged: the SDK's `BatchSpanProcessor` queues the spans
+ * and the OTLP exporter encodes them with @opentelemetry/otlp-transformer.
+ */
+
+import {
+  type Attributes,
+  type AttributeValue,
+  type Context,
+  type HrTime,
+  type Link,
+  type SpanContext,
+  type SpanKind,
+  type SpanStatus,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+} from '@opentelemetry/api';
+import type { InstrumentationScope } from '@opentelemetry/core';
+import type { Resource } from '@opentelemetry/resources';
+import { RandomIdGenerator, type ReadableSpan, type Sampler, SamplingDecision, type SpanProcessor, type TimedEvent } from '@opentelemetry/sdk-trace-base';
+
+const ids = new RandomIdGenerator();
+const NO_LINKS: Link[] = [];
+/** Shared by spans without events (replaced by the span's own array on its first event). */
+const NO_EVENTS: TimedEvent[] = [];
+const NOT_ENDED: HrTime = [0, 0];
+const NO_ATTRIBUTES: Attributes = Object.freeze({});
+const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
+
+/** Milliseconds since the epoch (fractional) as [seconds, nanoseconds]. */
+function hrTime(ms: number): HrTime {
+  const seconds = Math.floor(ms / 1000);
+  const nanos = Math.round((ms - seconds * 1000) * 1e6);
+  return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos];
+}
+
+/** Where recorded spans go, and what they share. */
+export interface SpanSink {
+  readonly resource: Resource;
+  readonly instrumentationScope: InstrumentationScope;
+  /** Longest string attribute value kept (longer ones are cut). */
+  readonly valueLengthLimit: number;
+  ended(span: RecordedSpan): void;
+}
+
+/**
+ * One span, written by the hooks and read by the exporters. A span lives
+ * until its batch is exported (long enough to outlive the young
+ * generation), so it holds as few objects as it can: no events array until
+ * an event is added, no duration until an exporter asks for one.
+ */
+export class RecordedSpan implements ReadableSpan {
+  ended = false;
+  status: SpanStatus = UNSET;
+  events: TimedEvent[] = NO_EVENTS;
+  readonly startTime: HrTime;
+  endTime: HrTime = NOT_ENDED;
+  private endMs = 0;
+
+  constructor(
+    private readonly sink: SpanSink,
+    private readonly context: SpanContext,
+    readonly parentSpanContext: SpanContext | undefined,
+    public name: string,
+    readonly kind: SpanKind,
+    private readonly startMs: number,
+    /** Owned by this span (never a shared object: it is written to). */
+    readonly attributes: Attributes,
+  ) {
+    this.startTime = hrTime(startMs);
+  }
+
+  get duration(): HrTime {
+    return hrTime(Math.max(0, this.endMs - this.startMs));
+  }
+
+  get resource(): Resource {
+    return this.sink.resource;
+  }
+
+  get instrumentationScope(): InstrumentationScope {
+    return this.sink.instrumentationScope;
+  }
+
+  get links(): Link[] {
+    return NO_LINKS;
+  }
+
+  get droppedAttributesCount(): number {
+    return 0;
+  }
+
+  get droppedEventsCount(): number {
+    return 0;
+  }
+
+  get droppedLinksCount(): number {
+    return 0;
+  }
+
+  spanContext(): SpanContext {
+    return this.context;
+  }
+
+  /** A child of this span (same trace, recorded as this one is). */
+  child(name: string, kind: SpanKind, startMs: number, attributes: Attributes = {}): RecordedSpan {
+    const { traceId, traceFlags, traceState } = this.context;
+    const context: SpanContext = { traceId, spanId: ids.generateSpanId(), traceFlags, traceState };
+    return new RecordedSpan(this.sink, context, this.context, name, kind, startMs, attributes);
+  }
+
+  setAttribute(key: string, value: AttributeValue): void {
+    this.attributes[key] = typeof value === 'string' && value.length > this.sink.valueLengthLimit ? value.slice(0, this.sink.valueLengthLimit) : value;
+  }
+
+  setAttributes(attributes: Attributes): void {
+    for (const key in attributes) {
+      const value = attributes[key];
+      if (value !== undefined) this.setAttribute(key, value);
+    }
+  }
+
+  addEvent(name: string, attributes: Attributes = {}, timeMs: number = performance.timeOrigin + performance.now()): void {
+    if (this.events === NO_EVENTS) this.events = [];
+    this.events.push({ name, attributes, time: hrTime(timeMs), droppedAttributesCount: 0 });
+  }
+
+  /** An `exception` event as the OpenTelemetry conventions (and the SDK) write it. */
+  recordException(error: { name?: string; message?: string; stack?: string; code?: unknown }): void {
+    const attributes: Attributes = {};
+    const type = error.code ?? error.name;
+    if (type !== undefined && type !== '') attributes['exception.type'] = String(type);
+    if (error.message) attributes['exception.message'] = error.message;
+    if (error.stack) attributes['exception.stacktrace'] = error.stack;
+    this.addEvent('exception', attributes);
+  }
+
+  setStatus(status: SpanStatus): void {
+    this.status = status;
+  }
+
+  updateName(name: string): void {
+    this.name = name;
+  }
+
+  end(endMs: number): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.endMs = endMs;
+    this.endTime = hrTime(endMs);
+    this.sink.ended(this);
+  }
+}
+
+/** The operation span's decision: a recorded span, or what to send subgraphs when it is not recorded. */
+export type RootDecision = { readonly recorded: RecordedSpan; readonly forward?: undefined } | { readonly recorded?: undefined; readonly forward: SpanContext | undefined };
+
+/**
+ * Starts operation spans: asks the sampler once per trace (with the
+ * client's context from `traceparent`, for the parent-based sampler).
+ */
+export class SpanRecorder implements SpanSink {
+  constructor(
+    readonly resource: Resource,
+    readonly instrumentationScope: InstrumentationScope,
+    readonly valueLengthLimit: number,
+    private readonly sampler: Sampler,
+    private readonly processors: readonly SpanProcessor[],
+  ) {}
+
+  /**
+   * `parent`: the context extracted from the client's headers (ROOT_CONTEXT
+   * without one); `attributes` are built only for a recorded span.
+   */
+  startRoot(name: string, kind: SpanKind, startMs: number, parent: Context, attributes: () => Attributes): RootDecision {
+    const client = trace.getSpanContext(parent);
+    const remote = client && trace.isSpanContextValid(client) ? client : undefined;
+    const traceId = remote?.traceId ?? ids.generateTraceId();
+    const decision = this.sampler.shouldSample(parent, traceId, name, kind, NO_ATTRIBUTES, NO_LINKS).decision;
+    if (decision !== SamplingDecision.RECORD_AND_SAMPLED) {
+      // Not recorded: the client's trace (if any) goes on to subgraphs with the sampled flag off, under a new span id.
+      return { forward: remote ? { traceId, spanId: ids.generateSpanId(), traceFlags: TraceFlags.NONE, traceState: remote.traceState } : undefined };
+    }
+    const context: SpanContext = { traceId, spanId: ids.generateSpanId(), traceFlags: TraceFlags.SAMPLED, traceState: remote?.traceState };
+    const recorded = new RecordedSpan(this, context, remote, name, kind, startMs, {});
+    // Through setAttributes: these carry client input (the user agent), cut at the limit.
+    recorded.setAttributes(attributes());
+    return { recorded };
+  }
+
+  ended(span: RecordedSpan): void {
+    for (const processor of this.processors) processor.onEnd(span);
+  }
+
+  async forceFlush(): Promise<void> {
+    await Promise.all(this.processors.map((p) => p.forceFlush()));
+  }
+
+  async shutdown(): Promise<void> {
+    await Promise.all(this.processors.map((p) => p.shutdown()));
+  }
+}
+
+/** The W3C `traceparent` (and `tracestate`) naming `context`, added to `headers`. */
+export function writeTraceContext(context: SpanContext, headers: Record<string, string>): void {
+  headers.traceparent = `00-${context.traceId}-${context.spanId}-0${context.traceFlags & TraceFlags.SAMPLED}`;
+  const state = context.traceState?.serialize();
+  if (state) headers.tracestate = state;
+}

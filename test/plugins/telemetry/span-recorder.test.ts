@@ -1,0 +1,83 @@
+import { ROOT_CONTEXT, SpanKind, TraceFlags } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { ParentBasedSampler, type ReadableSpan, type SpanProcessor, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import { describe, expect, it } from 'vitest';
+import { SpanRecorder, writeTraceContext } from '../../../plugins/telemetry/span-recorder.js';
+
+function recorderWith(rate: number): { recorder: SpanRecorder; ended: ReadableSpan[] } {
+  const ended: ReadableSpan[] = [];
+  const collect: SpanProcessor = { onStart() {}, onEnd: (span) => void ended.push(span), forceFlush: async () => {}, shutdown: async () => {} };
+  const recorder = new SpanRecorder(
+    resourceFromAttributes({ 'service.name': 'unit' }),
+    { name: 'switchyard' },
+    16,
+    new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(rate) }),
+    [collect],
+  );
+  return { recorder, ended };
+}
+
+/** The context a client's `traceparent` gives (what the plugin extracts from request headers). */
+function clientContext(traceparent: string, tracestate?: string) {
+  const headers: Record<string, string> = { traceparent, ...(tracestate ? { tracestate } : {}) };
+  return new W3CTraceContextPropagator().extract(ROOT_CONTEXT, headers, { keys: (c) => Object.keys(c), get: (c, k) => c[k] });
+}
+
+describe('span recorder', () => {
+  it('records a sampled trace as spans the exporters read: ids, parents, times, attributes cut at the limit', () => {
+    const { recorder, ended } = recorderWith(1);
+    const root = recorder.startRoot('query', SpanKind.SERVER, 1_000.5, ROOT_CONTEXT, () => ({ 'graphql.document': 'x'.repeat(40) })).recorded!;
+    const child = root.child('fetch a', SpanKind.CLIENT, 1_001, { 'switchyard.subgraph.name': 'a' });
+    child.setAttribute('long', 'y'.repeat(20));
+    child.end(1_003.25);
+    root.end(1_004);
+    expect(ended.map((s) => s.name)).toEqual(['fetch a', 'query']);
+    const [fetch, operation] = ended as [ReadableSpan, ReadableSpan];
+    expect(fetch.spanContext().traceId).toBe(operation.spanContext().traceId);
+    expect(fetch.parentSpanContext?.spanId).toBe(operation.spanContext().spanId);
+    expect(operation.parentSpanContext).toBeUndefined();
+    expect(fetch.spanContext().traceFlags).toBe(TraceFlags.SAMPLED);
+    expect(fetch.startTime).toEqual([1, 1_000_000]);
+    expect(fetch.endTime).toEqual([1, 3_250_000]);
+    expect(fetch.duration).toEqual([0, 2_250_000]);
+    expect(fetch.attributes).toEqual({ 'switchyard.subgraph.name': 'a', long: 'y'.repeat(16) });
+    expect(operation.attributes['graphql.document']).toBe('x'.repeat(16));
+    expect(operation.resource.attributes['service.name']).toBe('unit');
+    expect(operation.instrumentationScope.name).toBe('switchyard');
+    // A span ends once.
+    root.end(2_000);
+    expect(ended).toHaveLength(2);
+  });
+
+  it('records exceptions as the OpenTelemetry conventions write them', () => {
+    const { recorder, ended } = recorderWith(1);
+    const span = recorder.startRoot('op', SpanKind.SERVER, 1, ROOT_CONTEXT, () => ({})).recorded!;
+    const error = Object.assign(new Error('subgraph down'), { code: 'SUBGRAPH_REQUEST_FAILED' });
+    span.recordException(error);
+    span.end(2);
+    const event = ended[0]!.events[0]!;
+    expect(event.name).toBe('exception');
+    expect(event.attributes).toMatchObject({ 'exception.type': 'SUBGRAPH_REQUEST_FAILED', 'exception.message': 'subgraph down' });
+    expect(String(event.attributes?.['exception.stacktrace'])).toContain('subgraph down');
+  });
+
+  it('follows the client: a sampled parent is recorded at rate 0, an unsampled one is forwarded with the flag off', () => {
+    const { recorder } = recorderWith(0);
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const sampled = recorder.startRoot('op', SpanKind.SERVER, 1, clientContext(`00-${traceId}-00f067aa0ba902b7-01`, 'vendor=abc'), () => ({}));
+    expect(sampled.recorded?.spanContext().traceId).toBe(traceId);
+    expect(sampled.recorded?.parentSpanContext).toMatchObject({ spanId: '00f067aa0ba902b7', isRemote: true });
+
+    const unsampled = recorder.startRoot('op', SpanKind.SERVER, 1, clientContext(`00-${traceId}-00f067aa0ba902b7-00`, 'vendor=abc'), () => ({}));
+    expect(unsampled.recorded).toBeUndefined();
+    const headers: Record<string, string> = {};
+    writeTraceContext(unsampled.forward!, headers);
+    expect(headers.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`));
+    expect(headers.traceparent).not.toContain('00f067aa0ba902b7');
+    expect(headers.tracestate).toBe('vendor=abc');
+
+    // No client trace and not sampled: nothing recorded, nothing to forward.
+    expect(recorder.startRoot('op', SpanKind.SERVER, 1, ROOT_CONTEXT, () => ({}))).toEqual({ forward: undefined });
+  });
+});
