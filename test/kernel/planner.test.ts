@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { demoSubgraphs } from '../../examples/demo/subgraphs.js';
+import { boardsGraph } from '../federation/graphs/boards.js';
 import { plannerFor } from './plan-helpers.js';
 
 const demo = plannerFor(demoSubgraphs);
@@ -150,5 +151,24 @@ describe('mutation plans', () => {
     const plan = bank.plan('mutation { a: deposit(amount: 1) { id } b: withdraw(amount: 2) { id } }');
     expect(plan.fetches).toHaveLength(1);
     expect(plan.fetches[0]!.selectionSet).toBe('{ a: deposit(amount: 1) { id } b: withdraw(amount: 2) { id } }');
+  });
+});
+
+describe('partial unions in the plan', () => {
+  const boards = plannerFor(boardsGraph());
+  const notes = 'notes { __typename ... on Text { body } ... on Sketch { strokes } ... on Voice { seconds } }';
+
+  it('sends only the members every subgraph that could serve the union has', () => {
+    const plan = boards.plan(`{ kitchenBoard { panel { ${notes} } } board { panel { ${notes} } } }`);
+    expect(plan.fetches.map((f) => f.selectionSet)).toEqual([
+      '{ kitchenBoard { panel { notes { __typename ... on Text { body } } } } board { panel { notes { __typename ... on Text { body } } } } }',
+    ]);
+  });
+
+  it('sends every member of the only subgraph that can serve the union', () => {
+    const door = boards.plan(`{ fridgeDoor { ${notes} } }`);
+    expect(door.fetches.map((f) => f.selectionSet)).toEqual(['{ fridgeDoor { notes { __typename ... on Text { body } ... on Sketch { strokes } } } }']);
+    const archive = boards.plan(`{ kitchenBoard { archive { ${notes} } } }`);
+    expect(archive.fetches.find((f) => f.subgraph === 'garage')!.selectionSet).toContain('... on Voice { seconds }');
   });
 });

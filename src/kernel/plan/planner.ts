@@ -5,6 +5,7 @@ import type { KeyDef } from '../graph/supergraph-model.js';
 import { estimateJumps } from './estimate.js';
 import { FetchGroup } from './fetch-group.js';
 import type { NField, NFragment, NormalizedOperation, NSelection } from './normalize.js';
+import { sharedUnionMembers } from './partial-unions.js';
 import { convertFieldSet, planningError, providedFor } from './planner-support.js';
 import type { PathSegment, RepresentationField, RepresentationSpec } from './query-plan.js';
 import type { SelectionTree } from './selection-tree.js';
@@ -35,6 +36,8 @@ interface Position {
   readonly requiresMet: ReadonlySet<string>;
   /** For a position inside an entity fetch: the position it was entered from (same objects, another subgraph). */
   readonly origin?: Position;
+  /** At a partial union several subgraphs could serve: the only members resolved (see partial-unions.ts). */
+  readonly members?: readonly string[];
 }
 
 /** A subgraph the planner can jump to for a field, and as which type. */
@@ -222,7 +225,9 @@ export class Planner {
     const subgraph = position.group.subgraph;
     if (!index.isAbstract(position.parentType)) return [position.parentType];
     if (index.isInterfaceObjectIn(position.parentType, subgraph)) return index.possibleTypes(position.parentType);
-    return index.possibleTypesIn(position.parentType, subgraph);
+    const types = index.possibleTypesIn(position.parentType, subgraph);
+    const { members } = position;
+    return members ? types.filter((t) => members.includes(t)) : types;
   }
 
   private resolvableHere(position: Position, fieldName: string): boolean {
@@ -286,6 +291,7 @@ export class Planner {
     const provided = subFieldSet(position.provided, field.name)?.selectionSet ?? index.fieldSource(position.parentType, field.name, subgraph)?.provides;
     // The client-facing type may be abstract where this subgraph's is not (`@join__field(type:)`).
     if (index.isAbstract(childType) || index.isAbstract(index.fieldNamedType(position.parentType, field.name))) added.children.addTypename();
+    const step: PathStep = { kind: 'field', field, parentType: position.parentType };
     const childPosition: Position = {
       group: position.group,
       tree: added.children,
@@ -295,8 +301,9 @@ export class Planner {
       provided: index.isAbstract(childType) ? provided : providedFor(index, provided, childType),
       clientSelections: field.selections,
       keyDepth: position.keyDepth,
-      parent: { position, step: { kind: 'field', field, parentType: position.parentType } },
+      parent: { position, step },
       requiresMet: NONE,
+      members: index.type(childType)?.kind === 'UNION' ? sharedUnionMembers(index, this.operation.rootType, [...stepsTo(position), step], childType, subgraph) : undefined,
     };
     for (const group of this.planSelections(childPosition, field.selections)) holders.add(group);
     return holders;
@@ -585,6 +592,13 @@ export class Planner {
     this.entityGroups.set(key, candidates);
     return group;
   }
+}
+
+/** The client's steps from the operation's root to a position. */
+function stepsTo(position: Position): PathStep[] {
+  const steps: PathStep[] = [];
+  for (let at = position.parent; at; at = at.position.parent) steps.push(at.step);
+  return steps.reverse();
 }
 
 function childPath(index: FederationIndex, position: Position, field: NField): PathSegment[] {
