@@ -13,12 +13,8 @@
  * Usage: node floor-two-roots.js --port <n> --accounts <url> --products <url>
  *        --inventory <url> --reviews <url> [--sharing]
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { parseArgs } from 'node:util';
-import { Pool } from 'undici';
-import { readBody } from './read-body.js';
+import { byKey, ENTITIES, type FloorSubgraphs, startFloor } from './floor-kit.js';
 
-const ENTITIES = 'query($representations:[_Any!]!){_entities(representations:$representations)';
 const ROOT_USERS = 'query($users:Int!){users(first:$users){id username}}';
 const ROOT_PRODUCTS = 'query($first:Int!){topProducts(first:$first){upc name}}';
 const REVIEWS = `${ENTITIES}{...on User{reviews{body product{upc reviews{id author{id reviews{body product{upc}}}}}}}...on Product{reviews{body author{id reviews{product{upc}}}}}}}`;
@@ -42,70 +38,7 @@ interface StockRow {
   shippingEstimate: number;
 }
 
-const { values: args } = parseArgs({
-  options: {
-    port: { type: 'string' },
-    accounts: { type: 'string' },
-    products: { type: 'string' },
-    inventory: { type: 'string' },
-    reviews: { type: 'string' },
-    sharing: { type: 'boolean', default: false },
-  },
-});
-
-/** One subgraph over a keep-alive pool; with `--sharing`, identical in-flight bodies share one call. */
-class SubgraphClient {
-  private readonly pool: Pool;
-  private readonly path: string;
-  private readonly inflight = new Map<string, Promise<unknown>>();
-
-  constructor(
-    url: string | undefined,
-    private readonly name: string,
-    private readonly sharing: boolean,
-  ) {
-    if (!url) throw new Error(`--${name} <url> is required`);
-    const parsed = new URL(url);
-    this.pool = new Pool(parsed.origin, { pipelining: 1 });
-    this.path = parsed.pathname;
-  }
-
-  fetch(query: string, variables: Record<string, unknown>): Promise<unknown> {
-    const body = JSON.stringify({ query, variables });
-    if (!this.sharing) return this.send(body);
-    let pending = this.inflight.get(body);
-    if (!pending) {
-      pending = this.send(body).finally(() => this.inflight.delete(body));
-      this.inflight.set(body, pending);
-    }
-    return pending;
-  }
-
-  async entities<T>(query: string, representations: readonly unknown[]): Promise<T[]> {
-    return ((await this.fetch(query, { representations })) as { _entities: T[] })._entities;
-  }
-
-  private async send(body: string): Promise<unknown> {
-    const response = await this.pool.request({ path: this.path, method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    const json = (await response.body.json()) as { data?: unknown; errors?: Array<{ message: string }> };
-    if (response.statusCode !== 200 || json.errors || !json.data) {
-      throw new Error(`${this.name}: ${response.statusCode} ${json.errors?.map((e) => e.message).join('; ') ?? 'no data'}`);
-    }
-    return json.data;
-  }
-}
-
-const sharing = args.sharing ?? false;
-const accounts = new SubgraphClient(args.accounts, 'accounts', sharing);
-const products = new SubgraphClient(args.products, 'products', sharing);
-const inventory = new SubgraphClient(args.inventory, 'inventory', sharing);
-const reviews = new SubgraphClient(args.reviews, 'reviews', sharing);
-
-function byKey<R>(rows: readonly R[], keys: readonly string[]): Map<string, R> {
-  return new Map(keys.map((key, i) => [key, rows[i]!]));
-}
-
-async function runPlan(first: unknown, userCount: unknown): Promise<unknown> {
+async function runPlan({ accounts, products, inventory, reviews }: FloorSubgraphs, { first, users: userCount }: Record<string, unknown>): Promise<unknown> {
   const [usersData, topData] = await Promise.all([accounts.fetch(ROOT_USERS, { users: userCount }), products.fetch(ROOT_PRODUCTS, { first })]);
   const users = (usersData as { users: Array<{ id: string; username: string }> }).users;
   const top = (topData as { topProducts: Array<{ upc: string; name: string }> }).topProducts;
@@ -191,24 +124,4 @@ async function runPlan(first: unknown, userCount: unknown): Promise<unknown> {
   };
 }
 
-/** Any other operation (the harness's readiness probe `{ __typename }`) gets this. */
-const OTHER = { __typename: 'Query' };
-
-async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const body = JSON.parse(await readBody(request)) as { operationName?: unknown; variables?: { first?: unknown; users?: unknown } };
-  const data = body.operationName === 'TwoRoots' ? await runPlan(body.variables?.first, body.variables?.users) : OTHER;
-  const bytes = Buffer.from(JSON.stringify({ data }));
-  response.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
-  response.end(bytes);
-}
-
-const server = createServer((request, response) => {
-  serve(request, response).catch((error: unknown) => {
-    const bytes = Buffer.from(JSON.stringify({ errors: [{ message: error instanceof Error ? error.message : String(error) }] }));
-    response.writeHead(500, { 'content-type': 'application/json', 'content-length': bytes.length });
-    response.end(bytes);
-  });
-});
-server.keepAliveTimeout = 120_000;
-server.listen(Number(args.port), '127.0.0.1');
-process.once('SIGTERM', () => server.close(() => process.exit(0)));
+startFloor('TwoRoots', runPlan);

@@ -12,7 +12,8 @@ const NONE: TagReading = { ok: false, reason: undefined };
 /**
  * Reads `extensions.cacheTags` (root fetches: a flat list of strings) or
  * `extensions.entityCacheTags` (entity fetches: one list per entity, in
- * `_entities` order). A malformed declaration, or an outer list whose
+ * `_entities` order; for a batched call, every part's entities in the
+ * order of its parts). A malformed declaration, or an outer list whose
  * length differs from the number of entities, drops every tag of the
  * response.
  */
@@ -30,8 +31,9 @@ export function readCacheTags(request: SubgraphRequest, response: SubgraphRespon
   if (!Array.isArray(declared) || !declared.every(isStringList)) {
     return { ok: false, reason: '"entityCacheTags" must be a list of lists of strings' };
   }
-  const entities = response.data?._entities;
-  const count = Array.isArray(entities) ? entities.length : 0;
+  // A batched call (aliased `_entities` parts): one list per entity of every part, parts in order.
+  const lists = request.parts ? request.parts.map((part) => response.data?.[part.alias]) : [response.data?._entities];
+  const count = lists.reduce((sum: number, entities) => sum + (Array.isArray(entities) ? entities.length : 0), 0);
   if (declared.length !== count) {
     return { ok: false, reason: `"entityCacheTags" has ${declared.length} lists for ${count} entities` };
   }

@@ -11,6 +11,7 @@ import { indexesOf } from './index-ids.js';
 import type { IndexSwitches } from './options.js';
 import type { ShadowMode } from './shadow.js';
 import { rebuildEntities } from './partial-batch.js';
+import { lookupEntityParts } from './entity-parts.js';
 import { privateKey, type PrivateEntries } from './private-entries.js';
 import type { CacheSavings } from './cache-savings.js';
 import { recordOf, type FetchCacheStatus, type ResponseCacheRecord } from './request-record.js';
@@ -80,6 +81,8 @@ export function createFetchHook(context: FetchHookContext): StageHook<'fetch'> {
       }
       return recordAnswerPart(record, context.fallbackTtlMs);
     }
+    // A batched call: each aliased part is looked up as the entity fetch it would have been alone.
+    if (request.parts) return context.shadow ? recordAnswerPart(record, context.fallbackTtlMs) : lookupEntityParts(context, event, record, status, request.parts);
     if (context.shadow) return shadowLookup(context, context.shadow, event, record, status);
     return request.kind === 'root' ? lookupRoot(context, event, record, status) : lookupEntities(context, event, record, status);
   };
@@ -294,7 +297,7 @@ async function shadowLookup(context: FetchHookContext, shadow: ShadowMode, event
 }
 
 /** After-hook of a fetch the cache did not answer and will not store: records how cacheable its answer is. */
-function recordAnswerPart(record: ResponseCacheRecord, fallbackTtlMs: number, user?: string): FetchAfter {
+export function recordAnswerPart(record: ResponseCacheRecord, fallbackTtlMs: number, user?: string): FetchAfter {
   return function recordCacheability(after) {
     record.parts.push(partOf(policyOf(after, fallbackTtlMs, user)));
   };
@@ -305,7 +308,7 @@ function recordAnswerPart(record: ResponseCacheRecord, fallbackTtlMs: number, us
  * miss are then looked up among the user's private entries (a second read,
  * only on a shared miss: shared hits, and the memory tier, cost no more).
  */
-async function readEntries(context: FetchHookContext, keys: readonly string[], user: string | undefined): Promise<Found | undefined> {
+export async function readEntries(context: FetchHookContext, keys: readonly string[], user: string | undefined): Promise<Found | undefined> {
   const entries = await read(context, keys);
   if (!entries || user === undefined) return entries && { entries, privateAt: undefined };
   const missing = keys.flatMap((_, i) => (entries[i] ? [] : [i]));
@@ -326,7 +329,7 @@ async function readEntries(context: FetchHookContext, keys: readonly string[], u
 }
 
 /** Where an answer is written: the user's private key for a `private` answer, else the shared key. */
-function keyFor(policy: CachePolicy, key: string, user: string | undefined): string {
+export function keyFor(policy: CachePolicy, key: string, user: string | undefined): string {
   return policy.store && policy.isPrivate && user !== undefined ? privateKey(key, user) : key;
 }
 
@@ -342,7 +345,7 @@ function measure(context: FetchHookContext, after: AfterStageEvent<'fetch'>, sha
 }
 
 /** The per-fetch counts of the debug extension's `detail` form. */
-function noteSaved(status: FetchCacheStatus, hits: number, misses: number, savedMs: number | undefined): void {
+export function noteSaved(status: FetchCacheStatus, hits: number, misses: number, savedMs: number | undefined): void {
   status.hits = hits;
   status.misses = misses;
   if (savedMs !== undefined) status.savedMs = Math.round(savedMs * 100) / 100;
@@ -365,7 +368,7 @@ async function read(context: FetchHookContext, keys: readonly string[]): Promise
  * With the write guard: the epoch before the subgraph is asked. Null when
  * the store failed (then nothing is written); undefined without the guard.
  */
-async function claimEpoch(context: FetchHookContext, request: SubgraphRequest): Promise<FetchEpoch | null | undefined> {
+export async function claimEpoch(context: FetchHookContext, request: SubgraphRequest): Promise<FetchEpoch | null | undefined> {
   if (!context.epochs) return undefined;
   try {
     return await context.epochs.begin(request);
@@ -375,7 +378,7 @@ async function claimEpoch(context: FetchHookContext, request: SubgraphRequest): 
   }
 }
 
-async function write(context: FetchHookContext, subgraph: string, entries: readonly EntryWrite[], types: readonly string[], claim: FetchEpoch | undefined): Promise<void> {
+export async function write(context: FetchHookContext, subgraph: string, entries: readonly EntryWrite[], types: readonly string[], claim: FetchEpoch | undefined): Promise<void> {
   if (entries.length === 0) return;
   try {
     const kept = await context.store.write(entries, claim?.epoch);
@@ -396,7 +399,7 @@ async function write(context: FetchHookContext, subgraph: string, entries: reado
 }
 
 /** Whether an answer may be stored: it came from the subgraph and the epoch claim (if any) worked. */
-function writable(after: AfterStageEvent<'fetch'>, claim: FetchEpoch | null | undefined): claim is FetchEpoch | undefined {
+export function writable(after: AfterStageEvent<'fetch'>, claim: FetchEpoch | null | undefined): claim is FetchEpoch | undefined {
   return after.shortCircuitedBy === undefined && claim !== null;
 }
 
@@ -405,21 +408,21 @@ function writable(after: AfterStageEvent<'fetch'>, claim: FetchEpoch | null | un
  * it answered included: one sent with `Authorization` is stored only when
  * the answer allows a shared cache to (docs/response-cache.md).
  */
-function policyOf(after: AfterStageEvent<'fetch'>, fallbackTtlMs: number, user: string | undefined): CachePolicy {
+export function policyOf(after: AfterStageEvent<'fetch'>, fallbackTtlMs: number, user: string | undefined): CachePolicy {
   const response = after.output;
   const hasErrors = (response.errors?.length ?? 0) > 0;
   return decideCaching(response.headers?.['cache-control'], hasErrors, fallbackTtlMs, carriesAuthorization(after.input.headers), user !== undefined);
 }
 
 /** The client-facing part of a subgraph answer; a `private` one makes the client's answer `no-store` (no shared cache may keep it). */
-function partOf(policy: CachePolicy): AnswerPart {
+export function partOf(policy: CachePolicy): AnswerPart {
   return policy.store && !policy.isPrivate ? { cacheable: true, ttlMs: policy.ttlMs, isPublic: policy.isPublic } : UNCACHEABLE;
 }
 
-function entryPart(entry: StoredEntry): AnswerPart {
+export function entryPart(entry: StoredEntry): AnswerPart {
   return { cacheable: true, ttlMs: Math.max(0, entry.expiresAt - Date.now()), isPublic: entry.isPublic };
 }
 
-function isObject(value: unknown): value is JsonObject {
+export function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

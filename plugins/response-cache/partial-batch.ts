@@ -20,12 +20,19 @@ function routerMade(error: GraphQLErrorJSON): GraphQLErrorJSON {
  * answer the kernel gets has every position, cached ones included, and
  * error paths point at the original positions.
  */
-export function rebuildEntities(output: SubgraphResponse, cached: ReadonlyArray<JsonObject | undefined>, missing: readonly number[], subgraph: string): SubgraphResponse {
-  const fetched = output.data?._entities;
+export function rebuildEntities(
+  output: SubgraphResponse,
+  cached: ReadonlyArray<JsonObject | undefined>,
+  missing: readonly number[],
+  subgraph: string,
+  /** The answer's field: `_entities`, or a part's alias in a batched call (`_1`). */
+  field = '_entities',
+): SubgraphResponse {
+  const fetched = output.data?.[field];
   const usable = Array.isArray(fetched) && fetched.length === missing.length;
   const entities: unknown[] = cached.map((value) => value ?? null);
   if (usable) missing.forEach((position, i) => (entities[position] = fetched[i] ?? null));
-  const errors = (output.errors ?? []).map((error) => remapPath(error, missing));
+  const errors = (output.errors ?? []).map((error) => remapPath(error, missing, field));
   if (!usable && fetched !== undefined && fetched !== null) {
     const count = Array.isArray(fetched) ? `${fetched.length} entities` : 'no list';
     // Found by the router, not sent by the subgraph: router-made.
@@ -36,13 +43,13 @@ export function rebuildEntities(output: SubgraphResponse, cached: ReadonlyArray<
       }),
     );
   }
-  const rebuilt: SubgraphResponse = { ...output, data: { ...output.data, _entities: entities } };
+  const rebuilt: SubgraphResponse = { ...output, data: { ...output.data, [field]: entities } };
   return errors.length > 0 ? { ...rebuilt, errors } : rebuilt;
 }
 
-function remapPath(error: GraphQLErrorJSON, missing: readonly number[]): GraphQLErrorJSON {
+function remapPath(error: GraphQLErrorJSON, missing: readonly number[], field: string): GraphQLErrorJSON {
   const path = error.path;
-  if (path?.[0] !== '_entities' || typeof path[1] !== 'number') return error;
+  if (path?.[0] !== field || typeof path[1] !== 'number') return error;
   const position = missing[path[1]];
-  return position === undefined ? error : { ...error, path: ['_entities', position, ...path.slice(2)] };
+  return position === undefined ? error : { ...error, path: [field, position, ...path.slice(2)] };
 }

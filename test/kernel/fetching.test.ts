@@ -73,19 +73,20 @@ describe('subgraph fetching', () => {
     ]);
   });
 
-  it('merges entity fetches to one subgraph in one wave when multi-fetch is on', async () => {
-    // Authors selected two ways stay two fetches in the plan (fetch merging needs one selection per type).
+  it('sends entity fetches to one subgraph in one wave as one call, with multi-fetch on or off', async () => {
+    // Authors selected two ways: one batched call of two aliased `_entities` parts in the plan.
     const query = '{ books { ratings author { name } } other: books { author { n: name } } }';
     const off = await setup();
     expect((await off.router.query(query)).body.errors?.[0]?.path).toEqual(['books', 2, 'ratings']);
-    expect(off.people.calls).toHaveLength(2);
+    expect(off.people.calls).toHaveLength(1);
+    expect(off.people.calls[0]!.query).toContain('_0: _entities(representations: $r0)');
+    expect(off.people.calls[0]!.query).toContain('_1: _entities(representations: $r1)');
 
     const on = await setup({ engine: { enable_multi_fetch: true } });
     const merged = await on.router.query(query);
     expect(merged.body.errors?.map((e) => e.path)).toEqual([['books', 2, 'ratings']]);
     expect(on.people.calls).toHaveLength(1);
-    expect(on.people.calls[0]!.query).toContain('_e0: _entities(representations: $r0)');
-    expect(on.people.calls[0]!.query).toContain('_e1: _entities(representations: $r1)');
+    expect(on.people.calls[0]!.query).toContain('_1: _entities(representations: $r1)');
   });
 
   it('propagates, sets, renames and removes headers by the configured rules', async () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { benchSubgraphs } from '../../bench/graph/subgraphs.js';
 import { BENCH_QUERY } from '../../bench/graph/operation.js';
 import { FetchGroup } from '../../src/kernel/plan/fetch-group.js';
-import { mergeFetchGroups } from '../../src/kernel/plan/merge-fetches.js';
+import { batchFetchGroups, mergeFetchGroups } from '../../src/kernel/plan/merge-fetches.js';
 import { gatewaysBenchGraph, TWO_ROOT_QUERY } from '../federation/graphs/gateways-bench.js';
 import { linkFederation } from '../federation/support/sdl.js';
 import { plannerFor } from './plan-helpers.js';
@@ -74,11 +74,41 @@ describe('fetch merging in the planner', () => {
     expect(bench.plan(BENCH_QUERY, { first: 10 }).fetches).toHaveLength(6);
   });
 
-  it('does not merge fetches of one subgraph in different waves', () => {
-    // Products of reviews of top products (wave 2) and products of those reviews' authors' reviews (wave 4).
-    const plan = gateways.plan('{ topProducts { reviews { product { name } author { name reviews { product { price } } } } } }');
-    const products = plan.fetches.filter((f) => f.subgraph === 'products' && f.fetchKind === 'entity');
-    expect(products.map((f) => f.entries)).toEqual([undefined, undefined]);
+  it('batches fetches of one wave that select one type differently as aliased `_entities` parts of one call', () => {
+    const query = '{ topProducts { reviews { product { name } author { name reviews { product { price } } } } } }';
+    const products = gateways.plan(query).fetches.filter((f) => f.subgraph === 'products' && f.fetchKind === 'entity');
+    expect(products).toHaveLength(1);
+    const [batch] = products;
+    expect(batch!.parts?.map((part) => part.mergePath.join('.'))).toEqual(['topProducts.@.reviews.@.product', 'topProducts.@.reviews.@.author.reviews.@.product']);
+    expect(batch!.operation).toBe(
+      'query($r0: [_Any!]!, $r1: [_Any!]!) { _0: _entities(representations: $r0) { ... on Product { name } } _1: _entities(representations: $r1) { ... on Product { price } } }',
+    );
+    // Each part is the fetch it would have been alone.
+    expect(batch!.parts?.[0]?.operation).toBe('query($representations: [_Any!]!) { _entities(representations: $representations) { ... on Product { name } } }');
+    expect(gateways.print(query)).toContain(
+      [
+        '      Flatten(paths: ["topProducts.@.reviews.@.product", "topProducts.@.reviews.@.author.reviews.@.product"]) {',
+        '        Fetch(service: "products") {',
+        '          _0(path: "topProducts.@.reviews.@.product") {',
+        '            { ... on Product { __typename upc } } =>',
+        '            { ... on Product { name } }',
+        '          }',
+        '          _1(path: "topProducts.@.reviews.@.author.reviews.@.product") {',
+        '            { ... on Product { __typename upc } } =>',
+        '            { ... on Product { price } }',
+        '          }',
+        '        }',
+        '      },',
+      ].join('\n'),
+    );
+  });
+
+  it('declares in a batched call the client variables of every part, once', () => {
+    const query =
+      'query($lang: String) { users { reviews { product { title(lang: $lang) } } } topProducts { reviews { author { reviews { product { t: title(lang: $lang) name } } } } } }';
+    const batch = gateways.plan(query).fetches.find((f) => f.subgraph === 'products' && f.parts)!;
+    expect(batch.operation).toMatch(/^query\(\$r0: \[_Any!\]!, \$r1: \[_Any!\]!, \$lang: String\) \{ _0: _entities/);
+    expect(batch.variableUsages).toEqual(['lang']);
   });
 
   it('keeps entity fetches after different mutation steps apart', () => {
@@ -152,5 +182,41 @@ describe('mergeFetchGroups', () => {
     const aliased = entityGroup(2, 'User', 'name', [root]);
     aliased.aliases.push({ path: [], alias: 'name__sy_0', responseKey: 'name' });
     expect(mergeFetchGroups(abstract.index, [root, plain, aliased])).toEqual([root, plain, aliased]);
+  });
+});
+
+describe('batchFetchGroups', () => {
+  function group(id: number, subgraph: string, dependsOn: FetchGroup[] = [], scope = 0): FetchGroup {
+    const made = new FetchGroup(id, subgraph, dependsOn.length === 0 ? 'root' : 'entity', 'query', dependsOn.length === 0 ? [] : ['x', String(id)], scope);
+    for (const dependency of dependsOn) made.dependsOn.add(dependency);
+    return made;
+  }
+
+  it('batches entity groups of one subgraph and wave, and rewires what waited for them to the batch', () => {
+    const a = group(0, 'a');
+    const c = group(1, 'c');
+    const first = group(2, 'b', [a]);
+    const second = group(3, 'b', [c]);
+    const other = group(4, 'd', [a]);
+    const after = group(5, 'd', [second]);
+    const { groups, batches } = batchFetchGroups([a, c, first, second, other, after]);
+    expect(groups).toEqual([a, c, first, other, after]);
+    expect(batches.get(first)).toEqual([first, second]);
+    // The batch waits for both parts' inputs; what waited for a part waits for the batch.
+    expect([...first.dependsOn]).toEqual([a, c]);
+    expect([...after.dependsOn]).toEqual([first]);
+  });
+
+  it('keeps apart groups of different waves, and of different mutation steps', () => {
+    const root = group(0, 'a');
+    const early = group(1, 'b', [root]);
+    const middle = group(2, 'c', [early]);
+    const late = group(3, 'b', [middle]);
+    expect(batchFetchGroups([root, early, middle, late]).batches.size).toBe(0);
+    const step1 = group(4, 'a', [], 0);
+    const step2 = group(5, 'a', [], 1);
+    const one = group(6, 'b', [step1], 0);
+    const two = group(7, 'b', [step2], 1);
+    expect(batchFetchGroups([step1, step2, one, two]).batches.size).toBe(0);
   });
 });

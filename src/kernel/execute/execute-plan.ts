@@ -1,9 +1,10 @@
 import { RouterError, type GraphQLErrorJSON } from '../errors.js';
-import type { JsonObject, SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
+import type { EntityCallPart, JsonObject, SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
 import type { FetchNode, PlanNode, QueryPlan } from '../plan/query-plan.js';
 import { scheduleParallel, type MergedFetch } from './multi-fetch.js';
 import { restoreAliases } from './restore-aliases.js';
 import { collectFetchBatch } from './merged-batch.js';
+import { partIndexOf, partVariableDefinitions, withEntityParts } from './batch-call.js';
 import type { EntityBatch } from './representations.js';
 import { ResponseTree } from './response-tree.js';
 import { SharedAnswers, type AnswerTrace } from './shared-answers.js';
@@ -198,22 +199,29 @@ class PlanWalker {
   }
 
   private async runEntityFetch(node: FetchNode): Promise<void> {
+    if (node.parts) return this.runBatch(node, node.parts);
     const prepared = this.prepare(node);
-    if (!prepared) return;
-    const { batch } = prepared;
-    let variables = prepared.variables;
-    if (!variables) {
-      variables = this.variablesFor(node.variableUsages);
-      variables.representations = batch.representations;
-      if (node.variableUsages.length === 0) prepared.variables = variables;
-    }
+    if (prepared) await this.runPrepared(prepared);
+  }
+
+  /** The variables an entity fetch sends alone: the client variables it reads and `representations` (made once when it reads none). */
+  private variablesOf(prepared: PreparedEntityFetch): Record<string, unknown> {
+    if (prepared.variables) return prepared.variables;
+    const variables = this.variablesFor(prepared.node.variableUsages);
+    variables.representations = prepared.batch.representations;
+    if (prepared.node.variableUsages.length === 0) prepared.variables = variables;
+    return variables;
+  }
+
+  private async runPrepared(prepared: PreparedEntityFetch): Promise<void> {
+    const { node, batch } = prepared;
     const response = await this.fetch(node.subgraph, batch, {
       subgraph: node.subgraph,
       kind: 'entity',
       operationType: 'query',
       query: node.operation,
       operationName: node.operationName,
-      variables,
+      variables: this.variablesOf(prepared),
       representations: batch.representations,
       selectionSet: node.selectionSet,
       fetchId: node.id,
@@ -222,6 +230,67 @@ class PlanWalker {
     if (!response) return;
     if (response.errors?.length) this.reportErrors(node.subgraph, response.errors, (error) => entityErrorPath(error.path, '_entities', batch));
     this.mergeEntities(prepared, response.data?._entities);
+  }
+
+  /**
+   * A batched call: the parts with objects to look up go out as one request
+   * of aliased `_entities` fields (a lone one as a call of its own), and
+   * each part's answer is read as if it had been sent alone.
+   */
+  private async runBatch(node: FetchNode, parts: readonly FetchNode[]): Promise<void> {
+    const sent: Array<{ prepared: PreparedEntityFetch; part: EntityCallPart }> = [];
+    parts.forEach((partNode, i) => {
+      const prepared = this.prepare(partNode);
+      if (!prepared) return;
+      const part: EntityCallPart = {
+        alias: `_${i}`,
+        variable: `r${i}`,
+        selectionSet: partNode.selectionSet,
+        representations: prepared.batch.representations,
+        variables: this.variablesOf(prepared),
+        variableDefinitions: partVariableDefinitions(node, partNode),
+        fetchId: partNode.id,
+      };
+      sent.push({ prepared, part });
+    });
+    if (sent.length === 0) return;
+    if (sent.length === 1) return this.runPrepared(sent[0]!.prepared);
+    const base: FetchCall = {
+      subgraph: node.subgraph,
+      kind: 'entity',
+      operationType: 'query',
+      query: node.operation,
+      operationName: node.operationName,
+      variables: {},
+      representations: undefined,
+      selectionSet: node.selectionSet,
+      fetchId: node.id,
+    };
+    const call = withEntityParts(
+      base,
+      sent.map((s) => s.part),
+    );
+    let response: SubgraphResponse | undefined;
+    try {
+      response = await this.options.runFetch(call);
+    } catch (error) {
+      // As the parts alone would have: one error each, at its first position.
+      for (const { prepared } of sent) this.errors.push(fetchFailure(error, node.subgraph, prepared.batch.pathOf(0)));
+    }
+    this.received(
+      response,
+      sent.some((s) => s.prepared.node.aliases !== undefined),
+    );
+    if (!response) return;
+    const byAlias = new Map(sent.map((s) => [s.part.alias, s.prepared]));
+    if (response.errors?.length) {
+      this.reportErrors(node.subgraph, response.errors, (error) => {
+        const alias = error.path?.[0];
+        const prepared = partIndexOf(alias) === undefined ? undefined : byAlias.get(alias as string);
+        return prepared ? entityErrorPath(error.path, alias as string, prepared.batch) : undefined;
+      });
+    }
+    for (const { prepared, part } of sent) this.mergeEntities(prepared, response.data?.[part.alias]);
   }
 
   /** Several entity fetches to one subgraph as one request; each part is merged back as if sent alone. */

@@ -44,8 +44,7 @@ class UnionBatch implements EntityBatch {
     const byKey = new Map<string, number>();
     for (const batch of batches) {
       batch.representations.forEach((representation, index) => {
-        // Representations of one type are built in one field order, so equal ones print alike.
-        const key = JSON.stringify(representation);
+        const key = representationKey(representation);
         const known = byKey.get(key);
         if (known === undefined) {
           byKey.set(key, this.representations.length);
@@ -65,4 +64,23 @@ class UnionBatch implements EntityBatch {
     const origin = this.origins[index]!;
     return origin.batch.pathOf(origin.index);
   }
+}
+
+/**
+ * Equal representations give equal keys. The usual one, `__typename` and
+ * one scalar key field, skips JSON; others are printed (representations of
+ * one type are built in one field order, so equal ones print alike).
+ */
+function representationKey(representation: JsonObject): string {
+  let fields = 0;
+  let field = '';
+  for (const name in representation) {
+    if (++fields > 2) break;
+    if (name !== '__typename') field = name;
+  }
+  const scalar = representation[field];
+  if (fields === 2 && field !== '' && typeof representation.__typename === 'string' && (typeof scalar === 'string' || typeof scalar === 'number')) {
+    return `${typeof scalar === 'string' ? 's' : 'n'}\0${String(representation.__typename)}\0${field}\0${scalar}`;
+  }
+  return JSON.stringify(representation);
 }

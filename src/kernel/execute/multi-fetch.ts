@@ -31,7 +31,8 @@ export function scheduleParallel(node: ParallelNode): ParallelSchedule {
   const rest: PlanNode[] = [];
   for (const child of node.nodes) {
     const fetch = child.kind === 'Flatten' ? child.node : child.kind === 'Fetch' && child.fetchKind === 'entity' ? child : undefined;
-    if (!fetch) {
+    // A batched call is one request already.
+    if (!fetch || fetch.parts) {
       rest.push(child);
       continue;
     }

@@ -29,8 +29,37 @@ export interface SubgraphRequest {
    * Merged requests are not cached.
    */
   readonly merged?: boolean;
+  /**
+   * A batched entity call (the plan's `parts`): one aliased `_entities`
+   * field per part, each answered under its alias (`data._0`, `data._1`,
+   * ...). `representations` is then every part's, in order. Absent for
+   * other calls. Change the parts sent with `withEntityParts`.
+   */
+  readonly parts?: readonly EntityCallPart[];
   /** Set on the fetches an event of a subscription runs: response caches must neither answer nor store them. Default: unset. */
   readonly subscription?: boolean;
+}
+
+/**
+ * One part of a batched entity call: what the call of its own would have
+ * been (its selection, representations and variables), sent as an aliased
+ * `_entities` field of a shared request.
+ */
+export interface EntityCallPart {
+  /** Response key of the part's answer: `_0`, `_1`, ... (a part keeps it when others are left out). */
+  readonly alias: string;
+  /** Variable of the shared request holding the part's representations: `r0`, `r1`, ... */
+  readonly variable: string;
+  /** The part's selection under `_entities`, printed (names the selection, as `SubgraphRequest.selectionSet`). */
+  readonly selectionSet: string;
+  /** The part's representations. */
+  readonly representations: readonly JsonObject[];
+  /** The variables the part would send alone: the client variables it reads, and `representations`. */
+  readonly variables: Readonly<Record<string, unknown>>;
+  /** Declarations of the client variables the part reads (`$first: Int`). */
+  readonly variableDefinitions: readonly string[];
+  /** Id of the part's plan fetch node. */
+  readonly fetchId: number;
 }
 
 /** What a subgraph answered. */

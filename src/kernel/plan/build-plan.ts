@@ -2,7 +2,8 @@ import { Kind, print, type DocumentNode, type SelectionNode, type SelectionSetNo
 import type { FederationIndex } from '../graph/federation-index.js';
 import type { FetchGroup } from './fetch-group.js';
 import { normalizeOperation, selectOperation, type NormalizedOperation } from './normalize.js';
-import { mergeFetchGroups } from './merge-fetches.js';
+import { batchFetchNode } from './batch-node.js';
+import { batchFetchGroups, mergeFetchGroups } from './merge-fetches.js';
 import { Planner } from './planner.js';
 import type { FetchEntry, FetchNode, PlanNode, QueryPlan, RepresentationField, RepresentationSpec } from './query-plan.js';
 
@@ -37,8 +38,16 @@ export function buildQueryPlan(
     satisfies: (objectType, condition) => index.satisfies(objectType, condition),
   });
   const planned = new Planner(index, operation).plan();
-  const groups = options.mergeFetches === false ? planned.groups : mergeFetchGroups(index, planned.groups);
-  const fetches = groups.map((group) => toFetchNode(group, operation));
+  const { groups, batches } = options.mergeFetches === false ? { groups: planned.groups, batches: undefined } : batchFetchGroups(mergeFetchGroups(index, planned.groups));
+  const fetches = groups.map((group) => {
+    const parts = batches?.get(group);
+    return parts
+      ? batchFetchNode(
+          parts.map((part) => toFetchNode(part, operation)),
+          operation,
+        )
+      : toFetchNode(group, operation);
+  });
   const byGroup = new Map(groups.map((group, i) => [group, fetches[i]!]));
   return {
     kind: 'QueryPlan',
@@ -149,7 +158,8 @@ function arrangeNodes(groups: readonly FetchGroup[], nodes: ReadonlyMap<FetchGro
     if (group) {
       const fetch = nodes.get(group)!;
       if (fetch.fetchKind !== 'entity') parts.push(fetch);
-      else if (fetch.entries) parts.push({ kind: 'Flatten', path: fetch.mergePath, paths: fetch.entries.map((e) => e.path), node: fetch });
+      else if (fetch.parts) parts.push({ kind: 'Flatten', path: fetch.mergePath, paths: fetch.parts.flatMap(pathsOf), node: fetch });
+      else if (fetch.entries) parts.push({ kind: 'Flatten', path: fetch.mergePath, paths: pathsOf(fetch), node: fetch });
       else parts.push({ kind: 'Flatten', path: fetch.mergePath, node: fetch });
     }
     const childNodes = (children.get(group) ?? []).map(build).filter((n): n is PlanNode => !!n);
@@ -162,6 +172,10 @@ function arrangeNodes(groups: readonly FetchGroup[], nodes: ReadonlyMap<FetchGro
     return parts.length === 1 ? parts[0] : { kind: 'Sequence', nodes: flattenSequences(parts) };
   };
   return build(undefined);
+}
+
+function pathsOf(fetch: FetchNode): Array<readonly string[]> {
+  return fetch.entries ? fetch.entries.map((e) => e.path) : [fetch.mergePath];
 }
 
 function parallel(nodes: PlanNode[]): PlanNode {

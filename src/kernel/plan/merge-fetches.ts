@@ -43,8 +43,48 @@ export function mergeFetchGroups(index: FederationIndex, groups: readonly FetchG
   for (const [group, into] of absorbed) {
     into.mergedWith.push(group);
     for (const [condition, tree] of group.tree.fragments) if (!into.tree.fragments.has(condition)) into.tree.fragments.set(condition, tree);
-    for (const dependency of group.dependsOn) into.dependsOn.add(dependency);
   }
+  return absorb(groups, absorbed);
+}
+
+/**
+ * Batching: entity fetches to one subgraph of one wave that merging left
+ * apart (they select a type differently, or select outside type conditions,
+ * or rename fields) still go out as one request, each as its own aliased
+ * `_entities` field (`_0: _entities(representations: $r0) { ... }`). Every
+ * part keeps its own selection, representations and aliases and is read
+ * back as if sent alone, so nothing one part selects can reach another
+ * part's entities. Same waves as merging: the batch waits for all its
+ * parts waited for.
+ *
+ * Returns the groups left (each batch in place of its first part) and, per
+ * batch, its parts in order.
+ */
+export function batchFetchGroups(groups: readonly FetchGroup[]): { groups: FetchGroup[]; batches: Map<FetchGroup, FetchGroup[]> } {
+  const waves = waveOf(groups, new Set(groups));
+  const batches = new Map<FetchGroup, FetchGroup[]>();
+  const leads = new Map<string, FetchGroup>();
+  const absorbed = new Map<FetchGroup, FetchGroup>();
+  for (const group of groups) {
+    if (group.kind !== 'entity') continue;
+    const key = `${group.scope}|${group.subgraph}|${waves.get(group)}`;
+    const lead = leads.get(key);
+    if (!lead) {
+      leads.set(key, group);
+      continue;
+    }
+    const parts = batches.get(lead) ?? [lead];
+    batches.set(lead, parts);
+    parts.push(group);
+    absorbed.set(group, lead);
+  }
+  if (absorbed.size === 0) return { groups: [...groups], batches };
+  return { groups: absorb(groups, absorbed), batches };
+}
+
+/** Removes the absorbed groups: their dependencies join their lead's, and whoever waited for them waits for the lead. */
+function absorb(groups: readonly FetchGroup[], absorbed: ReadonlyMap<FetchGroup, FetchGroup>): FetchGroup[] {
+  for (const [group, into] of absorbed) for (const dependency of group.dependsOn) into.dependsOn.add(dependency);
   const kept = groups.filter((group) => !absorbed.has(group));
   for (const group of kept) {
     for (const dependency of [...group.dependsOn]) {

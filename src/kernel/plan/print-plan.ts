@@ -34,6 +34,21 @@ function printFetch(node: FetchNode, level: number): string {
   const pad = indent(level);
   const inner = indent(level + 1);
   const lines = [`${pad}Fetch(service: "${node.subgraph}") {`];
+  // A batched call: each aliased `_entities` part with its own paths, representations and selection.
+  node.parts?.forEach((part, i) => {
+    const paths = part.entries ? part.entries.map((e) => e.path) : [part.mergePath];
+    lines.push(`${inner}_${i}(${paths.length > 1 ? `paths: [${paths.map((p) => `"${p.join('.')}"`).join(', ')}]` : `path: "${paths[0]!.join('.')}"`}) {`);
+    lines.push(
+      ...printFetch(part, level + 1)
+        .split('\n')
+        .slice(1, -1),
+    );
+    lines.push(`${inner}}`);
+  });
+  if (node.parts) {
+    lines.push(`${pad}}`);
+    return lines.join('\n');
+  }
   if (node.representations && node.representations.length > 0) {
     const parts = node.representations.map((spec) => `... on ${spec.typeCondition} { __typename ${printFields(spec.fields)} }`);
     lines.push(`${inner}{ ${parts.join(' ')} } =>`);

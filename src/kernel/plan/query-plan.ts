@@ -83,6 +83,12 @@ export interface FetchNode {
   readonly aliases?: readonly FetchAlias[];
   /** Root fetches: the response keys of the root fields they answer. */
   readonly rootFields?: readonly string[];
+  /**
+   * Batched entity fetches (two or more): the fetches this one request sends
+   * as aliased `_entities` fields, part `i` as `_i` with representations in
+   * `$ri`; each part is read back as if it were sent alone. Absent otherwise.
+   */
+  readonly parts?: readonly FetchNode[];
 }
 
 /** Runs an entity fetch for the objects at `path`. */

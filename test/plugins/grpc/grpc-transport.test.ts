@@ -47,14 +47,14 @@ describe('gRPC connections', () => {
 });
 
 describe('merged entity fetches', () => {
-  it('serves the aliased _entities fields of a multi-fetch request, each from its lookup', async () => {
+  it('serves the aliased _entities fields of a batched request, each from its lookup', async () => {
     const fetches: SubgraphRequest[] = [];
     const recorder = definePlugin({ name: 'fetch-recorder', options: z.strictObject({}), setup: () => ({ hooks: { onFetch: (event) => void fetches.push(event.input) } }) });
     graph = await startGraph({ grpc: [catalogService()], http: [inventorySubgraph], config: { engine: { enable_multi_fetch: true } }, plugins: [recorder()] });
     const response = await graph.query(`{ warehouse { name } featured { kind } }`);
     const catalogFetches = fetches.filter((fetch) => fetch.subgraph === 'catalog');
-    expect(catalogFetches.map((fetch) => fetch.merged)).toEqual([true]);
-    expect(catalogFetches[0]!.query).toMatch(/_e0: _entities\(representations: \$r0\).*_e1: _entities\(representations: \$r1\)/);
+    expect(catalogFetches.map((fetch) => fetch.parts?.length)).toEqual([2]);
+    expect(catalogFetches[0]!.query).toMatch(/_0: _entities\(representations: \$r0\).*_1: _entities\(representations: \$r1\)/);
     expect(response.body).toEqual({
       data: { warehouse: [{ name: 'Table' }, { name: 'Manual' }, { name: 'Lamp' }], featured: [{ kind: 'PHYSICAL' }] },
     });

@@ -6,7 +6,7 @@
  */
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { createLogger, type CoreConfigInput, type Logger } from '../../../src/index.js';
+import { createLogger, type CoreConfigInput, type Logger, type SwitchyardPlugin } from '../../../src/index.js';
 import { startSubgraph, startTestRouter, type SubgraphCall, type SubgraphReply, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { useCacheTags } from '../../../plugins/cache-tags/index.js';
 import { useResponseCache, type ResponseCacheOptions } from '../../../plugins/response-cache/index.js';
@@ -52,6 +52,8 @@ export interface CacheRouterOptions {
   readonly config?: Omit<CoreConfigInput, 'version'>;
   readonly logger?: Logger;
   readonly listen?: boolean;
+  /** Plugins registered before the cache (their fetch hooks run first). */
+  readonly before?: readonly SwitchyardPlugin[];
 }
 
 function initialData(): GraphData {
@@ -166,10 +168,10 @@ export async function startCacheGraph(): Promise<CacheGraph> {
         release();
       };
     },
-    router: async ({ cache, config, logger, listen }) =>
+    router: async ({ cache, config, logger, listen, before = [] }) =>
       startTestRouter({
         subgraphs: [products, reviews],
-        plugins: [useCacheTags(), useResponseCache(cache)],
+        plugins: [...before, useCacheTags(), useResponseCache(cache)],
         config,
         logger,
         listen,

@@ -1,8 +1,9 @@
 /**
  * The response cache over plan-merged entity calls (one `_entities` call
- * for the objects of several paths): entries stay per entity and
- * selection, a repeated query is answered from the cache, and a partial hit
- * sends only the missing entities.
+ * for the objects of several paths) and batched ones (aliased `_entities`
+ * parts of one request): entries stay per entity and selection, a repeated
+ * query is answered from the cache, and a partial hit sends only the
+ * missing entities (of only the parts that miss).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useCacheTags } from '../../../plugins/cache-tags/index.js';
@@ -70,5 +71,49 @@ describe('response cache with merged entity calls', () => {
     const products = subgraph('products').calls.filter((c) => Array.isArray(c.variables.representations));
     expect(products.map((call) => (call.variables.representations as Array<{ upc: string }>).map((r) => r.upc))).toEqual([['4']]);
     expect(result.statuses.some((s) => s.subgraph === 'products' && s.kind === 'entity' && s.status === 'partial_hit')).toBe(true);
+  });
+
+  // Products of the users' reviews select { name }; those of the top products' authors' reviews { price }: one batched call.
+  const BATCHED = `{
+    users { reviews { product { name } } }
+    topProducts { reviews { author { reviews { product { price } } } } }
+  }`;
+
+  function productCalls() {
+    return subgraph('products').calls.filter((call) => call.query.includes('_entities('));
+  }
+
+  it('caches each part of a batched call on its own: a part cached by another query is left out of the request', async () => {
+    await send('{ users { reviews { product { name } } } }');
+    const expected = (await uncached.query(BATCHED)).body.data;
+    const first = await send(BATCHED);
+    expect(first.data).toEqual(expected);
+    // Only the { price } part goes out; the { name } part is served from the entries the first query wrote.
+    const [call, ...others] = productCalls();
+    expect(others).toHaveLength(0);
+    expect(call!.query).toContain('_1: _entities(representations: $r1) { ... on Product { price } }');
+    expect(call!.query).not.toContain('_0:');
+    expect(first.statuses.find((s) => s.subgraph === 'products' && s.kind === 'entity')?.status).toBe('partial_hit');
+    const second = await send(BATCHED);
+    expect(second.data).toEqual(expected);
+    expect(second.calls).toBe(0);
+    expect(second.statuses.every((s) => s.status === 'hit')).toBe(true);
+  });
+
+  it('sends only the missing entities of a batched part that is partly cached', async () => {
+    // Product 1's weight is cached (top product 1's authors' reviews reach products 1, 2 and 3 in a { weight } fetch).
+    await send('{ topProducts(first: 1) { reviews { author { reviews { product { weight } } } } } }');
+    const query = `{
+      users { reviews { product { title(lang: "de") } } }
+      topProducts { reviews { author { reviews { product { weight } } } } }
+    }`;
+    const expected = (await uncached.query(query)).body.data;
+    const result = await send(query);
+    expect(result.data).toEqual(expected);
+    const [call] = productCalls();
+    const sent = (name: string) => (call!.variables[name] as Array<{ upc: string }>).map((r) => r.upc);
+    expect(call!.query).toContain('_0: _entities');
+    expect(sent('r1')).toEqual(['4']);
+    expect(sent('r0').length).toBeGreaterThan(0);
   });
 });
