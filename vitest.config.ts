@@ -21,6 +21,10 @@ export default defineConfig({
     setupFiles: ['test/support/setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // scripts/test.sh runs most files with isolation off (--no-isolate): a worker
+    // process keeps the modules it loaded for the next file. A test file that
+    // changes process-wide state, or a helper module that registers hooks at its
+    // top level, goes in its `isolated` list.
     pool: 'forks',
   },
 });
