@@ -47,15 +47,14 @@ reports=()
 # file. A fresh process per file costs ~1.5 s of module loading (graphql,
 # undici, the router's sources); over 160 files, two minutes per Node version.
 # - shared: most files, two at a time.
-# - isolated: files that need a process of their own, two at a time:
-#   test/subscriptions (fixtures.ts registers its cleanup hook at module level,
-#   so only the first file of a shared process would get it) and the
+# - isolated: files that need a process of their own, two at a time: the
 #   AsyncResource#bind backport (it patches a Node prototype and counts process
-#   warnings).
+#   warnings). A file that changes process-wide state, or a helper module that
+#   registers hooks at its top level, belongs here.
 # - timed: tests that assert latency bounds under attack or failure, or measure
 #   memory, one file at a time with nothing else running.
 # SWITCHYARD_TEST_WORKERS changes the two workers of the first two runs.
-isolated=(test/subscriptions test/cli/async-resource-bind.test.ts)
+isolated=(test/cli/async-resource-bind.test.ts)
 timed=(test/hostile/real-router.test.ts test/hostile/listeners.test.ts test/hostile/document-checks.test.ts test/faults
   test/plugins/profiling/continuous-profiling.test.ts test/plugins/profiling/pprof-endpoints.test.ts
   test/plugins/response-cache/circuit-breaker.test.ts test/plugins/telemetry/metrics-and-resilience.test.ts)

@@ -11,7 +11,7 @@ import { parse, type GraphQLSchema } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { createClient, type Client, type ClientOptions, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { composeSubgraphs } from '../../src/compose/compose.js';
 import type { SubscriptionSettings } from '../../src/kernel/graph/execution-config.js';
@@ -168,12 +168,18 @@ export async function eventually(check: () => boolean, timeoutMs = 5000): Promis
 }
 
 const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 
-/** Runs after the current test (in reverse order of registration). */
+/**
+ * Runs after the current test (in reverse order of registration). The hook is
+ * registered on the test itself, not at module level, so the fixtures work in
+ * worker processes that run several files (the test line's --no-isolate).
+ */
 export function onCleanup(cleanup: () => Promise<void> | void): void {
+  if (cleanups.length === 0) {
+    onTestFinished(async () => {
+      for (const registered of cleanups.splice(0).reverse()) await registered();
+    });
+  }
   cleanups.push(cleanup);
 }
 
