@@ -1,5 +1,6 @@
 import { RouterError, type GraphQLErrorJSON } from '../errors.js';
 import type { EntityCallPart, JsonObject, SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
+import { representationVariables } from '../plan/batch-node.js';
 import type { FetchNode, PlanNode, QueryPlan } from '../plan/query-plan.js';
 import { scheduleParallel, type MergedFetch } from './multi-fetch.js';
 import { restoreAliases } from './restore-aliases.js';
@@ -239,12 +240,13 @@ class PlanWalker {
    */
   private async runBatch(node: FetchNode, parts: readonly FetchNode[]): Promise<void> {
     const sent: Array<{ prepared: PreparedEntityFetch; part: EntityCallPart }> = [];
+    const variableNames = representationVariables(parts.length, node.variableUsages);
     parts.forEach((partNode, i) => {
       const prepared = this.prepare(partNode);
       if (!prepared) return;
       const part: EntityCallPart = {
         alias: `_${i}`,
-        variable: `r${i}`,
+        variable: variableNames[i]!,
         selectionSet: partNode.selectionSet,
         representations: prepared.batch.representations,
         variables: this.variablesOf(prepared),
@@ -307,7 +309,7 @@ class PlanWalker {
     const variables = this.variablesFor(merged.variableUsages);
     const representations: JsonObject[] = [];
     parts.forEach((part, i) => {
-      variables[`r${i}`] = part?.batch.representations ?? [];
+      variables[merged.representationVariables[i]!] = part?.batch.representations ?? [];
       if (part) representations.push(...part.batch.representations);
     });
     const response = await this.fetch(merged.subgraph, present[0]!.batch, {

@@ -1,11 +1,14 @@
+import { representationVariables } from '../plan/batch-node.js';
 import type { FetchNode, ParallelNode, PlanNode } from '../plan/query-plan.js';
 
 /** Entity fetches of one parallel wave to one subgraph, sent as one request. */
 export interface MergedFetch {
   readonly subgraph: string;
   readonly nodes: readonly FetchNode[];
-  /** One aliased `_entities` field per node (`_e0`, `_e1`, ...), each with its own `$r<i>` representations. */
+  /** One aliased `_entities` field per node (`_e0`, `_e1`, ...), each with its own representations variable. */
   readonly operation: string;
+  /** The representations variable of each node, in order (`r0`, ... clear of the client's variables). */
+  readonly representationVariables: readonly string[];
   /** The merged selection (printed), for logs and plugins. */
   readonly selectionSet: string;
   readonly variableUsages: readonly string[];
@@ -64,11 +67,13 @@ function mergeFetches(subgraph: string, nodes: readonly FetchNode[]): MergedFetc
       if (name && name !== 'representations') definitions.set(name, part);
     }
   }
-  const declared = [...nodes.map((_, i) => `$r${i}: [_Any!]!`), ...variableUsages.map((name) => definitions.get(name) ?? '')].filter(Boolean);
-  const fields = nodes.map((node, i) => `_e${i}: _entities(representations: $r${i}) ${node.selectionSet}`);
+  const names = representationVariables(nodes.length, variableUsages);
+  const declared = [...names.map((name) => `$${name}: [_Any!]!`), ...variableUsages.map((name) => definitions.get(name) ?? '')].filter(Boolean);
+  const fields = nodes.map((node, i) => `_e${i}: _entities(representations: $${names[i]}) ${node.selectionSet}`);
   return {
     subgraph,
     nodes,
+    representationVariables: names,
     operation: `query(${declared.join(', ')}) { ${fields.join(' ')} }`,
     selectionSet: `{ ${fields.join(' ')} }`,
     variableUsages,

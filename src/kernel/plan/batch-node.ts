@@ -6,12 +6,29 @@ import type { FetchNode } from './query-plan.js';
 export interface BatchPartText {
   /** Response key of the part's `_entities` field: `_0`, `_1`, ... */
   readonly alias: string;
-  /** Variable holding the part's representations: `r0`, `r1`, ... */
+  /** Variable holding the part's representations: `r0`, `r1`, ... (see `representationVariables`). */
   readonly variable: string;
   /** The part's selection under `_entities`, printed. */
   readonly selectionSet: string;
   /** Declarations of the client variables the part reads (`$first: Int`). */
   readonly variableDefinitions: readonly string[];
+}
+
+/**
+ * Names of the variables holding each part's representations: `r0`, `r1`,
+ * ..., each given `_` suffixes until it is not one of the client variables
+ * the call declares (`taken`), so a client's own `$r0` keeps its value.
+ */
+export function representationVariables(count: number, taken: Iterable<string>): string[] {
+  const used = new Set(taken);
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    let name = `r${i}`;
+    while (used.has(name)) name += '_';
+    used.add(name);
+    names.push(name);
+  }
+  return names;
 }
 
 /** The operation text and selection of a batched call of these parts (the plan's, or a subset of it). */
@@ -32,10 +49,14 @@ export function batchOperation(name: string | undefined, parts: readonly BatchPa
 export function batchFetchNode(parts: readonly FetchNode[], operation: NormalizedOperation): FetchNode {
   const first = parts[0]!;
   const definitions = new Map(operation.variableDefinitions.map((d) => [d.variable.name.value, print(d)]));
+  const variables = representationVariables(
+    parts.length,
+    parts.flatMap((part) => part.variableUsages),
+  );
   const texts = parts.map(
     (part, i): BatchPartText => ({
       alias: `_${i}`,
-      variable: `r${i}`,
+      variable: variables[i]!,
       selectionSet: part.selectionSet,
       variableDefinitions: part.variableUsages.map((name) => definitions.get(name)!).filter(Boolean),
     }),
