@@ -54,8 +54,10 @@ export interface RefusedErrors {
 
 /**
  * Declares `owner`'s codes, all or none. Refuses a malformed name or status,
- * and a code another owner declared differently. Declaring the same spec
- * again (a module loaded twice, two plugins sharing one code) is fine.
+ * and a code another owner declared with another status (what the code
+ * means to clients). Declaring a known code again with the same status (a
+ * module loaded twice, a plugin raising a router code or another plugin's,
+ * say its own `UNAUTHENTICATED`) is fine: the first declaration's text stays.
  */
 export function registerErrors(owner: string, catalogue: ErrorCatalogue): RefusedErrors | undefined {
   const malformed = (message: string): RefusedErrors => ({ code: 'PLUGIN_ERROR', message });
@@ -67,17 +69,17 @@ export function registerErrors(owner: string, catalogue: ErrorCatalogue): Refuse
       return malformed(`error code "${code}" has status ${String(spec.status)}; expected an HTTP status (100-599)`);
     }
     const known = registered.get(code);
-    if (known && !sameSpec(known, spec)) {
+    if (known && known.status !== spec.status) {
       const by = known.owner === 'kernel' ? 'the router' : `plugin "${known.owner}"`;
-      return { code: 'PLUGIN_DUPLICATE', message: `error code "${code}" is already declared by ${by} with another meaning` };
+      const status = (value: number | undefined) => (value === undefined ? 'no status' : `status ${value}`);
+      return {
+        code: 'PLUGIN_DUPLICATE',
+        message: `error code "${code}" is already declared by ${by} with ${status(known.status)}, not ${status(spec.status)}; raise it with that status or name a code of your own`,
+      };
     }
   }
   for (const [code, spec] of Object.entries(catalogue)) {
     if (!registered.has(code)) registered.set(code, { ...spec, code, owner });
   }
   return undefined;
-}
-
-function sameSpec(a: ErrorSpec, b: ErrorSpec): boolean {
-  return a.status === b.status && a.statusText === b.statusText && a.description === b.description && a.solution === b.solution && a.message === b.message;
 }

@@ -95,7 +95,14 @@ describe('a plugin with its own error codes', () => {
     expect(errorSpec('ACME_PAYMENT_REQUIRED')?.owner).toBe('acme-paywall');
   });
 
-  it("is refused with PLUGIN_DUPLICATE when it declares another owner's code with another meaning, and declares none of its codes", () => {
+  it("may declare a known code with its status and its own words: the first declaration's text stays", () => {
+    const own = { BAD_REQUEST: { status: 400, description: 'Our own words for a bad request.' } };
+    expect(() => definePlugin({ name: 'acme-rewording', options: z.object({}), errors: own, setup: () => ({}) })).not.toThrow();
+    expect(errorSpec('BAD_REQUEST')).toEqual(expect.objectContaining({ owner: 'kernel', status: 400 }));
+    expect(errorSpec('BAD_REQUEST')?.description).not.toBe('Our own words for a bad request.');
+  });
+
+  it("is refused with PLUGIN_DUPLICATE when it declares another owner's code with another status, and declares none of its codes", () => {
     const clash = () =>
       definePlugin({
         name: 'acme-rival',
@@ -104,7 +111,10 @@ describe('a plugin with its own error codes', () => {
         setup: () => ({}),
       });
     expect(clash).toThrow(
-      expect.objectContaining({ code: 'PLUGIN_DUPLICATE', message: '[acme-rival] error code "BAD_REQUEST" is already declared by the router with another meaning' }),
+      expect.objectContaining({
+        code: 'PLUGIN_DUPLICATE',
+        message: expect.stringContaining('[acme-rival] error code "BAD_REQUEST" is already declared by the router with status 400, not status 418'),
+      }),
     );
     expect(errorSpec('ACME_RIVAL_ONLY')).toBeUndefined();
     expect(new RouterError('BAD_REQUEST').status).toBe(400);
