@@ -7,10 +7,11 @@
  * process keep their own).
  */
 
+import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, type ReadableSpan, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { ExportResult } from '@opentelemetry/core';
@@ -32,13 +33,26 @@ const FAILURE_LOG_INTERVAL_MS = 30_000;
 /** Longest attribute value kept (a long `graphql.document` is cut). */
 const MAX_ATTRIBUTE_LENGTH = 16 * 1024;
 
-export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOptions, env: NodeJS.ProcessEnv = process.env): PluginInstance {
-  const serviceName = resolveServiceName(options.service_name, env);
+/**
+ * The resource every span and metric of this process carries. Each process
+ * (each `--workers` worker) exports its own cumulative series, so they must
+ * not collide: `service.instance.id` is random, and one set through
+ * `OTEL_RESOURCE_ATTRIBUTES` (a pod's name, say) gets `-worker-<n>` in a worker.
+ */
+export function processResource(serviceName: string, workerId: number | undefined): Resource {
+  const random = randomUUID();
   const resource = defaultResource()
-    // Each process (each `--workers` worker) exports its own cumulative series: they must not collide.
-    .merge(resourceFromAttributes({ 'service.instance.id': randomUUID() }))
+    .merge(resourceFromAttributes({ 'service.instance.id': random }))
     .merge(detectResources({ detectors: [envDetector] }))
     .merge(resourceFromAttributes({ 'service.name': serviceName }));
+  const instance = resource.attributes['service.instance.id'];
+  if (workerId === undefined || instance === random) return resource;
+  return resource.merge(resourceFromAttributes({ 'service.instance.id': `${String(instance)}-worker-${workerId}` }));
+}
+
+export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOptions, env: NodeJS.ProcessEnv = process.env): PluginInstance {
+  const serviceName = resolveServiceName(options.service_name, env);
+  const resource = processResource(serviceName, cluster.isWorker ? cluster.worker?.id : undefined);
 
   let recorder: SpanRecorder | undefined;
   const traceTargets = options.tracing.enabled ? exportTargets('traces', options.tracing.exporters, env) : [];
