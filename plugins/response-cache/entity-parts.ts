@@ -134,16 +134,20 @@ export async function lookupEntityParts(
     let tagOffset = 0;
     for (const { l, positions, part } of sent) {
       const entities = fetched.data?.[part.alias];
-      if (!Array.isArray(entities) || entities.length !== positions.length) continue;
+      if (!Array.isArray(entities)) continue;
+      // Tags count every part's entities in order (cache-tags' reading): a part whose
+      // answer is not stored still moves the later parts' tags on by its length.
+      const offset = tagOffset;
+      tagOffset += entities.length;
+      if (entities.length !== positions.length) continue;
       positions.forEach((position, i) => {
         const value: unknown = entities[i];
         if (!isObject(value)) return;
         const type = l.lookup.types[position]!;
-        const indexes = indexesOf(context.switches, request.subgraph, type, entityTags?.[tagOffset + i]);
+        const indexes = indexesOf(context.switches, request.subgraph, type, entityTags?.[offset + i]);
         writes.push({ key: keyFor(policy, l.lookup.keys[position]!, user), value, ttlMs: policy.ttlMs, isPublic: policy.isPublic, indexes });
         written.push(type);
       });
-      tagOffset += entities.length;
     }
     await write(context, request.subgraph, writes, written, claim);
   };
