@@ -62,10 +62,22 @@ export function openApqSharedStore(provider: SharedStoreProvider, ttlMs: number 
     failing = false;
     log.info({ storage_provider_id: provider.id }, 'APQ shared store reachable again');
   };
-  const connecting = client.connect().catch((error: unknown) => failed(error, 'read'));
+  let connected = false;
+  const connecting = client.connect().then(
+    () => {
+      connected = true;
+    },
+    (error: unknown) => failed(error, 'read'),
+  );
+  // Commands fail fast while disconnected (no offline queue), but the first
+  // requests after startup wait for the first connection, a command's time at most.
+  const firstConnection = async () => {
+    if (!connected) await withTimeout(connecting).catch(() => undefined);
+  };
   return {
     async get(hash) {
       try {
+        await firstConnection();
         const text = await withTimeout(commands.get(APQ_KEY_PREFIX + hash));
         succeeded();
         return text ?? undefined;
@@ -76,6 +88,7 @@ export function openApqSharedStore(provider: SharedStoreProvider, ttlMs: number 
     },
     async set(hash, text) {
       try {
+        await firstConnection();
         await withTimeout(commands.set(APQ_KEY_PREFIX + hash, text, ttlMs === undefined ? undefined : { PX: ttlMs }));
         succeeded();
       } catch (error) {
