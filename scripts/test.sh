@@ -52,7 +52,8 @@ reports=()
 #   warnings). A file that changes process-wide state, or a helper module that
 #   registers hooks at its top level, belongs here.
 # - timed: tests that assert latency bounds under attack or failure, or measure
-#   memory, one file at a time with nothing else running.
+#   memory, one file at a time with nothing else running, each in a fresh
+#   process (no heap or timers left over from another file).
 # SWITCHYARD_TEST_WORKERS changes the two workers of the first two runs.
 isolated=(test/cli/async-resource-bind.test.ts)
 timed=(test/hostile/real-router.test.ts test/hostile/listeners.test.ts test/hostile/document-checks.test.ts test/faults
@@ -82,7 +83,7 @@ run_suite() {
   while read -r glob; do shared_excludes+=(--exclude "$glob"); done < <(as_globs "${isolated[@]}" "${timed[@]}")
   vitest_run "$node" "$name" --no-isolate --maxWorkers="$workers" "${shared_excludes[@]}"
   vitest_run "$node" "$name-isolated" --maxWorkers="$workers" "${excludes[@]}" "${isolated[@]}"
-  vitest_run "$node" "$name-timed" --no-isolate --maxWorkers=1 "${excludes[@]}" "${timed[@]}"
+  vitest_run "$node" "$name-timed" --maxWorkers=1 "${excludes[@]}" "${timed[@]}"
 }
 
 run_suite "$(command -v node)" vitest
