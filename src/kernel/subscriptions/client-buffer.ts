@@ -9,7 +9,8 @@
  * buffer holds data (the client's kernel buffers are full: it is not
  * keeping up): a subgraph's burst queued behind the router's own work (the
  * events' entity fetches) for a client that reads everything does not count
- * against it. Past the bound the transport drops the client
+ * against it; that burst is held back instead (the shared upstream stops
+ * reading the subgraph, upstream-hub.ts). Past the bound the transport drops the client
  * (docs/subscriptions.md, "Slow clients"), so a client that stops reading
  * cannot make the router buffer without end, and clients sharing its
  * subgraph subscription keep receiving.
@@ -38,6 +39,15 @@ export class ClientBuffer {
   /** Counts an event of `bytes` queued for the client. */
   add(bytes: number): void {
     this.queued += bytes;
+    this.check();
+  }
+
+  /**
+   * Drops the client if it is past the bound while its socket holds data;
+   * called on each queued event and, while its queue holds up the subgraph
+   * subscription (upstream-hub.ts), again until it drains.
+   */
+  check(): void {
     if (this.limit === 0 || this.overflowed) return;
     const inSocket = this.inSocket();
     if (inSocket === 0) return;

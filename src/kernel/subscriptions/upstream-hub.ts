@@ -4,6 +4,16 @@
  * payload share one upstream subscription. Each client has its own queue of
  * the events that arrived after it joined; the last one leaving closes the
  * upstream, and an upstream that completes or fails ends every client on it.
+ *
+ * Memory stays bounded whatever is slow. A client's queue is bounded by its
+ * `subscriptions.max_queued_bytes`: while one queue is at the bound the
+ * shared upstream stops reading (the transport then pauses the subgraph's
+ * socket, upstream-events.ts), so a subgraph that sends faster than the
+ * router processes its events (each may need entity fetches) is held back
+ * by TCP. A queue is at the bound either because the router's own work is
+ * behind (then every client on the upstream waits for it, events are never
+ * lost) or because the client stopped reading: then its socket holds data
+ * and ClientBuffer drops it as too slow, which frees the others.
  */
 import type { GraphQLError } from 'graphql';
 import type { SubgraphResponse } from '../fetch/subgraph-types.js';
@@ -77,6 +87,9 @@ export class UpstreamHub {
   }
 }
 
+/** While the upstream waits for a full queue, how often the client's buffer is checked again (its socket may have filled meanwhile). */
+const RECHECK_MS = 50;
+
 /** An event in a client's queue, with its size as the subgraph sent it (0 when the client's buffer is not counted). */
 interface Queued {
   readonly event: SubgraphResponse;
@@ -86,6 +99,7 @@ interface Queued {
 /** A client's queue on a shared upstream. */
 class Subscriber implements SharedSubscription {
   private readonly pending: Queued[] = [];
+  private pendingBytes = 0;
   private finished = false;
   private failure: GraphQLError | undefined;
   private wake: (() => void) | undefined;
@@ -94,11 +108,19 @@ class Subscriber implements SharedSubscription {
     private readonly leave: (subscriber: Subscriber) => void,
     /** The client's bound on queued data, if it has one. */
     readonly buffer: ClientBuffer | undefined,
+    /** Called when this queue took an event (it may have room again). */
+    private readonly took: () => void,
   ) {}
+
+  /** Whether this queue holds `max_queued_bytes` or more: the upstream waits. */
+  get full(): boolean {
+    return !this.finished && this.buffer !== undefined && this.buffer.limit > 0 && this.pendingBytes >= this.buffer.limit;
+  }
 
   push(event: SubgraphResponse, bytes: number): void {
     if (this.finished) return;
     this.pending.push({ event, bytes });
+    this.pendingBytes += bytes;
     this.notify();
     this.buffer?.add(bytes);
   }
@@ -123,7 +145,9 @@ class Subscriber implements SharedSubscription {
     while (this.pending.length === 0 && !this.finished) await new Promise<void>((resolve) => (this.wake = resolve));
     const queued = this.pending.shift();
     if (queued) {
+      this.pendingBytes -= queued.bytes;
       this.buffer?.remove(queued.bytes);
+      this.took();
       return queued.event;
     }
     this.close();
@@ -145,6 +169,7 @@ class Subscriber implements SharedSubscription {
   private drop(): void {
     for (const queued of this.pending) this.buffer?.remove(queued.bytes);
     this.pending.length = 0;
+    this.pendingBytes = 0;
   }
 
   private notify(): void {
@@ -158,6 +183,8 @@ class Subscriber implements SharedSubscription {
 class SharedUpstream {
   private readonly subscribers = new Set<Subscriber>();
   ended = false;
+  /** Wakes the pump waiting for a full queue. */
+  private room: (() => void) | undefined;
 
   constructor(
     private readonly upstream: UpstreamSubscription,
@@ -167,13 +194,19 @@ class SharedUpstream {
   }
 
   join(buffer: ClientBuffer | undefined): Subscriber {
-    const subscriber = new Subscriber((leaving) => this.leave(leaving), buffer);
+    const subscriber = new Subscriber(
+      (leaving) => this.leave(leaving),
+      buffer,
+      () => this.wakePump(),
+    );
     this.subscribers.add(subscriber);
     return subscriber;
   }
 
   private leave(subscriber: Subscriber): void {
-    if (!this.subscribers.delete(subscriber) || this.subscribers.size > 0 || this.ended) return;
+    if (!this.subscribers.delete(subscriber)) return;
+    this.wakePump();
+    if (this.subscribers.size > 0 || this.ended) return;
     // The last client left: the subgraph subscription is completed and its connection closed.
     this.ended = true;
     this.forget();
@@ -184,12 +217,13 @@ class SharedUpstream {
     let failure: GraphQLError | undefined;
     try {
       for (;;) {
+        await this.untilRoom();
         const event = await this.upstream.next();
         if (event === undefined) break;
-        // Measured once per event, and only when a client's queue is bounded.
+        // Measured once per event (UTF-8 bytes, as sent), and only when a client's queue is bounded.
         let bytes: number | undefined;
         for (const subscriber of this.subscribers) {
-          if (subscriber.buffer && subscriber.buffer.limit > 0) bytes ??= JSON.stringify(event).length;
+          if (subscriber.buffer && subscriber.buffer.limit > 0) bytes ??= Buffer.byteLength(JSON.stringify(event));
           subscriber.push(event, bytes ?? 0);
         }
       }
@@ -202,5 +236,33 @@ class SharedUpstream {
     }
     for (const subscriber of [...this.subscribers]) subscriber.end(failure);
     this.subscribers.clear();
+  }
+
+  /**
+   * Waits while a client's queue is full (the upstream is not read meanwhile).
+   * A full queue whose client stopped reading is dropped by its buffer's
+   * check, so a stalled client holds the others up for at most RECHECK_MS.
+   */
+  private async untilRoom(): Promise<void> {
+    for (;;) {
+      if (this.ended) return;
+      const full = [...this.subscribers].filter((subscriber) => subscriber.full);
+      if (full.length === 0) return;
+      for (const subscriber of full) subscriber.buffer?.check();
+      if (!full.some((subscriber) => subscriber.full)) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => this.wakePump(), RECHECK_MS);
+        this.room = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  private wakePump(): void {
+    const resolve = this.room;
+    this.room = undefined;
+    resolve?.();
   }
 }

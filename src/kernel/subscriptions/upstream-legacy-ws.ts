@@ -38,7 +38,8 @@ export function runLegacyWebSocket(socket: WebSocket, target: UpstreamTarget, ev
 
   const onMessage = (data: RawData, isBinary: boolean): void => {
     if (events.ended) return;
-    const message = isBinary ? undefined : parseMessage(String(data));
+    const text = isBinary ? undefined : String(data);
+    const message = text === undefined ? undefined : parseMessage(text);
     if (!message) {
       fail('the subgraph sent a message that is not a JSON object with a "type"');
       return;
@@ -65,7 +66,7 @@ export function runLegacyWebSocket(socket: WebSocket, target: UpstreamTarget, ev
           fail('the subgraph sent a data message that is not a GraphQL result');
           return;
         }
-        events.push(message.payload as SubgraphResponse);
+        events.push(message.payload as SubgraphResponse, Buffer.byteLength(text ?? ''));
         return;
       case 'error': {
         if (message.id !== undefined && message.id !== OPERATION_ID) return;

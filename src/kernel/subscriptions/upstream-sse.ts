@@ -61,7 +61,7 @@ export function subscribeUpstreamSse(target: UpstreamTarget): UpstreamSubscripti
         finish(upstreamFailed(subgraph, 'the subgraph sent an event that is not a GraphQL result'));
         return;
       }
-      events.push(event as SubgraphResponse);
+      events.push(event as SubgraphResponse, Buffer.byteLength(message.data));
     },
   });
 
@@ -81,6 +81,9 @@ export function subscribeUpstreamSse(target: UpstreamTarget): UpstreamSubscripti
     const decoder = new TextDecoder();
     const reader = response.body.getReader();
     for (;;) {
+      // A subgraph sending faster than the router delivers is held back by TCP (upstream-events.ts).
+      await events.room();
+      if (events.ended) break;
       const { done, value } = await reader.read();
       if (done || events.ended) break;
       parser.feed(decoder.decode(value, { stream: true }));
@@ -99,19 +102,7 @@ export function subscribeUpstreamSse(target: UpstreamTarget): UpstreamSubscripti
     finish();
     events.clear();
   };
-  return {
-    async next() {
-      try {
-        const event = await events.next();
-        if (event === undefined) close();
-        return event;
-      } catch (error) {
-        close();
-        throw error;
-      }
-    },
-    close,
-  };
+  return events.subscription(close);
 }
 
 /** fetch's "fetch failed" says little; its cause (ECONNREFUSED, ...) says what happened. */

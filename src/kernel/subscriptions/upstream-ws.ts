@@ -83,9 +83,11 @@ export function subscribeUpstream(target: UpstreamTarget): UpstreamSubscription 
     ({ socket, subprotocol }) => {
       dialing = undefined;
       if (closed) {
-        socket.close(1000, 'Normal Closure');
+        closeUnused(socket);
         return;
       }
+      // A subgraph sending faster than the router delivers is held back by TCP (upstream-events.ts).
+      events.flowFrom(socket);
       stopSession = subprotocol === LEGACY_SUBPROTOCOL ? runLegacyWebSocket(socket, target, events) : runTransportWebSocket(socket, target, events);
     },
     (error: unknown) => {
@@ -101,19 +103,7 @@ export function subscribeUpstream(target: UpstreamTarget): UpstreamSubscription 
     dialing?.terminate();
     stopSession?.();
   };
-  return {
-    async next() {
-      try {
-        const event = await events.next();
-        if (event === undefined) close();
-        return event;
-      } catch (error) {
-        close();
-        throw error;
-      }
-    },
-    close,
-  };
+  return events.subscription(close);
 }
 
 /** Dials the subgraph offering the configured subprotocol(s); `onSocket` gets each socket while it connects (so it can be aborted). */
@@ -129,6 +119,17 @@ async function negotiate(target: UpstreamTarget, onSocket: (socket: WebSocket) =
     if (websocketSubprotocol !== 'auto' || !(error instanceof Error) || error.message !== 'Server sent no subprotocol') throw error;
     return { socket: await openSocket(url, [], target.headers, onSocket), subprotocol: LEGACY_SUBPROTOCOL };
   }
+}
+
+/**
+ * Closes a socket the subscription no longer needs (the client left while it
+ * was dialled). openSocket removed its 'error' listener: without one, an
+ * invalid frame the subgraph sends during the closing handshake would make
+ * `ws` throw the error and end the process.
+ */
+export function closeUnused(socket: WebSocket, onError: (error: Error) => void = () => undefined): void {
+  socket.on('error', onError);
+  socket.close(1000, 'Normal Closure');
 }
 
 function openSocket(url: string, protocols: readonly string[], headers: Readonly<Record<string, string>>, onSocket: (socket: WebSocket) => void): Promise<WebSocket> {
@@ -164,7 +165,8 @@ function runTransportWebSocket(socket: WebSocket, target: UpstreamTarget, events
   const dispose = client.subscribe<JsonObject>(
     { query: target.query, operationName: target.operationName, variables: { ...target.variables } },
     {
-      next: (value) => events.push(value as SubgraphResponse),
+      // graphql-ws hands over the parsed result: its size is measured again.
+      next: (value) => events.push(value as SubgraphResponse, Buffer.byteLength(JSON.stringify(value))),
       error: (error) => events.finish(failureOf(subgraph, error)),
       complete: () => events.finish(),
     },
