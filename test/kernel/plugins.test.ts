@@ -200,7 +200,8 @@ describe('the plugin contract', () => {
 
   it('registers no hooks for a plugin that has none, so it costs nothing per request', async () => {
     const quiet: SwitchyardPlugin = { name: 'quiet', setup: () => ({}) };
-    const router = await startTestRouter({ subgraphs: [library], plugins: [quiet] });
+    // Plans not shown: no built-in feature is on, so no stage has a hook at all.
+    const router = await startTestRouter({ subgraphs: [library], plugins: [quiet], config: { query_plans: { enabled: false } } });
     const internal = router.router as unknown as { host: { stageHooks: Record<string, unknown[]> } };
     expect(Object.values(internal.host.stageHooks).every((hooks) => hooks.length === 0)).toBe(true);
     await router.close();

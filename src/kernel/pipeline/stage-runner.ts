@@ -24,7 +24,8 @@ export interface StageScope {
  * answered, then the after-hooks in registration order. With no hooks the
  * stage is called directly. A throwing hook becomes a `PLUGIN_ERROR` naming it.
  * Last, the `whenSettled` listeners hooks registered learn the final output,
- * or the error the stage (or a hook) failed with.
+ * or the error the stage (or a hook) failed with. A hook, after-hook or stage
+ * that returns synchronously is not awaited: idle hooks cost no microtask turn.
  */
 export async function runStage<S extends StageName>(
   stage: S,
@@ -40,7 +41,9 @@ export async function runStage<S extends StageName>(
     for (const registered of hooks) {
       let after: void | AfterStageHook<S>;
       try {
-        after = await registered.hook(new BeforeEvent(stage, run, registered, scope));
+        const returned = registered.hook(new BeforeEvent(stage, run, registered, scope));
+        // A hook that answers synchronously (most do when their feature is idle) costs no microtask turn.
+        after = isPromise(returned) ? await returned : returned;
       } catch (error) {
         throw pluginError(registered.plugin, error);
       }
@@ -48,12 +51,18 @@ export async function runStage<S extends StageName>(
       if (run.answer) break;
     }
     const answer = run.answer;
-    run.output = answer ? answer.output : await perform(run.current);
+    if (answer) {
+      run.output = answer.output;
+    } else {
+      const performed = perform(run.current);
+      run.output = isPromise(performed) ? await performed : performed;
+    }
     if (afterHooks) {
       const ranWith = run.current;
       for (const { registered, after } of afterHooks) {
         try {
-          await after(new AfterEvent(stage, ranWith, run, answer?.by, registered, scope));
+          const returned = after(new AfterEvent(stage, ranWith, run, answer?.by, registered, scope));
+          if (isPromise(returned)) await returned;
         } catch (error) {
           throw pluginError(registered.plugin, error);
         }
@@ -65,6 +74,10 @@ export async function runStage<S extends StageName>(
     if (run.settled) settle(run.settled, { ok: false, error });
     throw error;
   }
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 }
 
 /** A `whenSettled` listener with the plugin that registered it. */

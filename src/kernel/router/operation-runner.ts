@@ -1,5 +1,5 @@
 import { getVariableValues, GraphQLError, isNonNullType, type DocumentNode, type OperationDefinitionNode } from 'graphql';
-import { queryPlansEnabled, type CoreConfig } from '../config/core-schema.js';
+import type { CoreConfig } from '../config/core-schema.js';
 import { RouterError } from '../errors.js';
 import { executePlan } from '../execute/execute-plan.js';
 import { SharedAnswers } from '../execute/shared-answers.js';
@@ -18,7 +18,6 @@ import type { ExecutionEngine } from './execution-engine.js';
 import { errorResponse, requestErrors } from './error-response.js';
 import { runIntrospection } from './introspection.js';
 import type { StageHooks } from './plugin-host.js';
-import { REQUEST_TRACE, RequestTrace, TRACE_HEADER } from './request-trace.js';
 import { checkDocumentLimits, checkIntrospection, isStackOverflow, nestedTooDeeply } from './request-limits.js';
 
 /** What every operation of a router shares. */
@@ -43,14 +42,9 @@ export interface OperationContext {
   readonly variables: Readonly<Record<string, unknown>>;
 }
 
-const QUERY_PLAN_HEADER = 'x-switchyard-include-query-plan';
-
 /** Runs one operation through every stage: request wraps the rest, respond ends it. */
 export async function runOperation(env: OperationEnvironment, request: OperationRequest, signal: AbortSignal): Promise<OperationResponse> {
   const scope: StageScope = { state: new RequestState(), signal };
-  // The playground's plan-and-trace panel asks for this; it shows the plan, so only where plans may be shown.
-  const trace = request.headers[TRACE_HEADER] === 'true' && queryPlansEnabled(env.config) ? new RequestTrace() : undefined;
-  if (trace) scope.state.set(REQUEST_TRACE, trace);
   const hooks = env.hooks();
   const started = env.instruments ? performance.now() : 0;
   let response: OperationResponse;
@@ -62,7 +56,6 @@ export async function runOperation(env: OperationEnvironment, request: Operation
   } catch (error) {
     response = errorResponse(error, env.log);
   }
-  if (trace) response = { ...response, body: { ...response.body, extensions: { ...response.body.extensions, trace: trace.toJSON() } } };
   if (env.instruments) {
     const outcome = !response.body.errors ? 'ok' : response.body.data ? 'partial' : 'error';
     env.instruments.operations.inc({ outcome });
@@ -180,17 +173,13 @@ export async function executeFederated(
   const conditions: Record<string, unknown> = {};
   for (const name of names) conditions[name] = coercedVariables[name];
   const cacheKey = names.length > 0 ? `${operationName ?? ''}\n${JSON.stringify(conditions)}\n${request.query}` : `${operationName ?? ''}\n${request.query}`;
-  const trace = scope.state.get(REQUEST_TRACE);
-  const planTrace = trace?.beginPlan();
   const plan = await runStage('plan', hooks.plan, { document, operationName, conditions, cacheKey }, scope, (input) => {
     const cached = graph.plans.get(input.cacheKey);
-    planTrace?.cacheHit(cached !== undefined);
     if (cached) return cached;
     const built = buildQueryPlan(graph.index, input.document, input.operationName, input.conditions);
     graph.plans.set(input.cacheKey, built);
     return built;
   });
-  planTrace?.done();
   const outcome = await executePlan(plan, {
     variables: context.variables,
     nonNullRootFields: plan.operation.operationType === 'mutation' ? nonNullRootFields(graph, plan) : undefined,
@@ -200,16 +189,11 @@ export async function executeFederated(
     isObjectType: (typename) => graph.index.type(typename)?.kind === 'OBJECT',
     runFetch: async (call) => {
       const subgraphRequest: SubgraphRequest = { ...call, headers: env.fetcher.headersFor(graph, call.subgraph, request.headers) };
-      const fetchTrace = trace?.beginFetch(subgraphRequest);
       try {
-        const response = await runStage('fetch', hooks.fetch, subgraphRequest, scope, (input) => {
-          fetchTrace?.sending(input);
-          return env.instruments ? measuredSend(env, env.instruments, graph, input, scope.signal) : env.fetcher.send(graph, input, scope.signal);
-        });
-        fetchTrace?.answered(response);
-        return response;
+        return await runStage('fetch', hooks.fetch, subgraphRequest, scope, (input) =>
+          env.instruments ? measuredSend(env, env.instruments, graph, input, scope.signal) : env.fetcher.send(graph, input, scope.signal),
+        );
       } catch (error) {
-        fetchTrace?.failed(error);
         if (error instanceof RouterError && error.code === 'PLUGIN_ERROR') env.log.error({ err: error.cause ?? error, plugin: error.plugin }, error.message);
         throw error;
       }
@@ -229,8 +213,6 @@ export async function executeFederated(
   });
   const body: GraphQLResponseBody = { data: merged.data };
   if (merged.errors.length > 0) body.errors = [...merged.errors];
-  // Plans show the subgraphs and their fields: only where `query_plans.enabled` (default: as introspection) allows.
-  if (request.headers[QUERY_PLAN_HEADER] === 'true' && queryPlansEnabled(env.config)) body.extensions = { queryPlan: serializePlan(plan) };
   return body;
 }
 
@@ -281,9 +263,4 @@ function conditionVariableNames(document: DocumentNode): string[] {
     conditionCache.set(document, names);
   }
   return names;
-}
-
-/** The plan as clients see it in `extensions.queryPlan` (the normalized operation left out). */
-export function serializePlan(plan: QueryPlan): { kind: 'QueryPlan'; node: QueryPlan['node'] } {
-  return { kind: 'QueryPlan', node: plan.node };
 }

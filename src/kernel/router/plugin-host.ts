@@ -48,17 +48,22 @@ class PluginListeners {
  * Holds the router's plugins: checks names and dependencies at
  * registration, runs `setup` in order and `stop` in reverse, and keeps the
  * hooks of each stage in one list so the stage runner reads them directly.
+ * Internal plugins (the kernel's built-in features, src/kernel/builtins/)
+ * come first in every list and are left out of `names`.
  */
 export class PluginHost {
   private readonly plugins: readonly SwitchyardPlugin[];
+  private readonly internal: readonly SwitchyardPlugin[];
   private readonly instances: Array<{ name: string; instance: PluginInstance; log: Logger; listeners: PluginListeners }> = [];
   private hooks: { [S in StageName]: RegisteredHook<S>[] } = emptyHooks();
 
-  constructor(plugins: readonly SwitchyardPlugin[]) {
+  constructor(plugins: readonly SwitchyardPlugin[], internal: readonly SwitchyardPlugin[] = []) {
     checkRegistration(plugins);
     this.plugins = plugins;
+    this.internal = internal;
   }
 
+  /** The user's plugins, in registration order (internal ones left out). */
   get names(): string[] {
     return this.plugins.map((p) => p.name);
   }
@@ -91,7 +96,7 @@ export class PluginHost {
 
   /** Runs every plugin's setup in registration order; on failure stops those already set up. */
   async setup(contextFor: (plugin: SwitchyardPlugin) => RouterPluginContext): Promise<void> {
-    for (const plugin of this.plugins) {
+    for (const plugin of [...this.internal, ...this.plugins]) {
       const base = contextFor(plugin);
       const listeners = new PluginListeners(base);
       const context: PluginContext = { ...base, listen: listeners.listen };

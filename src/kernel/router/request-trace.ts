@@ -2,9 +2,10 @@
  * The trace of one request as the playground's plan-and-trace panel shows
  * it: how long planning took and whether the plan came from the plan cache,
  * and one entry per subgraph fetch (when it started, how long it took,
- * whether it left the router, its errors). Made only when the client sends
- * `X-Switchyard-Include-Trace: true` and `query_plans.enabled` allows it;
- * every other request pays one header lookup.
+ * whether it left the router, its errors). Made by the internal plugin
+ * `src/kernel/builtins/request-trace.ts`, registered only where
+ * `query_plans.enabled` allows it, for a request that sends
+ * `X-Switchyard-Include-Trace: true`.
  */
 import { RouterError } from '../errors.js';
 import type { SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';

@@ -11,6 +11,7 @@ import { createPrometheusMetrics, noopMetrics, type Metrics } from '../metrics/m
 import { startMetricsServer } from '../metrics/metrics-server.js';
 import { createClusterBus } from '../cluster/cluster-bus.js';
 import { routerInstruments } from '../metrics/router-instruments.js';
+import { builtinPlugins } from '../builtins/index.js';
 import type { ExecuteRequest, RouterHandle, SwitchyardPlugin } from '../pipeline/plugin.js';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
 import { DocumentCache, directEngine, envelopEngine, type ExecutionEngine } from './execution-engine.js';
@@ -101,7 +102,7 @@ class SwitchyardRouter implements Router {
   constructor(config: CoreConfig, plugins: readonly SwitchyardPlugin[], log: Logger) {
     this.config = config;
     this.log = log;
-    this.host = new PluginHost(plugins);
+    this.host = new PluginHost(plugins, builtinPlugins({ config, graph: () => this.graphs.current }));
     this.graphs = new GraphManager(config.engine.execution_plan_cache_size, log);
     this.documents = new DocumentCache(config);
     this.agent = createSubgraphAgent();

@@ -1,0 +1,62 @@
+/**
+ * The playground's request trace: a request sending `X-Switchyard-Include-Trace:
+ * true` gets `extensions.trace` (planning time and plan-cache hit, one entry
+ * per subgraph fetch; see router/request-trace.ts for the collector).
+ * Registered only where plans may be shown, as the trace shows the plan's
+ * fetches.
+ */
+import type { LoadedGraph } from '../graph/loaded-graph.js';
+import type { SwitchyardPlugin } from '../pipeline/plugin.js';
+import type { QueryPlan } from '../plan/query-plan.js';
+import { REQUEST_TRACE, RequestTrace, TRACE_HEADER } from '../router/request-trace.js';
+
+export function requestTracePlugin(graph: () => LoadedGraph | undefined): SwitchyardPlugin {
+  return {
+    name: 'switchyard/request-trace',
+    setup: () => ({
+      hooks: {
+        // First of the request hooks: the trace covers every plugin's work.
+        onRequest(event) {
+          if (event.input.headers[TRACE_HEADER] !== 'true') return;
+          const trace = new RequestTrace();
+          event.state.set(REQUEST_TRACE, trace);
+          return (after) => {
+            // Gone when the operation turned out to be a subscription: its stream is not answered once.
+            if (after.state.get(REQUEST_TRACE) !== trace) return;
+            const response = after.output;
+            after.setOutput({ ...response, body: { ...response.body, extensions: { ...response.body.extensions, trace: trace.toJSON() } } });
+          };
+        },
+        onPlan(event) {
+          const trace = event.state.get(REQUEST_TRACE);
+          if (!trace) return;
+          const plan = trace.beginPlan();
+          const cached: QueryPlan | undefined = graph()?.plans.peek(event.input.cacheKey);
+          event.whenSettled(() => plan.done());
+          return (after) => {
+            if (after.output.operation.operationType === 'subscription') {
+              // A subscription streams its events (each through respond): the trace is for answers given once.
+              after.state.delete(REQUEST_TRACE);
+              return;
+            }
+            // A plan a plugin answered with stays `cacheHit: null`; the kernel's plan is the cached one on a hit.
+            if (after.shortCircuitedBy === undefined) plan.cacheHit(cached !== undefined && after.output === cached);
+          };
+        },
+        onFetch(event) {
+          const trace = event.state.get(REQUEST_TRACE);
+          if (!trace) return;
+          const fetch = trace.beginFetch(event.input);
+          event.whenSettled((outcome) => {
+            if (outcome.ok) fetch.answered(outcome.output);
+            else fetch.failed(outcome.error);
+          });
+          return (after) => {
+            // Nobody answered in its place: the request left the router as the stage ran it.
+            if (after.shortCircuitedBy === undefined) fetch.sending(after.input);
+          };
+        },
+      },
+    }),
+  };
+}
