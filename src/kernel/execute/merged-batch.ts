@@ -38,49 +38,78 @@ class UnionBatch implements EntityBatch {
   readonly representations: JsonObject[] = [];
   readonly targets: JsonObject[][] = [];
   /** Per representation: the batch and index it first came from (where its errors go). */
-  private readonly origins: Array<{ batch: EntityBatch; index: number }> = [];
+  private readonly originBatches: EntityBatch[] = [];
+  private readonly originIndices: number[] = [];
 
   constructor(batches: readonly EntityBatch[]) {
-    const byKey = new Map<string, number>();
+    const index = new RepresentationIndex();
+    // Target lists are the entries' own until a second path adds to one: then it is copied.
+    const borrowed: boolean[] = [];
     for (const batch of batches) {
-      batch.representations.forEach((representation, index) => {
-        const key = representationKey(representation);
-        const known = byKey.get(key);
+      const { representations, targets: batchTargets } = batch;
+      for (let i = 0; i < representations.length; i++) {
+        const representation = representations[i]!;
+        const known = index.find(representation, this.representations.length);
         if (known === undefined) {
-          byKey.set(key, this.representations.length);
           this.representations.push(representation);
-          this.targets.push([...batch.targets[index]!]);
-          this.origins.push({ batch, index });
-          return;
+          this.targets.push(batchTargets[i]!);
+          borrowed.push(true);
+          this.originBatches.push(batch);
+          this.originIndices.push(i);
+          continue;
         }
         // One object may be reached through two paths (an answer shared by both): attach once.
-        const targets = this.targets[known]!;
-        for (const target of batch.targets[index]!) if (!targets.includes(target)) targets.push(target);
-      });
+        let targets = this.targets[known]!;
+        for (const target of batchTargets[i]!) {
+          if (targets.includes(target)) continue;
+          if (borrowed[known]) {
+            targets = this.targets[known] = targets.slice();
+            borrowed[known] = false;
+          }
+          targets.push(target);
+        }
+      }
     }
   }
 
   pathOf(index: number): ReadonlyArray<string | number> {
-    const origin = this.origins[index]!;
-    return origin.batch.pathOf(origin.index);
+    return this.originBatches[index]!.pathOf(this.originIndices[index]!);
   }
 }
 
 /**
- * Equal representations give equal keys. The usual one, `__typename` and
- * one scalar key field, skips JSON; others are printed (representations of
- * one type are built in one field order, so equal ones print alike).
+ * Finds equal representations. The usual one, `__typename` and one scalar
+ * key field, is looked up by its value in a map per type and field (no key
+ * string built); others by their JSON (representations of one type are
+ * built in one field order, so equal ones print alike).
  */
-function representationKey(representation: JsonObject): string {
-  let fields = 0;
-  let field = '';
-  for (const name in representation) {
-    if (++fields > 2) break;
-    if (name !== '__typename') field = name;
+class RepresentationIndex {
+  /** By type, then key field, then value. */
+  private readonly byScalar = new Map<string, Map<string, Map<string | number, number>>>();
+  private readonly byJson = new Map<string, number>();
+
+  /** The index of an equal representation seen before; else records this one at `next` and returns undefined. */
+  find(representation: JsonObject, next: number): number | undefined {
+    let fields = 0;
+    let field = '';
+    for (const name in representation) {
+      if (++fields > 2) break;
+      if (name !== '__typename') field = name;
+    }
+    const scalar = representation[field];
+    const typename = representation.__typename;
+    if (fields === 2 && field !== '' && typeof typename === 'string' && (typeof scalar === 'string' || typeof scalar === 'number')) {
+      let byField = this.byScalar.get(typename);
+      if (byField === undefined) this.byScalar.set(typename, (byField = new Map()));
+      let byValue = byField.get(field);
+      if (byValue === undefined) byField.set(field, (byValue = new Map()));
+      const known = byValue.get(scalar);
+      if (known === undefined) byValue.set(scalar, next);
+      return known;
+    }
+    const key = JSON.stringify(representation);
+    const known = this.byJson.get(key);
+    if (known === undefined) this.byJson.set(key, next);
+    return known;
   }
-  const scalar = representation[field];
-  if (fields === 2 && field !== '' && typeof representation.__typename === 'string' && (typeof scalar === 'string' || typeof scalar === 'number')) {
-    return `${typeof scalar === 'string' ? 's' : 'n'}\0${String(representation.__typename)}\0${field}\0${scalar}`;
-  }
-  return JSON.stringify(representation);
 }

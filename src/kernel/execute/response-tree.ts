@@ -23,7 +23,7 @@ const NONE: readonly JsonObject[] = [];
  */
 export class ResponseTree {
   readonly roots: JsonObject[] = [];
-  private readonly extras = new Map<JsonObject, JsonObject[]>();
+  private readonly extras = new Map<JsonObject, readonly JsonObject[]>();
   /** Attachments not made yet, in arrival order (see `later`). */
   private pending: Array<() => void> | undefined;
 
@@ -31,11 +31,16 @@ export class ResponseTree {
     this.roots.push(data);
   }
 
-  /** Records that `result` holds more fields of the object `primary`. */
+  /**
+   * Records that `result` holds more fields of the object `primary`. Lists
+   * are replaced, not pushed to: an object gets a result from each of a few
+   * fetches, and growing an array by push reserves 17 slots for its second
+   * element (most of a request's garbage when thousands of objects get two).
+   */
   attach(primary: JsonObject, result: JsonObject): void {
     const list = this.extras.get(primary);
-    if (list) list.push(result);
-    else this.extras.set(primary, [result]);
+    if (list === undefined) this.extras.set(primary, [result]);
+    else this.extras.set(primary, grown(list, result));
   }
 
   /**
@@ -185,6 +190,16 @@ export class ResponseTree {
     const children = childValues(this.viewOf(values), segment);
     if (children.length > 0) this.walkMany(children, segments, depth + 1, { parent: at, segment }, satisfies, out);
   }
+}
+
+/** A copy of `list` with `item` added, allocated at its exact length. */
+function grown(list: readonly JsonObject[], item: JsonObject): JsonObject[] {
+  const length = list.length;
+  if (length === 1) return [list[0]!, item];
+  const out = new Array<JsonObject>(length + 1);
+  for (let i = 0; i < length; i++) out[i] = list[i]!;
+  out[length] = item;
+  return out;
 }
 
 /** One step of a response path, linked to the step before it. */
