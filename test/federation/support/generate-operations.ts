@@ -1,7 +1,8 @@
 /**
  * Random operations over the gateways-bench graph (graphs/gateways-bench.ts),
  * for differential tests: random fields at each level, aliases, inline
- * fragments and named fragments, several root fields.
+ * fragments and named fragments, several root fields. For any graph, with
+ * type conditions and `@skip`/`@include`: generate-schema-operations.ts.
  */
 /** Fields of the gateways-bench graph (graphs/gateways-bench.ts) by type. */
 const SHAPE: Record<string, { leaves: string[]; composites: Array<[string, string]> }> = {
