@@ -1,30 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FederationIndex } from '../../src/kernel/graph/federation-index.js';
-import { readSupergraph } from '../../src/kernel/graph/read-supergraph.js';
-import type { SwitchyardPlugin } from '../../src/kernel/pipeline/plugin.js';
 import type { GraphQLResponseBody } from '../../src/kernel/pipeline/stages.js';
-import { buildQueryPlan } from '../../src/kernel/plan/build-plan.js';
 import { startSubgraph, startTestRouter, type SubgraphOptions, type TestRouter, type TestSubgraph } from '../../src/testing/index.js';
 import { gatewaysBenchGraph, TWO_ROOT_QUERY } from './graphs/gateways-bench.js';
 import { generateOperation, seeded } from './support/generate-operations.js';
 import { startHiveGateway, type HiveGateway } from './support/hive-gateway.js';
-
-/** Plans every operation without merging: one entity call per path, as before fetch merging. */
-function unmergedPlans(supergraphSdl: () => string): SwitchyardPlugin {
-  let index: FederationIndex | undefined;
-  return {
-    name: 'unmerged-plans',
-    setup: () => ({
-      hooks: {
-        onPlan: (event) => {
-          index ??= new FederationIndex(readSupergraph(supergraphSdl()));
-          const { document, operationName, conditions } = event.input;
-          event.respondWith(buildQueryPlan(index, document, operationName, conditions, { mergeFetches: false }));
-        },
-      },
-    }),
-  };
-}
+import { unmergedPlans } from './support/unmerged-plans.js';
 
 /** Which products to fail in the products subgraph (an error at `name`). */
 const failing = new Set<string>();

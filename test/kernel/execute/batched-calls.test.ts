@@ -5,30 +5,10 @@
  * nonsense.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FederationIndex } from '../../../src/kernel/graph/federation-index.js';
-import { readSupergraph } from '../../../src/kernel/graph/read-supergraph.js';
-import type { SwitchyardPlugin } from '../../../src/kernel/pipeline/plugin.js';
 import type { GraphQLResponseBody } from '../../../src/kernel/pipeline/stages.js';
-import { buildQueryPlan } from '../../../src/kernel/plan/build-plan.js';
 import { startSubgraph, startTestRouter, type SubgraphReply, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { gatewaysBenchGraph } from '../../federation/graphs/gateways-bench.js';
-
-/** Plans without merging or batching: one entity call per path, the general path the answers must equal. */
-function unbatchedPlans(supergraphSdl: () => string): SwitchyardPlugin {
-  let index: FederationIndex | undefined;
-  return {
-    name: 'unbatched-plans',
-    setup: () => ({
-      hooks: {
-        onPlan: (event) => {
-          index ??= new FederationIndex(readSupergraph(supergraphSdl()));
-          const { document, operationName, conditions } = event.input;
-          event.respondWith(buildQueryPlan(index, document, operationName, conditions, { mergeFetches: false }));
-        },
-      },
-    }),
-  };
-}
+import { unmergedPlans } from '../../federation/support/unmerged-plans.js';
 
 /** Products of the users' reviews select { name }; those of the top products' authors' reviews { price }. */
 const BATCHED = `{
@@ -67,7 +47,7 @@ beforeAll(async () => {
   });
   subgraphs = await Promise.all(definitions.map((definition) => startSubgraph(definition)));
   router = await startTestRouter({ subgraphs });
-  unbatched = await startTestRouter({ subgraphs, plugins: [unbatchedPlans(() => supergraphSdl)] });
+  unbatched = await startTestRouter({ subgraphs, plugins: [unmergedPlans(() => supergraphSdl)] });
   const { composeSubgraphs } = await import('../../../src/compose/compose.js');
   supergraphSdl = composeSubgraphs(subgraphs.map((s) => ({ name: s.name, url: s.url, sdl: s.typeDefs }))).supergraphSdl;
 });
