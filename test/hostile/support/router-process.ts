@@ -28,12 +28,12 @@ export interface RouterProcess {
   kill(): Promise<void>;
 }
 
-/** Writes `config` as `<name>.config.yaml` in `dir`, starts the router on it and waits for `/health/ready`. */
-export async function startRouterProcess(dir: string, name: string, config: Record<string, unknown>): Promise<RouterProcess> {
+/** Writes `config` as `<name>.config.yaml` in `dir`, starts the router on it (`env` added to the environment) and waits for `/health/ready`. */
+export async function startRouterProcess(dir: string, name: string, config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<RouterProcess> {
   const listen = String(config.listen_addr);
   const configPath = join(dir, `${name}.config.yaml`);
   await writeFile(configPath, stringify({ version: '1', ...config }));
-  const child = spawnCli(['router', '-c', configPath], { cwd: dir, env: { LOG_LEVEL: 'warn' } });
+  const child = spawnCli(['router', '-c', configPath], { cwd: dir, env: { LOG_LEVEL: 'warn', ...env } });
   let exitedWith: number | string | null | undefined;
   const exited = child.exited.then(() => (exitedWith = child.exitCode ?? child.signalCode));
   const output = () => {
