@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { formatKeyPath } from '../kernel/config/config-error.js';
 import { ConfigError, envVariableName, parseConfig } from '../kernel/config/index.js';
 import { buildConfigSchema } from '../kernel/config/load-config.js';
+import { schemaDef, unwrapSchema } from '../kernel/config/schema-walk.js';
 import { builtinSections } from './builtin-plugins.js';
 
 /** One Cosmo key the migration could not carry. */
@@ -43,7 +44,7 @@ export function schemaAccepts(path: Path): boolean {
   for (const segment of path) {
     const next: z.core.$ZodType[] = [];
     for (const schema of current.flatMap(unwrap)) {
-      const def = (schema as z.core.$ZodTypes)._zod.def;
+      const def = schemaDef(schema);
       if (def.type === 'object' && typeof segment === 'string' && segment in def.shape) next.push(def.shape[segment]!);
       if (def.type === 'record' && typeof segment === 'string') next.push(def.valueType);
       if (def.type === 'array' && typeof segment === 'number') next.push(def.element);
@@ -54,24 +55,13 @@ export function schemaAccepts(path: Path): boolean {
   return true;
 }
 
+/** The schemas a value may meet: wrappers removed, both sides of pipes, every member of unions. */
 function unwrap(schema: z.core.$ZodType): z.core.$ZodType[] {
-  const def = (schema as z.core.$ZodTypes)._zod.def;
-  switch (def.type) {
-    case 'optional':
-    case 'nonoptional':
-    case 'default':
-    case 'prefault':
-    case 'nullable':
-    case 'readonly':
-    case 'catch':
-      return unwrap(def.innerType);
-    case 'pipe':
-      return [...unwrap(def.in), ...unwrap(def.out)];
-    case 'union':
-      return def.options.flatMap(unwrap);
-    default:
-      return [schema];
-  }
+  const inner = unwrapSchema(schema);
+  const def = schemaDef(inner);
+  if (def.type === 'pipe') return [...unwrap(def.in), ...unwrap(def.out)];
+  if (def.type === 'union') return def.options.flatMap(unwrap);
+  return [inner];
 }
 
 /** Cosmo keys with no Switchyard equivalent, and why (anything unlisted gets a generic reason). */

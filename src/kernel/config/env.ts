@@ -19,6 +19,7 @@
 import type { z } from 'zod';
 import type { ConfigIssue } from './config-error.js';
 import { formatKeyPath } from './config-error.js';
+import { schemaDef, unwrapSchema } from './schema-walk.js';
 
 /** Kind of a scalar value an environment variable can carry. */
 export type EnvScalarKind = 'string' | 'number' | 'boolean';
@@ -208,16 +209,8 @@ function classify(alternatives: ReadonlyArray<z.core.$ZodType>): Classified | un
 }
 
 function classifyOne(schema: z.core.$ZodType): Classified | undefined {
-  const def = (schema as z.core.$ZodTypes)._zod.def;
+  const def = schemaDef(unwrapSchema(schema));
   switch (def.type) {
-    case 'optional':
-    case 'nonoptional':
-    case 'default':
-    case 'prefault':
-    case 'nullable':
-    case 'readonly':
-    case 'catch':
-      return classifyOne(def.innerType);
     case 'pipe':
       return classifyOne(def.in) ?? classifyOne(def.out);
     case 'string':

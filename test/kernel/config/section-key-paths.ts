@@ -6,6 +6,7 @@
  * key each.
  */
 import type { z } from 'zod';
+import { schemaDef, unwrapSchema } from '../../../src/kernel/config/schema-walk.js';
 
 /** Every key path of the schema, parents before their children. */
 export function sectionKeyPaths(schema: z.core.$ZodType): string[] {
@@ -14,7 +15,7 @@ export function sectionKeyPaths(schema: z.core.$ZodType): string[] {
     for (const [key, alternatives] of fields) {
       const path = prefix === '' ? key : `${prefix}.${key}`;
       const inner = alternatives.map(unwrap);
-      const elements = inner.flatMap((node) => (defOf(node).type === 'array' ? [unwrap(elementOf(node))] : []));
+      const elements = inner.flatMap((node) => (schemaDef(node).type === 'array' ? [unwrap(elementOf(node))] : []));
       const listed = objectFields(elements);
       const objects = listed.size > 0 ? listed : objectFields(inner);
       const written = listed.size > 0 ? `${path}[]` : path;
@@ -26,38 +27,22 @@ export function sectionKeyPaths(schema: z.core.$ZodType): string[] {
   return paths;
 }
 
-function defOf(schema: z.core.$ZodType): z.core.$ZodTypeDef & { type: string } {
-  return (schema as z.core.$ZodTypes)._zod.def;
-}
-
 function elementOf(schema: z.core.$ZodType): z.core.$ZodType {
   return (schema as z.core.$ZodArray)._zod.def.element;
 }
 
-/** The schema inside defaults, optionals, pipes (the input side) and lazy wrappers. */
+/** The schema inside defaults, optionals and pipes (the input side). */
 function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
-  const def = (schema as z.core.$ZodTypes)._zod.def;
-  switch (def.type) {
-    case 'optional':
-    case 'nonoptional':
-    case 'default':
-    case 'prefault':
-    case 'nullable':
-    case 'readonly':
-    case 'catch':
-      return unwrap(def.innerType);
-    case 'pipe':
-      return unwrap(def.in);
-    default:
-      return schema;
-  }
+  const inner = unwrapSchema(schema);
+  const def = schemaDef(inner);
+  return def.type === 'pipe' ? unwrap(def.in) : inner;
 }
 
 /** The fields of the objects among the schemas (union members merged); empty when none is an object. */
 function objectFields(schemas: readonly z.core.$ZodType[]): Map<string, z.core.$ZodType[]> {
   const fields = new Map<string, z.core.$ZodType[]>();
   for (const schema of schemas) {
-    const def = (schema as z.core.$ZodTypes)._zod.def;
+    const def = schemaDef(schema);
     if (def.type === 'union') {
       for (const [key, members] of objectFields(def.options.map(unwrap))) fields.set(key, [...(fields.get(key) ?? []), ...members]);
     } else if (def.type === 'object') {
