@@ -191,6 +191,18 @@ export interface SubscriptionSetup {
   readonly url: string;
 }
 
+/** The products subgraph over HTTP: the events' `Product` entities (p1, p2). */
+export function startProducts(): Promise<TestSubgraph> {
+  return startSubgraph({
+    name: 'products',
+    typeDefs: PRODUCTS_SDL,
+    resolvers: {
+      Query: { product: (_: unknown, { upc }: { upc: string }) => PRODUCTS.get(upc) ?? null },
+      Product: { __resolveReference: (ref: { upc: string }) => PRODUCTS.get(ref.upc) ?? null },
+    } as never,
+  });
+}
+
 /** The two subgraphs and a listening router over them; `subscription` is reviews' compose-file section. */
 export async function setupSubscriptions(
   options: {
@@ -203,14 +215,7 @@ export async function setupSubscriptions(
 ): Promise<SubscriptionSetup> {
   const reviews = await (options.reviews ?? startReviews)();
   onCleanup(() => reviews.close());
-  const products = await startSubgraph({
-    name: 'products',
-    typeDefs: PRODUCTS_SDL,
-    resolvers: {
-      Query: { product: (_: unknown, { upc }: { upc: string }) => PRODUCTS.get(upc) ?? null },
-      Product: { __resolveReference: (ref: { upc: string }) => PRODUCTS.get(ref.upc) ?? null },
-    } as never,
-  });
+  const products = await startProducts();
   onCleanup(() => products.close());
   const subscription = options.subscription?.(reviews.url);
   const composed = composeSubgraphs([

@@ -5,36 +5,14 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
-import { buildSubgraphSchema } from '@apollo/subgraph';
-import { parse } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { RouterError } from '../../src/kernel/errors.js';
 import type { SwitchyardPlugin } from '../../src/kernel/pipeline/plugin.js';
-import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../src/testing/index.js';
-
-const REVIEWS_SDL = /* GraphQL */ `
-  extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
-  type Query { reviewCount: Int }
-  type Subscription { reviewAdded(upc: ID): Review! }
-  type Review { id: ID! body: String! product: Product! }
-  type Product @key(fields: "upc") { upc: ID! }
-`;
-
-const PRODUCTS_SDL = /* GraphQL */ `
-  extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
-  type Query { product(upc: ID!): Product }
-  type Product @key(fields: "upc") { upc: ID! name: String! price: Int }
-`;
-
-const PRODUCTS = new Map([
-  ['p1', { upc: 'p1', name: 'Table', price: 100 }],
-  ['p2', { upc: 'p2', name: 'Chair', price: 50 }],
-]);
-
-type ReviewEvent = { id: string; body: string; upc: string } | { fail: string } | 'end';
+import { startTestRouter, type TestRouter } from '../../src/testing/index.js';
+import { createReviewsSchema, eventually, REVIEWS_SDL, type ReviewEvent, startProducts, SUBSCRIPTION } from './fixtures.js';
 
 /** A graphql-ws subgraph whose events the test pushes; it records connections and open subscriptions. */
 interface ReviewsSubgraph {
@@ -50,67 +28,8 @@ interface ReviewsSubgraph {
 }
 
 async function startReviews(): Promise<ReviewsSubgraph> {
-  const listeners = new Set<(event: ReviewEvent) => void>();
-  let open = 0;
+  const { schema, push, open } = createReviewsSchema();
   const connections: ReviewsSubgraph['connections'] = [];
-  const schema = buildSubgraphSchema({
-    typeDefs: parse(REVIEWS_SDL),
-    resolvers: {
-      Subscription: {
-        reviewAdded: {
-          // An explicit iterator: its return() ends the subscription at once (a generator waiting for an event would not).
-          subscribe: (_: unknown, args: { upc?: string }): AsyncIterableIterator<unknown> => {
-            const queue: ReviewEvent[] = [];
-            let wake: (() => void) | undefined;
-            let ended = false;
-            const listener = (event: ReviewEvent): void => {
-              queue.push(event);
-              wake?.();
-            };
-            const end = (): void => {
-              if (ended) return;
-              ended = true;
-              listeners.delete(listener);
-              open--;
-              wake?.();
-            };
-            listeners.add(listener);
-            open++;
-            const done = { done: true as const, value: undefined };
-            return {
-              async next() {
-                for (;;) {
-                  if (ended) return done;
-                  if (queue.length === 0) {
-                    await new Promise<void>((resolve) => (wake = resolve));
-                    continue;
-                  }
-                  const event = queue.shift()!;
-                  if (event === 'end') {
-                    end();
-                    return done;
-                  }
-                  if ('fail' in event) {
-                    end();
-                    throw new Error(event.fail);
-                  }
-                  if (args.upc && event.upc !== args.upc) continue;
-                  return { done: false, value: { reviewAdded: { id: event.id, body: event.body, product: { __typename: 'Product', upc: event.upc } } } };
-                }
-              },
-              async return() {
-                end();
-                return done;
-              },
-              [Symbol.asyncIterator]() {
-                return this;
-              },
-            };
-          },
-        },
-      },
-    } as never,
-  });
   const server: Server = createServer((_req, res) => {
     res.statusCode = 404;
     res.end();
@@ -131,11 +50,9 @@ async function startReviews(): Promise<ReviewsSubgraph> {
     name: 'reviews',
     typeDefs: REVIEWS_SDL,
     url: `http://127.0.0.1:${port}/graphql`,
-    open: () => open,
+    open,
     connections,
-    push: (event) => {
-      for (const listener of [...listeners]) listener(event);
-    },
+    push,
     async close() {
       await disposable.dispose();
       server.closeAllConnections();
@@ -189,14 +106,6 @@ function collect(client: Client, payload: { query: string; variables?: Record<st
   };
 }
 
-async function eventually(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 function wsUrl(router: TestRouter): string {
   return `${router.url!.replace(/^http/, 'ws')}/graphql`;
 }
@@ -209,14 +118,7 @@ afterEach(async () => {
 async function setup(config: Parameters<typeof startTestRouter>[0]['config'] = {}, plugins: SwitchyardPlugin[] = []) {
   const reviews = await startReviews();
   cleanups.push(() => reviews.close());
-  const products: TestSubgraph = await startSubgraph({
-    name: 'products',
-    typeDefs: PRODUCTS_SDL,
-    resolvers: {
-      Query: { product: (_: unknown, { upc }: { upc: string }) => PRODUCTS.get(upc) ?? null },
-      Product: { __resolveReference: (ref: { upc: string }) => PRODUCTS.get(ref.upc) ?? null },
-    } as never,
-  });
+  const products = await startProducts();
   cleanups.push(() => products.close());
   const router = await startTestRouter({ subgraphs: [reviews, products], listen: true, config, plugins });
   cleanups.push(() => router.close());
@@ -228,8 +130,6 @@ function clientOf(router: TestRouter, connectionParams?: Record<string, unknown>
   cleanups.push(() => client.dispose());
   return client;
 }
-
-const SUBSCRIPTION = 'subscription { reviewAdded { id body product { upc name price } } }';
 
 describe('subscriptions over WebSocket', () => {
   it('streams events with entity fields resolved from another subgraph per event', async () => {
