@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useCacheTags } from '../../../plugins/cache-tags/index.js';
 import { useResponseCache } from '../../../plugins/response-cache/index.js';
-import { startSubgraph, startTestRouter, type SubgraphCall, type SubgraphReply, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
-import { capturingLogger, memoryCache, SHARED_KEY } from './fixtures.js';
+import { startSubgraph, startTestRouter, type SubgraphCall, type SubgraphReply, type TestSubgraph } from '../../../src/testing/index.js';
+import { INVALIDATION_ENDPOINT, type InvalidatingRouter, memoryCache, startWithInvalidationEndpoint } from './fixtures.js';
 
 const LISTS = `
   extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
@@ -36,43 +36,37 @@ function shortFirstPart(call: SubgraphCall): SubgraphReply | undefined {
 }
 
 let subgraphs: TestSubgraph[];
-let router: TestRouter;
-let endpoint: string;
+let cached: InvalidatingRouter;
 
 beforeAll(async () => {
   subgraphs = await Promise.all([
     startSubgraph({ name: 'lists', typeDefs: LISTS, resolvers: { Query: { named: () => [{ id: '1' }, { id: '2' }], priced: () => [{ id: '3' }, { id: '4' }] } } }),
     startSubgraph({ name: 'details', typeDefs: DETAILS, reply: shortFirstPart }),
   ]);
-  const { logger, lines } = capturingLogger('info');
-  router = await startTestRouter({
-    subgraphs,
-    logger,
-    plugins: [useCacheTags(), useResponseCache({ ...memoryCache, invalidation: { endpoint: { enabled: true, listen_addr: '127.0.0.1:0', shared_key: SHARED_KEY } } })],
-  });
-  const listening = lines.find((line) => line.msg === 'Invalidation endpoint listening');
-  endpoint = `http://${String(listening?.listen_addr)}${String(listening?.path)}`;
+  cached = await startWithInvalidationEndpoint((logger) =>
+    startTestRouter({
+      subgraphs,
+      logger,
+      plugins: [useCacheTags(), useResponseCache({ ...memoryCache, invalidation: { endpoint: INVALIDATION_ENDPOINT } })],
+    }),
+  );
 });
 
 afterAll(async () => {
-  await router?.close();
+  await cached?.router.close();
   await Promise.all(subgraphs?.map((s) => s.close()) ?? []);
 });
 
 async function invalidateTag(tag: string): Promise<unknown> {
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: { authorization: SHARED_KEY, 'content-type': 'application/json' },
-    body: JSON.stringify([{ kind: 'cache_tag', subgraphs: ['details'], cache_tag: tag }]),
-  });
-  expect(response.status).toBe(202);
-  return response.json();
+  const answer = await cached.invalidate([{ kind: 'cache_tag', subgraphs: ['details'], cache_tag: tag }]);
+  expect(answer.status).toBe(202);
+  return answer.body;
 }
 
 describe('cache tags of a batched call with a part of the wrong length', () => {
   it('stores the right part under its own entities’ tags', async () => {
     const details = subgraphs[1]!;
-    const first = await router.query(QUERY);
+    const first = await cached.router.query(QUERY);
     expect(first.body.data).toMatchObject({
       priced: [
         { id: '3', price: 3 },

@@ -226,6 +226,38 @@ export function capturingLogger(level = 'debug'): { logger: Logger; lines: Array
   return { logger, lines };
 }
 
+/** A router with the invalidation endpoint on, its log lines, and a client of that endpoint. */
+export interface InvalidatingRouter {
+  readonly router: TestRouter;
+  /** Every line it logged (level info and above). */
+  readonly lines: Array<Record<string, unknown>>;
+  /** The endpoint's URL, read from its "Invalidation endpoint listening" line. */
+  readonly endpoint: string;
+  /** POSTs `elements` with the shared key; the status and JSON body. */
+  invalidate(elements: unknown): Promise<{ status: number; body: unknown }>;
+}
+
+/** Starts a router (given a logger to use) whose cache has the invalidation endpoint on `127.0.0.1:0` with SHARED_KEY. */
+export async function startWithInvalidationEndpoint(start: (logger: Logger) => Promise<TestRouter>): Promise<InvalidatingRouter> {
+  const { logger, lines } = capturingLogger('info');
+  const router = await start(logger);
+  const listening = lines.find((line) => line.msg === 'Invalidation endpoint listening');
+  if (!listening) throw new Error('the router logged no "Invalidation endpoint listening" line');
+  const endpoint = `http://${String(listening.listen_addr)}${String(listening.path)}`;
+  return {
+    router,
+    lines,
+    endpoint,
+    async invalidate(elements) {
+      const response = await fetch(endpoint, { method: 'POST', headers: { authorization: SHARED_KEY, 'content-type': 'application/json' }, body: JSON.stringify(elements) });
+      return { status: response.status, body: await response.json() };
+    },
+  };
+}
+
+/** The endpoint settings every such router uses. */
+export const INVALIDATION_ENDPOINT = { enabled: true, listen_addr: '127.0.0.1:0', shared_key: SHARED_KEY } as const;
+
 /** `representations` of an entity call, or none. */
 export function representationsOf(call: SubgraphCall): Array<Record<string, unknown>> {
   const value = call.variables.representations;

@@ -8,7 +8,19 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRouter } from '../../../src/testing/index.js';
 import { startRedisCluster, type RedisCluster, type RedisServer } from '../../support/redis.js';
-import { type CacheGraph, capturingLogger, freePort, memoryCache, representationsOf, SHARED_KEY, sleep, useCacheGraph } from './fixtures.js';
+import {
+  type CacheGraph,
+  capturingLogger,
+  freePort,
+  memoryCache,
+  representationsOf,
+  SHARED_KEY,
+  sleep,
+  useCacheGraph,
+  INVALIDATION_ENDPOINT,
+  type InvalidatingRouter,
+  startWithInvalidationEndpoint,
+} from './fixtures.js';
 
 const WITH_REVIEWS = 'query Top($first: Int) { products(first: $first) { upc name reviews { body } } }';
 const CHANNEL = 'router_response_cache:invalidations';
@@ -24,11 +36,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-interface Replica {
-  readonly router: TestRouter;
-  readonly lines: Array<Record<string, unknown>>;
-  invalidate(elements: unknown): Promise<{ status: number; body: unknown }>;
-}
+type Replica = InvalidatingRouter;
 
 let replicas: Replica[] = [];
 afterEach(async () => {
@@ -37,28 +45,19 @@ afterEach(async () => {
 });
 
 async function replica(): Promise<Replica> {
-  const { logger, lines } = capturingLogger('info');
-  const router = await graph.router({
-    cache: {
-      ...memoryCache,
-      invalidation: {
-        endpoint: { enabled: true, listen_addr: '127.0.0.1:0', shared_key: SHARED_KEY },
-        broadcast: { enabled: true, provider_id: 'cluster' },
+  const started = await startWithInvalidationEndpoint((logger) =>
+    graph.router({
+      cache: {
+        ...memoryCache,
+        invalidation: {
+          endpoint: INVALIDATION_ENDPOINT,
+          broadcast: { enabled: true, provider_id: 'cluster' },
+        },
       },
-    },
-    config: { storage_providers: { sharedstore: [{ id: 'cluster', cluster_enabled: true, urls: [...cluster.urls] }] } },
-    logger,
-  });
-  const listening = lines.find((line) => line.msg === 'Invalidation endpoint listening');
-  const endpoint = `http://${String(listening?.listen_addr)}${String(listening?.path)}`;
-  const started: Replica = {
-    router,
-    lines,
-    async invalidate(elements) {
-      const response = await fetch(endpoint, { method: 'POST', headers: { authorization: SHARED_KEY, 'content-type': 'application/json' }, body: JSON.stringify(elements) });
-      return { status: response.status, body: await response.json() };
-    },
-  };
+      config: { storage_providers: { sharedstore: [{ id: 'cluster', cluster_enabled: true, urls: [...cluster.urls] }] } },
+      logger,
+    }),
+  );
   replicas.push(started);
   return started;
 }
@@ -159,7 +158,7 @@ describe('invalidation broadcast on a Redis Cluster (sharded pub/sub)', () => {
     const router = await graph.router({
       cache: {
         ...memoryCache,
-        invalidation: { endpoint: { enabled: true, listen_addr: '127.0.0.1:0', shared_key: SHARED_KEY }, broadcast: { enabled: true, provider_id: 'cluster' } },
+        invalidation: { endpoint: INVALIDATION_ENDPOINT, broadcast: { enabled: true, provider_id: 'cluster' } },
       },
       config: { storage_providers: { sharedstore: [{ id: 'cluster', cluster_enabled: true, urls: [closed] }] } },
       logger,

@@ -5,7 +5,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRouter } from '../../../src/testing/index.js';
 import { startRedis, type RedisServer } from '../../support/redis.js';
-import { type CacheGraph, capturingLogger, memoryCache, representationsOf, SHARED_KEY, sleep, useCacheGraph } from './fixtures.js';
+import {
+  type CacheGraph,
+  memoryCache,
+  representationsOf,
+  sleep,
+  useCacheGraph,
+  INVALIDATION_ENDPOINT,
+  type InvalidatingRouter,
+  startWithInvalidationEndpoint,
+} from './fixtures.js';
 
 const WITH_REVIEWS = 'query Top($first: Int) { products(first: $first) { upc name reviews { body } } }';
 
@@ -20,11 +29,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-interface Replica {
-  readonly router: TestRouter;
-  readonly lines: Array<Record<string, unknown>>;
-  invalidate(elements: unknown): Promise<{ status: number; body: unknown }>;
-}
+type Replica = InvalidatingRouter;
 
 let replicas: Replica[] = [];
 afterEach(async () => {
@@ -33,28 +38,19 @@ afterEach(async () => {
 });
 
 async function replica(): Promise<Replica> {
-  const { logger, lines } = capturingLogger('info');
-  const router = await graph.router({
-    cache: {
-      ...memoryCache,
-      invalidation: {
-        endpoint: { enabled: true, listen_addr: '127.0.0.1:0', shared_key: SHARED_KEY },
-        broadcast: { enabled: true, provider_id: 'main' },
+  const started = await startWithInvalidationEndpoint((logger) =>
+    graph.router({
+      cache: {
+        ...memoryCache,
+        invalidation: {
+          endpoint: INVALIDATION_ENDPOINT,
+          broadcast: { enabled: true, provider_id: 'main' },
+        },
       },
-    },
-    config: { storage_providers: { sharedstore: [{ id: 'main', urls: [redis.url] }] } },
-    logger,
-  });
-  const listening = lines.find((line) => line.msg === 'Invalidation endpoint listening');
-  const endpoint = `http://${String(listening?.listen_addr)}${String(listening?.path)}`;
-  const started: Replica = {
-    router,
-    lines,
-    async invalidate(elements) {
-      const response = await fetch(endpoint, { method: 'POST', headers: { authorization: SHARED_KEY, 'content-type': 'application/json' }, body: JSON.stringify(elements) });
-      return { status: response.status, body: await response.json() };
-    },
-  };
+      config: { storage_providers: { sharedstore: [{ id: 'main', urls: [redis.url] }] } },
+      logger,
+    }),
+  );
   replicas.push(started);
   return started;
 }

@@ -4,9 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CoreConfigInput } from '../../../src/index.js';
-import type { TestRouter } from '../../../src/testing/index.js';
 import type { ResponseCacheOptions } from '../../../plugins/response-cache/index.js';
-import { type CacheGraph, capturingLogger, representationsOf, SHARED_KEY, useCacheGraph } from './fixtures.js';
+import { type CacheGraph, INVALIDATION_ENDPOINT, type InvalidatingRouter, representationsOf, startWithInvalidationEndpoint, useCacheGraph } from './fixtures.js';
 
 /** What a provider's test file supplies. */
 export interface InvalidationSuiteOptions {
@@ -18,42 +17,14 @@ export interface InvalidationSuiteOptions {
   readonly tagsFollowLatestWrite: boolean;
 }
 
-/** A router with the invalidation endpoint on a free port, and that endpoint's URL. */
-export interface InvalidatingRouter {
-  readonly router: TestRouter;
-  readonly endpoint: string;
-  invalidate(elements: unknown): Promise<{ status: number; body: unknown }>;
+/** Starts a router of `graph` whose invalidation endpoint listens on 127.0.0.1 (a free port, read from its log line). */
+export function startInvalidatingRouter(graph: CacheGraph, cache: ResponseCacheOptions, config?: Omit<CoreConfigInput, 'version'>): Promise<InvalidatingRouter> {
+  return startWithInvalidationEndpoint((logger) =>
+    graph.router({ cache: { ...cache, invalidation: { ...cache.invalidation, endpoint: { ...INVALIDATION_ENDPOINT, ...cache.invalidation?.endpoint } } }, config, logger }),
+  );
 }
 
-/** Starts a router whose invalidation endpoint listens on 127.0.0.1 (a free port, read from its log line). */
-export async function startInvalidatingRouter(graph: CacheGraph, cache: ResponseCacheOptions, config?: Omit<CoreConfigInput, 'version'>): Promise<InvalidatingRouter> {
-  const { logger, lines } = capturingLogger('info');
-  const router = await graph.router({
-    cache: {
-      ...cache,
-      invalidation: {
-        ...cache.invalidation,
-        endpoint: { enabled: true, listen_addr: '127.0.0.1:0', shared_key: SHARED_KEY, ...cache.invalidation?.endpoint },
-      },
-    },
-    config,
-    logger,
-  });
-  const listening = lines.find((line) => line.msg === 'Invalidation endpoint listening');
-  const endpoint = `http://${String(listening?.listen_addr)}${String(listening?.path)}`;
-  return {
-    router,
-    endpoint,
-    async invalidate(elements) {
-      const response = await fetch(endpoint, {
-        method: 'POST',
-        headers: { authorization: SHARED_KEY, 'content-type': 'application/json' },
-        body: JSON.stringify(elements),
-      });
-      return { status: response.status, body: await response.json() };
-    },
-  };
-}
+export type { InvalidatingRouter } from './fixtures.js';
 
 const WITH_REVIEWS = 'query Top($first: Int) { products(first: $first) { upc name reviews { body } } }';
 

@@ -10,7 +10,7 @@ import { responseCacheOptionsSchema, type ResponseCacheOptions } from '../../../
 import type { CacheStore, EntryWrite, StoredEntry } from '../../../plugins/response-cache/store/cache-store.js';
 import { TieredCacheStore } from '../../../plugins/response-cache/store/tiered-store.js';
 import { startRedis, type RedisServer } from '../../support/redis.js';
-import { type CacheGraph, capturingLogger, SHARED_KEY, sleep, useCacheGraph } from './fixtures.js';
+import { type CacheGraph, sleep, useCacheGraph, INVALIDATION_ENDPOINT, type InvalidatingRouter, startWithInvalidationEndpoint } from './fixtures.js';
 
 const QUERY = 'query Top($first: Int) { products(first: $first) { upc name reviews { body } } }';
 
@@ -28,11 +28,7 @@ beforeEach(async () => {
   await redis.cli('FLUSHALL');
 });
 
-interface Replica {
-  readonly router: TestRouter;
-  readonly lines: Array<Record<string, unknown>>;
-  invalidate(elements: unknown): Promise<{ status: number; body: unknown }>;
-}
+type Replica = InvalidatingRouter;
 
 let replicas: Replica[] = [];
 afterEach(async () => {
@@ -41,31 +37,22 @@ afterEach(async () => {
 });
 
 async function replica(extra: Partial<ResponseCacheOptions> = {}, broadcast = false): Promise<Replica> {
-  const { logger, lines } = capturingLogger('info');
-  const router = await graph.router({
-    cache: {
-      enabled: true,
-      storage: { provider: 'sharedstore', provider_id: 'main' },
-      memory_tier: { enabled: true },
-      invalidation: {
-        endpoint: { enabled: true, listen_addr: '127.0.0.1:0', shared_key: SHARED_KEY },
-        broadcast: { enabled: broadcast, provider_id: broadcast ? 'main' : undefined },
+  const started = await startWithInvalidationEndpoint((logger) =>
+    graph.router({
+      cache: {
+        enabled: true,
+        storage: { provider: 'sharedstore', provider_id: 'main' },
+        memory_tier: { enabled: true },
+        invalidation: {
+          endpoint: INVALIDATION_ENDPOINT,
+          broadcast: { enabled: broadcast, provider_id: broadcast ? 'main' : undefined },
+        },
+        ...extra,
       },
-      ...extra,
-    },
-    config: { storage_providers: { sharedstore: [{ id: 'main', urls: [redis.url] }] } },
-    logger,
-  });
-  const listening = lines.find((line) => line.msg === 'Invalidation endpoint listening');
-  const endpoint = `http://${String(listening?.listen_addr)}${String(listening?.path)}`;
-  const started: Replica = {
-    router,
-    lines,
-    async invalidate(elements) {
-      const response = await fetch(endpoint, { method: 'POST', headers: { authorization: SHARED_KEY, 'content-type': 'application/json' }, body: JSON.stringify(elements) });
-      return { status: response.status, body: await response.json() };
-    },
-  };
+      config: { storage_providers: { sharedstore: [{ id: 'main', urls: [redis.url] }] } },
+      logger,
+    }),
+  );
   replicas.push(started);
   return started;
 }
