@@ -184,8 +184,6 @@ const ANSWERED_GRAPHS: ReadonlyArray<{ graph: string; subgraphs: () => SubgraphO
   { graph: 'gateways-bench', subgraphs: gatewaysBenchGraph },
 ];
 
-/** Switchyard picks a `@shareable` root field's subgraph alone; Hive's planner fetches it from the subgraph the other root fields need (one call fewer). Not fixed in this planner yet. */
-const SHAREABLE_ROOT = 'shareable root field planned to another subgraph than the sibling root fields';
 /** Hive's planner leaves out a field whose whole selection is skipped (its answer then lacks the field); Switchyard fetches it (`{ __typename }`), as the answer needs it. */
 const SKIPPED_SELECTION = 'Hive leaves out a field whose whole selection is skipped';
 
@@ -198,15 +196,6 @@ const GENERATED_EXCEPTIONS: Readonly<Record<string, { readonly calls: number; re
   'music #29': { calls: 2, why: SKIPPED_SELECTION },
   'zoo #33': { calls: 2, why: SKIPPED_SELECTION },
   'boards #3': { calls: 2, why: SKIPPED_SELECTION },
-  'boards #18': { calls: 2, why: SHAREABLE_ROOT },
-  'boards #30': { calls: 2, why: SHAREABLE_ROOT },
-  'boards #46': { calls: 2, why: SHAREABLE_ROOT },
-  'weather #13': { calls: 2, why: SHAREABLE_ROOT },
-  'weather #16': { calls: 2, why: SHAREABLE_ROOT },
-  'weather #20': { calls: 3, why: SHAREABLE_ROOT },
-  'weather #24': { calls: 2, why: SHAREABLE_ROOT },
-  'weather #47': { calls: 2, why: SHAREABLE_ROOT },
-  'weather #54': { calls: 2, why: SHAREABLE_ROOT },
 };
 
 /** `@include`/`@skip` variables of the corpus: all true. */

@@ -1,10 +1,39 @@
 import { describe, expect, it } from 'vitest';
+import type { SubgraphOptions } from '../../src/testing/index.js';
 import { loanGraph } from './graphs/loans.js';
 import { weatherGraph } from './graphs/weather.js';
+import { linkFederation } from './support/sdl.js';
 import { useFederatedGraph } from './support/use-federated-graph.js';
 
 const weather = useFederatedGraph(weatherGraph);
 const loans = useFederatedGraph(loanGraph);
+
+/** Every mutation the counters graph runs, in the order the subgraphs ran them. */
+const counterLog: string[] = [];
+
+/** `tally` and `audit` both resolve `Mutation.ping` (`@shareable`); `bump` is only in tally, `note` only in audit. */
+function countersGraph(): SubgraphOptions[] {
+  const subgraph = (name: string, own: string): SubgraphOptions => ({
+    name,
+    typeDefs: `${linkFederation('shareable')} type Query { ${name}: Int! } type Mutation { ping: String! @shareable ${own}: String! }`,
+    resolvers: {
+      Query: { [name]: () => 0 },
+      Mutation: {
+        ping: () => {
+          counterLog.push(`${name}: ping`);
+          return name;
+        },
+        [own]: () => {
+          counterLog.push(`${name}: ${own}`);
+          return name;
+        },
+      },
+    },
+  });
+  return [subgraph('tally', 'bump'), subgraph('audit', 'note')];
+}
+
+const counters = useFederatedGraph(countersGraph);
 
 describe('@shareable', () => {
   it('sends a root field served by several subgraphs to the one that answers the whole selection', async () => {
@@ -32,6 +61,37 @@ describe('@shareable', () => {
     });
     expect(weather().calls('observations')).toHaveLength(1);
     expect(weather().calls('forecasts')).toEqual([]);
+  });
+
+  it('joins that fetch even when the shareable root field comes first and selects fields both subgraphs have', async () => {
+    expect(await weather().query('{ stations { id name } units }')).toEqual({
+      data: {
+        stations: [
+          { id: 'st1', name: 'Harbour' },
+          { id: 'st2', name: 'Summit' },
+        ],
+        units: 'metric',
+      },
+    });
+    expect(weather().calls('observations')).toHaveLength(1);
+    expect(weather().calls('forecasts')).toEqual([]);
+  });
+
+  it('keeps one call per subgraph when the shareable field needs a field the other subgraph lacks', async () => {
+    expect(await weather().query('{ stations { outlook } units }')).toEqual({
+      data: { stations: [{ outlook: ['rain', 'sun'] }, { outlook: ['snow'] }], units: 'metric' },
+    });
+    expect(weather().calls('forecasts')).toHaveLength(1);
+    expect(weather().calls('observations')).toHaveLength(1);
+    expect(weather().representations('observations')).toEqual([]);
+  });
+
+  it("runs a shareable mutation field in its neighbour's call, keeping the fields' order", async () => {
+    counterLog.length = 0;
+    expect(await counters().query('mutation { a: bump b: ping c: bump d: note e: ping }')).toEqual({ data: { a: 'tally', b: 'tally', c: 'tally', d: 'audit', e: 'audit' } });
+    expect(counterLog).toEqual(['tally: bump', 'tally: ping', 'tally: bump', 'audit: note', 'audit: ping']);
+    expect(counters().calls('tally')).toHaveLength(1);
+    expect(counters().calls('audit')).toHaveLength(1);
   });
 });
 

@@ -48,6 +48,14 @@ interface JumpTarget {
   readonly typename: RepresentationSpec['typename'];
 }
 
+/** Where a field is re-fetched from: the steps to it from an ancestor, in another subgraph. */
+interface Reentry {
+  readonly subgraph: string;
+  readonly steps: PathStep[];
+  /** The ancestor entity position whose key the re-fetch uses, or the root of a query. */
+  readonly source: Position | 'root';
+}
+
 /** The fetch groups of a plan and what the router answers itself. */
 export interface PlannedGroups {
   readonly groups: readonly FetchGroup[];
@@ -78,17 +86,17 @@ export class Planner {
   plan(): PlannedGroups {
     const { operation } = this;
     const rootFields = operation.selections.filter((s): s is NField => s.kind === 'Field');
+    const fetched = rootFields.filter((field) => field.name !== '__typename' && !INTROSPECTION_FIELDS.has(field.name));
+    for (const field of rootFields) if (INTROSPECTION_FIELDS.has(field.name)) this.introspectionFields.push(field);
+    const candidates = fetched.map((field) => this.rootCandidates(field));
+    const mutation = operation.operationType === 'mutation';
     let scope = 0;
     let previous: FetchGroup | undefined;
-    for (const field of rootFields) {
-      if (field.name === '__typename') continue;
-      if (INTROSPECTION_FIELDS.has(field.name)) {
-        this.introspectionFields.push(field);
-        continue;
-      }
-      const subgraph = this.chooseRootSubgraph(field);
+    const choice = rootChoice(candidates, mutation, (s) => (mutation ? previous?.subgraph === s : this.rootGroups.has(s)));
+    fetched.forEach((field, i) => {
+      const subgraph = this.chooseRootSubgraph(field, candidates[i]!, (s) => choice.joins(i, s), choice.sharers);
       let group: FetchGroup;
-      if (operation.operationType === 'mutation') {
+      if (mutation) {
         // Mutation fields run in order; consecutive ones to the same subgraph share one call.
         if (previous && previous.subgraph === subgraph) group = previous;
         else group = this.newGroup(subgraph, 'root', [], ++scope);
@@ -97,7 +105,7 @@ export class Planner {
         group = this.rootGroup(subgraph);
       }
       this.planField(this.rootPosition(group), field);
-    }
+    });
     return { groups: this.groups.filter((g) => !g.tree.isEmpty), introspectionFields: this.introspectionFields };
   }
 
@@ -131,18 +139,26 @@ export class Planner {
     return group;
   }
 
-  /**
-   * Picks the subgraph for a root field by planning the field in each
-   * candidate on a scratch planner: fewest fetches first, then fewest fields
-   * fetched through entity calls; a candidate that cannot plan is skipped.
-   */
-  private chooseRootSubgraph(field: NField): string {
+  /** Subgraphs that resolve a root field. */
+  private rootCandidates(field: NField): readonly string[] {
     const rootType = this.operation.rootType;
     const candidates = this.index.subgraphNames().filter((s) => this.index.canResolve(rootType, field.name, s));
     if (candidates.length === 0) throw planningError(`no subgraph resolves ${rootType}.${field.name}`);
+    return candidates;
+  }
+
+  /**
+   * Picks the subgraph for a root field by planning the field in each
+   * candidate on a scratch planner: fewest fetches first (a root fetch the
+   * field can ride along with, per `joins`, costs none), then fewest further
+   * fetches (entity calls wait for the root fetch), then the subgraph more of the
+   * other root fields can go to, then fewest fields fetched through entity
+   * calls; a candidate that cannot plan is skipped.
+   */
+  private chooseRootSubgraph(field: NField, candidates: readonly string[], joins: (subgraph: string) => boolean, sharers: (subgraph: string) => number): string {
     if (candidates.length === 1) return candidates[0]!;
     let best: string | undefined;
-    let bestCost = Number.POSITIVE_INFINITY;
+    let bestCost: readonly number[] | undefined;
     let firstError: unknown;
     for (const candidate of candidates) {
       const scratch = new Planner(this.index, this.operation);
@@ -152,9 +168,10 @@ export class Planner {
         firstError ??= error;
         continue;
       }
-      const joins = this.rootGroups.has(candidate) ? 1 : 0;
-      const cost = (scratch.groups.length - joins) * 10_000 + scratch.entityFieldCount();
-      if (cost < bestCost) {
+      // Fetches besides the root one: entity calls after it (or another subgraph's root re-fetch).
+      const further = scratch.groups.length - 1;
+      const cost = [further + (joins(candidate) ? 0 : 1), further, -sharers(candidate), scratch.entityFieldCount()];
+      if (!bestCost || lexicallyLess(cost, bestCost)) {
         best = candidate;
         bestCost = cost;
       }
@@ -377,7 +394,7 @@ export class Planner {
    * when that subgraph resolves every field on the way.
    */
   private planReentry(position: Position, field: NField): Set<FetchGroup> | undefined {
-    const route = this.findReentry(position, field.name, undefined);
+    const route = this.findReentry(position, field.name, undefined, true);
     if (!route) return undefined;
     const entry =
       route.source === 'root'
@@ -387,29 +404,60 @@ export class Planner {
     return this.withGroup(this.planField(target, field), entry.group);
   }
 
-  /** Finds where a field can be re-fetched from (without planning anything). */
-  private findReentry(position: Position, fieldName: string, exclude: string | undefined): { subgraph: string; steps: PathStep[]; source: Position | 'root' } | undefined {
+  /**
+   * Finds where a field can be re-fetched from (without planning anything):
+   * the nearest ancestor some subgraph reaches; among the subgraphs there,
+   * with `preferJoining`, one that already has a fetch the re-fetch can join.
+   */
+  private findReentry(position: Position, fieldName: string, exclude: string | undefined, preferJoining = false): Reentry | undefined {
     const { index } = this;
     const steps: PathStep[] = [];
+    const usable = (subgraph: string) => subgraph !== position.group.subgraph && subgraph !== exclude;
     let ancestor: Position | undefined = position;
     while (ancestor?.parent) {
       steps.unshift(ancestor.parent.step);
       ancestor = ancestor.parent.position;
+      if (preferJoining) {
+        // A cheap look-up first: only subgraphs with a fetch at this position are tried in full.
+        for (const subgraph of index.subgraphNames()) {
+          if (!usable(subgraph) || !this.hasFetchAt(ancestor, subgraph)) continue;
+          const route = this.reentryAt(ancestor, subgraph, steps, fieldName);
+          if (route) return route;
+        }
+      }
       for (const subgraph of index.subgraphNames()) {
-        if (subgraph === position.group.subgraph || subgraph === exclude) continue;
-        if (!this.pathResolvableIn(subgraph, ancestor.parentType, steps, fieldName)) continue;
-        if (ancestor.path.length === 0 && ancestor.group.kind === 'root' && this.operation.operationType === 'query') {
-          return { subgraph, steps: [...steps], source: 'root' };
-        }
-        if (index.resolvableKeys(ancestor.parentType, subgraph).length === 0) continue;
-        // The objects at the ancestor may have been fetched by several subgraphs: use one that gives the key.
-        const target: JumpTarget = { subgraph, entityType: ancestor.parentType, typename: { kind: 'runtime' } };
-        for (let source: Position | undefined = ancestor; source; source = source.origin) {
-          if (this.chooseKey(source, target)) return { subgraph, steps: [...steps], source };
-        }
+        if (!usable(subgraph)) continue;
+        const route = this.reentryAt(ancestor, subgraph, steps, fieldName);
+        if (route) return route;
       }
     }
     return undefined;
+  }
+
+  /** A re-fetch of `steps` then the field from an ancestor position in one subgraph, if that subgraph can do it. */
+  private reentryAt(ancestor: Position, subgraph: string, steps: readonly PathStep[], fieldName: string): Reentry | undefined {
+    const { index } = this;
+    if (!this.pathResolvableIn(subgraph, ancestor.parentType, steps, fieldName)) return undefined;
+    if (ancestor.path.length === 0 && ancestor.group.kind === 'root' && this.operation.operationType === 'query') {
+      return { subgraph, steps: [...steps], source: 'root' };
+    }
+    if (index.resolvableKeys(ancestor.parentType, subgraph).length === 0) return undefined;
+    // The objects at the ancestor may have been fetched by several subgraphs: use one that gives the key.
+    const target: JumpTarget = { subgraph, entityType: ancestor.parentType, typename: { kind: 'runtime' } };
+    for (let source: Position | undefined = ancestor; source; source = source.origin) {
+      if (this.chooseKey(source, target)) return { subgraph, steps: [...steps], source };
+    }
+    return undefined;
+  }
+
+  /**
+   * Whether the plan already fetches from a subgraph at an ancestor position,
+   * so a re-fetch from there joins that fetch: the root fetch of a query, or
+   * an entity fetch at the ancestor's path (its origins share path and scope).
+   */
+  private hasFetchAt(ancestor: Position, subgraph: string): boolean {
+    if (ancestor.path.length === 0 && ancestor.group.kind === 'root') return this.operation.operationType === 'query' && this.rootGroups.has(subgraph);
+    return this.entityGroups.has(this.entityGroupKey(subgraph, ancestor));
   }
 
   /**
@@ -592,6 +640,48 @@ export class Planner {
     this.entityGroups.set(key, candidates);
     return group;
   }
+}
+
+/** What the other root fields tell the choice of a root field's subgraph. */
+interface RootChoice {
+  /** Whether root field `i` sent to `subgraph` rides along with another root field's fetch. */
+  joins(i: number, subgraph: string): boolean;
+  /** How many root fields `subgraph` can resolve (a tie-breaker: later fields may join it). */
+  sharers(subgraph: string): number;
+}
+
+/**
+ * A query's root fields go in one fetch per subgraph, so a field joins a
+ * subgraph that a field with a single candidate must use, whatever the
+ * order, or that an earlier field went to (`taken`). A mutation's go in
+ * order, one call per run of consecutive fields to one subgraph: a field
+ * joins its predecessor's subgraph (`taken`), or the one its successor must use.
+ */
+function rootChoice(candidates: ReadonlyArray<readonly string[]>, mutation: boolean, taken: (subgraph: string) => boolean): RootChoice {
+  // Built on first use: most operations have no root field with a choice.
+  let counts: Map<string, number> | undefined;
+  let pinned: Set<string> | undefined;
+  const only = (list: readonly string[] | undefined) => (list?.length === 1 ? list[0] : undefined);
+  const sharers = (subgraph: string) => {
+    if (!counts) {
+      counts = new Map();
+      for (const list of candidates) for (const s of list) counts.set(s, (counts.get(s) ?? 0) + 1);
+    }
+    return counts.get(subgraph) ?? 0;
+  };
+  if (mutation) return { joins: (i, subgraph) => taken(subgraph) || only(candidates[i + 1]) === subgraph, sharers };
+  return {
+    joins: (_i, subgraph) => {
+      pinned ??= new Set(candidates.map(only).filter((s) => s !== undefined));
+      return taken(subgraph) || pinned.has(subgraph);
+    },
+    sharers,
+  };
+}
+
+function lexicallyLess(a: readonly number[], b: readonly number[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]!;
+  return false;
 }
 
 /** The client's steps from the operation's root to a position. */
