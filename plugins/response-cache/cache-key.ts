@@ -38,9 +38,15 @@ export class CacheKeys {
     return `${this.prefix}${CACHE_KEY_VERSION}:root:${request.subgraph}:${hash}`;
   }
 
-  /** The part of entity keys shared by one fetch's entities: its selection set and other variables (field arguments). */
-  fetchHash(request: SubgraphRequest): string {
-    const { representations: _sent, ...others } = request.variables;
+  /**
+   * The part of entity keys shared by one fetch's entities: its selection
+   * set and other variables (field arguments, among them a client's own
+   * `$representations` when the representations went under another name).
+   */
+  fetchHash(request: Pick<SubgraphRequest, 'selectionSet' | 'variables' | 'representationsVariable'>): string {
+    const sent = representationsVariableOf(request);
+    const others: Record<string, unknown> = {};
+    for (const name in request.variables) if (name !== sent) others[name] = request.variables[name];
     // 128 bits of the digest: collisions stay out of reach, keys stay short.
     return createHash('sha256').update(request.selectionSet).update('\0').update(stableStringify(others)).digest('base64url').slice(0, 22);
   }
@@ -68,6 +74,11 @@ export class CacheKeys {
     if (kind === 'root') return { subgraph, type: ROOT_TYPE };
     return kind === 'entity' && type !== undefined ? { subgraph, type } : undefined;
   }
+}
+
+/** The variable of an entity request (or part) holding its representations: the kernel names it only when it is not `representations`. */
+export function representationsVariableOf(request: { readonly representationsVariable?: string }): string {
+  return request.representationsVariable ?? 'representations';
 }
 
 /** The `__typename` of a representation (`_Unknown` when it has none). */

@@ -4,6 +4,7 @@ import { combineParts, UNCACHEABLE, type AnswerPart } from './client-cache-contr
 import { claimEpoch, entryPart, isObject, keyFor, noteSaved, partOf, policyOf, readEntries, recordAnswerPart, writable, write, type FetchHookContext } from './fetch-hook.js';
 import type { EntityLookup } from './hit-memo.js';
 import { indexesOf } from './index-ids.js';
+import { representationsVariableOf } from './cache-key.js';
 import { rebuildEntities } from './partial-batch.js';
 import type { FetchCacheStatus, ResponseCacheRecord } from './request-record.js';
 import type { EntryWrite, StoredEntry } from './store/cache-store.js';
@@ -42,7 +43,13 @@ export async function lookupEntityParts(
   const request = event.input;
   const user = context.privateEntries?.userOf(event.state, record);
   const version = context.store.version?.();
-  const lookups = parts.map((part) => context.memo.entityLookup({ ...request, selectionSet: part.selectionSet, variables: part.variables }, part.representations));
+  // Each part is keyed as the call it would be alone: its selection, variables and representations variable.
+  const lookups = parts.map((part) =>
+    context.memo.entityLookup(
+      { ...request, selectionSet: part.selectionSet, variables: part.variables, representationsVariable: part.representationsVariable },
+      part.representations,
+    ),
+  );
   const reused = lookups.map((lookup) => (record.refresh ? undefined : context.memo.reusableHit(lookup, version)));
   // One read for every key of the parts the memo could not answer.
   const toRead = lookups.flatMap((lookup, i) => (reused[i] ? [] : lookup.keys));
@@ -91,7 +98,7 @@ export async function lookupEntityParts(
     if (l.missing.length === 0) return [];
     if (!partial || l.missing.length === l.found.length) return [{ l, positions: l.found.map((_, i) => i), part: l.part }];
     const representations = l.missing.map((i) => l.part.representations[i]!);
-    return [{ l, positions: l.missing, part: { ...l.part, representations, variables: { ...l.part.variables, representations } } }];
+    return [{ l, positions: l.missing, part: { ...l.part, representations, variables: { ...l.part.variables, [representationsVariableOf(l.part)]: representations } } }];
   });
   event.setInput(
     withEntityParts(

@@ -1,7 +1,7 @@
 import type { AfterStageEvent, AfterStageHook, JsonObject, Logger, StageEvent, StageHook, SubgraphRequest } from '../../src/index.js';
 import { CACHE_TAGS } from '../cache-tags/index.js';
 import { carriesAuthorization, decideCaching, type CachePolicy } from './cache-control.js';
-import { type CacheKeys, ROOT_TYPE } from './cache-key.js';
+import { type CacheKeys, ROOT_TYPE, representationsVariableOf } from './cache-key.js';
 import type { CacheMetrics } from './cache-metrics.js';
 import { combineParts, UNCACHEABLE, type AnswerPart } from './client-cache-control.js';
 import type { Degradation } from './degraded.js';
@@ -174,7 +174,8 @@ async function lookupEntities(context: FetchHookContext, event: FetchEvent, reco
   if (partial) {
     sent = missing;
     const missingRepresentations = missing.map((i) => representations[i]!);
-    event.setInput({ ...request, representations: missingRepresentations, variables: { ...request.variables, representations: missingRepresentations } });
+    const variables = { ...request.variables, [representationsVariableOf(request)]: missingRepresentations };
+    event.setInput({ ...request, representations: missingRepresentations, variables });
     status.status = 'partial_hit';
     const served = types.filter((_, i) => found[i] !== undefined);
     context.metrics.hits(request.subgraph, served);

@@ -21,7 +21,8 @@ export function withEntityParts<R extends Omit<SubgraphRequest, 'headers'>>(requ
   const variables: Record<string, unknown> = {};
   const representations: JsonObject[] = [];
   for (const part of parts) {
-    for (const name in part.variables) if (name !== 'representations') variables[name] = part.variables[name];
+    const own = part.representationsVariable ?? 'representations';
+    for (const name in part.variables) if (name !== own) variables[name] = part.variables[name];
     variables[part.variable] = part.representations;
     for (const representation of part.representations) representations.push(representation);
   }

@@ -209,7 +209,7 @@ class PlanWalker {
   private variablesOf(prepared: PreparedEntityFetch): Record<string, unknown> {
     if (prepared.variables) return prepared.variables;
     const variables = this.variablesFor(prepared.node.variableUsages);
-    variables.representations = prepared.batch.representations;
+    variables[prepared.node.representationsVariable ?? 'representations'] = prepared.batch.representations;
     if (prepared.node.variableUsages.length === 0) prepared.variables = variables;
     return variables;
   }
@@ -224,6 +224,7 @@ class PlanWalker {
       operationName: node.operationName,
       variables: this.variablesOf(prepared),
       representations: batch.representations,
+      ...(node.representationsVariable ? { representationsVariable: node.representationsVariable } : {}),
       selectionSet: node.selectionSet,
       fetchId: node.id,
     });
@@ -250,6 +251,7 @@ class PlanWalker {
         selectionSet: partNode.selectionSet,
         representations: prepared.batch.representations,
         variables: this.variablesOf(prepared),
+        ...(partNode.representationsVariable ? { representationsVariable: partNode.representationsVariable } : {}),
         variableDefinitions: partVariableDefinitions(node, partNode),
         fetchId: partNode.id,
       };

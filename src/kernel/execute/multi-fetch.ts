@@ -64,7 +64,7 @@ function mergeFetches(subgraph: string, nodes: readonly FetchNode[]): MergedFetc
     const header = /^query[^(]*\((.*?)\) \{ _entities/.exec(node.operation)?.[1] ?? '';
     for (const part of header.split(/,\s*(?=\$)/)) {
       const name = /^\$(\w+)/.exec(part)?.[1];
-      if (name && name !== 'representations') definitions.set(name, part);
+      if (name && name !== (node.representationsVariable ?? 'representations')) definitions.set(name, part);
     }
   }
   const names = representationVariables(nodes.length, variableUsages);

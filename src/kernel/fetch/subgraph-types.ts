@@ -13,10 +13,16 @@ export interface SubgraphRequest {
   /** The operation text sent. */
   readonly query: string;
   readonly operationName: string | undefined;
-  /** Variables sent; for entity fetches `representations` is among them. */
+  /** Variables sent; for entity fetches the representations are among them (see `representationsVariable`). */
   readonly variables: Readonly<Record<string, unknown>>;
-  /** Entity fetches: the representations sent (the same array as `variables.representations`). */
+  /** Entity fetches: the representations sent (the same array as the representations variable's value). */
   readonly representations: readonly JsonObject[] | undefined;
+  /**
+   * Entity fetches sent alone: the variable holding the representations,
+   * set only when it is not `representations` (the client's operation sends
+   * a `$representations` of its own with this fetch; then `representations_`).
+   */
+  readonly representationsVariable?: string;
   /** The fetch's selection set, printed: names the selection (cache keys use it). */
   readonly selectionSet: string;
   /** Headers to send, after the propagation rules (lower-case names). */
@@ -54,8 +60,10 @@ export interface EntityCallPart {
   readonly selectionSet: string;
   /** The part's representations. */
   readonly representations: readonly JsonObject[];
-  /** The variables the part would send alone: the client variables it reads, and `representations`. */
+  /** The variables the part would send alone: the client variables it reads, and its representations. */
   readonly variables: Readonly<Record<string, unknown>>;
+  /** The variable of `variables` holding the part's representations, when not `representations` (as `SubgraphRequest.representationsVariable`). */
+  readonly representationsVariable?: string;
   /** Declarations of the client variables the part reads (`$first: Int`). */
   readonly variableDefinitions: readonly string[];
   /** Id of the part's plan fetch node. */

@@ -6,6 +6,7 @@ import { batchFetchNode } from './batch-node.js';
 import { batchFetchGroups, mergeFetchGroups } from './merge-fetches.js';
 import { Planner } from './planner.js';
 import type { FetchEntry, FetchNode, PlanNode, QueryPlan, RepresentationField, RepresentationSpec } from './query-plan.js';
+import { REPRESENTATIONS_VARIABLE, representationsVariableFor } from './representations-variable.js';
 
 /** Options of `buildQueryPlan`. */
 export interface BuildPlanOptions {
@@ -63,10 +64,12 @@ function toFetchNode(group: FetchGroup, operation: NormalizedOperation): FetchNo
   const used = group.tree.collectVariables(new Set());
   const variableDefinitions = operation.variableDefinitions.filter((d) => used.has(d.variable.name.value)).map((d) => print(d));
   const name = operation.name ? `${operation.name}__${sanitize(group.subgraph)}__${group.id}` : undefined;
+  // Entity fetches: `$representations`, unless the client's own variable of that name is sent too.
+  const representationsVariable = group.kind === 'entity' ? representationsVariableFor(used) : undefined;
   let text: string;
-  if (group.kind === 'entity') {
-    const variables = ['$representations: [_Any!]!', ...variableDefinitions].join(', ');
-    text = `query${name ? ` ${name}` : ''}(${variables}) { _entities(representations: $representations) ${selectionSet} }`;
+  if (representationsVariable) {
+    const variables = [`$${representationsVariable}: [_Any!]!`, ...variableDefinitions].join(', ');
+    text = `query${name ? ` ${name}` : ''}(${variables}) { _entities(representations: $${representationsVariable}) ${selectionSet} }`;
   } else {
     const variables = variableDefinitions.length > 0 ? `(${variableDefinitions.join(', ')})` : '';
     const head = `${group.operationType}${name ? ` ${name}` : ''}${variables}`;
@@ -84,6 +87,8 @@ function toFetchNode(group: FetchGroup, operation: NormalizedOperation): FetchNo
     variableUsages: [...used],
     mergePath: group.mergePath,
     representations: group.kind === 'entity' ? representationsOf(group) : undefined,
+    // Set only when renamed, so plans without a collision stay as they were.
+    ...(representationsVariable && representationsVariable !== REPRESENTATIONS_VARIABLE ? { representationsVariable } : {}),
     ...(group.mergedWith.length > 0 ? { entries: [group, ...group.mergedWith].map(entryOf) } : {}),
     ...(group.aliases.length > 0 ? { aliases: group.aliases } : {}),
     ...(group.kind === 'root' ? { rootFields: [...group.tree.fields.keys()].filter((key) => key !== '__typename') } : {}),

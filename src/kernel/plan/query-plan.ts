@@ -67,8 +67,15 @@ export interface FetchNode {
   readonly operationName: string | undefined;
   /** The selection set of the fetch, printed (also a cache-key component: it names the selection). */
   readonly selectionSet: string;
-  /** Client variables the operation reads (besides `$representations`). */
+  /** Client variables the operation reads (besides the representations variable). */
   readonly variableUsages: readonly string[];
+  /**
+   * Entity fetches: the variable holding the representations when it is not
+   * `representations`, which happens only when the client's operation sends
+   * a `$representations` of its own with this fetch (then `representations_`,
+   * see representations-variable.ts). Absent means `representations`.
+   */
+  readonly representationsVariable?: string;
   /** Where the entity objects sit in the response (empty for root fetches; the first entry's path for merged fetches). */
   readonly mergePath: readonly PathSegment[];
   /** Entity fetches: how to build representations, per type (for merged fetches, the union over the entries). */
