@@ -42,6 +42,7 @@ export {
   type SwitchyardPlugin,
   type TransportFactory,
 } from './kernel/pipeline/plugin.js';
+export type { GraphQLRequestStep, HttpAnswer, HttpRequest, HttpRoute, PluginHttp } from './kernel/pipeline/http-routes.js';
 export {
   HOOK_NAMES,
   type AfterStageEvent,
@@ -51,6 +52,8 @@ export {
   type StageEvent,
   type StageHook,
   type StageOutcome,
+  type StagePerform,
+  type StageWrapper,
 } from './kernel/pipeline/hooks.js';
 export {
   STAGE_NAMES,

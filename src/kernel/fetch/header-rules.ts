@@ -20,16 +20,19 @@ const HOP_BY_HOP = new Set([
 /** Turns a client's headers into the headers sent to one subgraph. */
 export type HeaderPropagation = (clientHeaders: Readonly<Record<string, string>>) => Readonly<Record<string, string>>;
 
-const NONE: Readonly<Record<string, string>> = Object.freeze({});
+/** Whether any `headers` rule exists (for any subgraph). */
+export function hasHeaderRules(config: HeadersConfig): boolean {
+  return config.all.request.length > 0 || Object.values(config.subgraphs).some((own) => (own?.request.length ?? 0) > 0);
+}
 
 /**
  * Compiles the `headers` rules (Cosmo's shape) for one subgraph: `all`
- * rules first, then the subgraph's own, in order. Without rules nothing is
- * forwarded.
+ * rules first, then the subgraph's own, in order. Undefined when no rule
+ * applies to it (nothing is forwarded then).
  */
-export function compileHeaderRules(config: HeadersConfig, subgraph: string): HeaderPropagation {
+export function compileHeaderRules(config: HeadersConfig, subgraph: string): HeaderPropagation | undefined {
   const rules = [...config.all.request, ...(config.subgraphs[subgraph]?.request ?? [])];
-  if (rules.length === 0) return () => NONE;
+  if (rules.length === 0) return undefined;
   const compiled = rules.map(compileRule);
   return function propagateHeaders(clientHeaders) {
     const out: Record<string, string> = {};

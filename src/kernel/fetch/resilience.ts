@@ -1,6 +1,9 @@
 import type { CircuitBreakerPolicy, RetryPolicy } from '../config/core-schema.js';
 import { RouterError } from '../errors.js';
-import type { SubgraphRequest, SubgraphResponse, Transport } from './subgraph-types.js';
+import type { StageWrapper } from '../pipeline/hooks.js';
+
+/** What wraps a subgraph call (the fetch stage) for `aroundStage`. */
+export type FetchWrapper = StageWrapper<'fetch'>;
 
 /** HTTP statuses that say "try again": the subgraph or a proxy in front of it is briefly unavailable. */
 const RETRYABLE_STATUS = new Set([502, 503, 504]);
@@ -12,20 +15,24 @@ function retryable(error: unknown): boolean {
   return status === undefined || RETRYABLE_STATUS.has(status);
 }
 
+/** Whether `policy` retries at all. */
+export function retries(policy: RetryPolicy): boolean {
+  return policy.enabled && policy.max_attempts > 1;
+}
+
 /**
  * Retries failed queries with exponential backoff and jitter. Mutations are
  * never retried (they may have run); timeouts are not either (the subgraph
  * already had its full time).
  */
-export function withRetry(transport: Transport, policy: RetryPolicy): Transport {
-  if (!policy.enabled || policy.max_attempts <= 1) return transport;
-  return async function sendWithRetry(request: SubgraphRequest, signal: AbortSignal): Promise<SubgraphResponse> {
-    if (request.operationType !== 'query') return transport(request, signal);
+export function retryWrapper(policy: RetryPolicy): FetchWrapper {
+  return async function sendWithRetry(request, perform, signal) {
+    if (request.operationType !== 'query') return perform(request);
     const started = Date.now();
     let delay = policy.interval;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await transport(request, signal);
+        return await perform(request);
       } catch (error) {
         const wait = delay / 2 + Math.random() * delay;
         const late = Date.now() + wait - started > policy.max_duration;
@@ -43,12 +50,11 @@ export function withRetry(transport: Transport, policy: RetryPolicy): Transport 
  * after `cooldown` one trial call may pass: success closes it, failure
  * opens it again.
  */
-export function withCircuitBreaker(transport: Transport, policy: CircuitBreakerPolicy, subgraph: string): Transport {
-  if (!policy.enabled) return transport;
+export function circuitBreakerWrapper(policy: CircuitBreakerPolicy, subgraph: string): FetchWrapper {
   let failures = 0;
   let openUntil = 0;
   let trialInFlight = false;
-  return async function sendThroughBreaker(request: SubgraphRequest, signal: AbortSignal): Promise<SubgraphResponse> {
+  return async function sendThroughBreaker(request, perform) {
     const now = Date.now();
     const open = failures >= policy.failure_threshold;
     if (open && (now < openUntil || trialInFlight)) {
@@ -57,7 +63,7 @@ export function withCircuitBreaker(transport: Transport, policy: CircuitBreakerP
     const trial = open;
     if (trial) trialInFlight = true;
     try {
-      const response = await transport(request, signal);
+      const response = await perform(request);
       failures = 0;
       return response;
     } catch (error) {

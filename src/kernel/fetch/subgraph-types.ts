@@ -1,5 +1,8 @@
 import type { GraphQLErrorJSON } from '../errors.js';
 
+/** The headers of a subgraph request no `headers` rule applies to (shared, never changed). */
+export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 /** A JSON object as exchanged with subgraphs. */
 export type JsonObject = { readonly [key: string]: unknown };
 
@@ -25,7 +28,11 @@ export interface SubgraphRequest {
   readonly representationsVariable?: string;
   /** The fetch's selection set, printed: names the selection (cache keys use it). */
   readonly selectionSet: string;
-  /** Headers to send, after the propagation rules (lower-case names). */
+  /**
+   * Headers to send (lower-case names). The kernel builds a request with none
+   * (`NO_HEADERS`); the `headers` rules' fetch hook (builtins/header-rules.ts)
+   * sets them before any user plugin's fetch hook runs.
+   */
   readonly headers: Readonly<Record<string, string>>;
   /** Id of the plan's fetch node (the first one, when several were merged). */
   readonly fetchId: number;

@@ -4,7 +4,7 @@ import type { Counter, Histogram, Metrics } from './metrics.js';
 export interface RouterInstruments {
   /** `switchyard_operations_total{outcome}`: outcome is `ok`, `partial` (errors with data) or `error`. */
   readonly operations: Counter;
-  /** `switchyard_operation_duration_seconds` */
+  /** `switchyard_operation_duration_seconds{method, status}`: the request's HTTP method and the status answered. */
   readonly operationDuration: Histogram;
   /** `switchyard_subgraph_fetches_total{subgraph, outcome}` */
   readonly subgraphFetches: Counter;
@@ -16,7 +16,7 @@ export function routerInstruments(metrics: Metrics): RouterInstruments | undefin
   if (!metrics.enabled) return undefined;
   return {
     operations: metrics.counter('operations_total', 'GraphQL operations answered, by outcome', ['outcome']),
-    operationDuration: metrics.histogram('operation_duration_seconds', 'Time to answer a GraphQL operation', []),
+    operationDuration: metrics.histogram('operation_duration_seconds', 'Time to answer a GraphQL operation', ['method', 'status']),
     subgraphFetches: metrics.counter('subgraph_fetches_total', 'Requests sent to subgraphs, by outcome', ['subgraph', 'outcome']),
     subgraphFetchDuration: metrics.histogram('subgraph_fetch_duration_seconds', 'Time a subgraph took to answer', ['subgraph']),
   };

@@ -22,6 +22,15 @@ export interface StageEvent<S extends StageName> {
    * and ignored.
    */
   whenSettled(listener: (outcome: StageOutcome<S>) => void): void;
+  /**
+   * Runs the stage itself through `wrapper`, which calls `perform` once
+   * (timing it), more than once (retries), or not at all (failing fast). Only
+   * when the stage runs: a hook that answers with `respondWith` skips the
+   * wrappers too. Wrappers nest in registration order (the first plugin's is
+   * outermost) and run after every before-hook; a wrapper's throw is the
+   * stage's failure (not a `PLUGIN_ERROR`). Default: none.
+   */
+  aroundStage(wrapper: StageWrapper<S>): void;
   /** Per-request slots shared between plugins. */
   readonly state: RequestState;
   /** Aborted when the client goes away or the router stops. */
@@ -59,6 +68,17 @@ export type StageOutcome<S extends StageName> =
       /** What the stage or a hook threw (a hook's throw is already a `PLUGIN_ERROR` naming it). */
       readonly error: unknown;
     };
+
+/**
+ * Runs the stage for `aroundStage`: calls `perform` (the next wrapper, the
+ * innermost the stage itself) and returns its output, or throws its failure.
+ * `signal` is the request's; `perform` may be given another (a call several
+ * requests share follows the router's, not one client's).
+ */
+export type StageWrapper<S extends StageName> = (input: StageInput<S>, perform: StagePerform<S>, signal: AbortSignal) => Promise<StageOutput<S>>;
+
+/** The stage as a wrapper calls it; without `signal`, the signal the wrapper was given. */
+export type StagePerform<S extends StageName> = (input: StageInput<S>, signal?: AbortSignal) => Promise<StageOutput<S>>;
 
 export type AfterStageHook<S extends StageName> = (event: AfterStageEvent<S>) => MaybePromise<void>;
 

@@ -13,6 +13,7 @@ import { registerErrors, type ErrorCatalogue } from '../error-catalogue.js';
 import { RouterError } from '../errors.js';
 import type { PluginListenOptions, SideListener } from '../listen/side-listener.js';
 import type { Hooks, MaybePromise } from './hooks.js';
+import type { PluginHttp } from './http-routes.js';
 import type { OperationResponse } from './stages.js';
 
 /** What `router.execute` takes: an operation from a side listener (Connect, tests). */
@@ -80,6 +81,8 @@ export interface PluginInstance {
   readonly envelop?: readonly EnvelopPlugin[];
   /** Transports by subgraph kind. */
   readonly transports?: Readonly<Record<string, TransportFactory>>;
+  /** Routes on the main listener beside `/graphql`, and a step before `/graphql` reads a request (http-routes.ts). */
+  readonly http?: PluginHttp;
   /** Closes what setup opened; called in reverse registration order. */
   stop?(): MaybePromise<void>;
 }

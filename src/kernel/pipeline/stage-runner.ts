@@ -1,6 +1,6 @@
 import { pluginError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { AfterStageEvent, AfterStageHook, StageEvent, StageHook, StageOutcome } from './hooks.js';
+import type { AfterStageEvent, AfterStageHook, StageEvent, StageHook, StageOutcome, StagePerform, StageWrapper } from './hooks.js';
 import type { RequestState } from './state.js';
 import type { StageInput, StageName, StageOutput } from './stages.js';
 
@@ -23,19 +23,22 @@ export interface StageScope {
  * the input or answer with `respondWith`), then the stage unless a hook
  * answered, then the after-hooks in registration order. With no hooks the
  * stage is called directly. A throwing hook becomes a `PLUGIN_ERROR` naming it.
- * Last, the `whenSettled` listeners hooks registered learn the final output,
- * or the error the stage (or a hook) failed with. A hook, after-hook or stage
- * that returns synchronously is not awaited: idle hooks cost no microtask turn.
+ * Wrappers registered with `aroundStage` run the stage in its place, the
+ * first registered outermost. Last, the `whenSettled` listeners hooks
+ * registered learn the final output, or the error the stage (or a hook)
+ * failed with. A hook, after-hook or stage that returns synchronously is
+ * not awaited: idle hooks cost no microtask turn.
  */
 export async function runStage<S extends StageName>(
   stage: S,
   hooks: readonly RegisteredHook<S>[],
   input: StageInput<S>,
   scope: StageScope,
-  perform: (input: StageInput<S>) => StageOutput<S> | Promise<StageOutput<S>>,
+  /** The stage itself; `signal` is the scope's unless a wrapper passed another. */
+  perform: (input: StageInput<S>, signal: AbortSignal) => StageOutput<S> | Promise<StageOutput<S>>,
 ): Promise<StageOutput<S>> {
-  if (hooks.length === 0) return perform(input);
-  const run: StageRun<S> = { current: input, answer: undefined, output: undefined, settled: undefined };
+  if (hooks.length === 0) return perform(input, scope.signal);
+  const run: StageRun<S> = { current: input, answer: undefined, output: undefined, settled: undefined, wrappers: undefined };
   try {
     let afterHooks: Array<{ registered: RegisteredHook<S>; after: AfterStageHook<S> }> | undefined;
     for (const registered of hooks) {
@@ -53,8 +56,10 @@ export async function runStage<S extends StageName>(
     const answer = run.answer;
     if (answer) {
       run.output = answer.output;
+    } else if (run.wrappers) {
+      run.output = await wrapped(run.wrappers, 0, perform, scope.signal)(run.current);
     } else {
-      const performed = perform(run.current);
+      const performed = perform(run.current, scope.signal);
       run.output = isPromise(performed) ? await performed : performed;
     }
     if (afterHooks) {
@@ -74,6 +79,27 @@ export async function runStage<S extends StageName>(
     if (run.settled) settle(run.settled, { ok: false, error });
     throw error;
   }
+}
+
+/**
+ * The stage seen through `wrappers[from..]`: the outermost calls the next, the
+ * innermost the stage. Each level passes on the signal it was given unless
+ * its wrapper gives another (a shared call's wrappers and stage follow it).
+ */
+function wrapped<S extends StageName>(
+  wrappers: readonly StageWrapper<S>[],
+  from: number,
+  perform: (input: StageInput<S>, signal: AbortSignal) => StageOutput<S> | Promise<StageOutput<S>>,
+  signal: AbortSignal,
+): StagePerform<S> {
+  return (input, given = signal) => {
+    if (from === wrappers.length) {
+      const performed = perform(input, given);
+      // The stage's own promise, not a new one: requests sharing a call get the very same answer.
+      return isPromise(performed) ? performed : Promise.resolve(performed);
+    }
+    return wrappers[from]!(input, wrapped(wrappers, from + 1, perform, given), given);
+  };
 }
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
@@ -104,6 +130,8 @@ interface StageRun<S extends StageName> {
   output: StageOutput<S> | undefined;
   /** `whenSettled` listeners, in the order they were registered; none on most runs. */
   settled: SettledListener<S>[] | undefined;
+  /** `aroundStage` wrappers, in the order they were registered; none on most runs. */
+  wrappers: StageWrapper<S>[] | undefined;
 }
 
 /*
@@ -143,6 +171,10 @@ class BeforeEvent<S extends StageName> implements StageEvent<S> {
 
   whenSettled(listener: (outcome: StageOutcome<S>) => void): void {
     (this.run.settled ??= []).push({ listener, registered: this.registered });
+  }
+
+  aroundStage(wrapper: StageWrapper<S>): void {
+    (this.run.wrappers ??= []).push(wrapper);
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * CORS for `/graphql` (`cors.*`), answered by the router itself on every
- * lane (the JSON POST lane and yoga alike).
+ * CORS for `/graphql` (`cors.*`): the policy the internal plugin
+ * builtins/cors.ts applies before every lane (the JSON POST lane, the
+ * general handler, streams).
  *
  * `cors.allow_origins` entries, compiled once:
  * - `*` alone: any origin, answered with `Access-Control-Allow-Origin: *`

@@ -1,14 +1,12 @@
 /**
  * Reading a request's GraphQL parameters strictly: whatever a client sends,
  * a bad parameter is a 400 `BAD_REQUEST` naming it, never a server error.
- *
- * Yoga's own readers of URL parameters (GET, and form bodies) hand a
- * malformed `variables` or `extensions` straight to `JSON.parse` and answer
- * its exception with a 500; `useStrictParams` replaces them. `readParams`
- * checks a parameter object, for yoga's path and the post lane alike.
+ * `paramsFromSearch` reads a query string or form body (a malformed
+ * `variables` or `extensions` named), `readParams` checks a parameter
+ * object, for every way a request arrives (graphql-http.ts, the post lane,
+ * the streaming endpoint).
  */
 import { GraphQLError } from 'graphql';
-import type { Plugin as YogaPlugin } from 'graphql-yoga';
 import type { GraphQLParams } from './operation-request.js';
 
 /** A 400 `BAD_REQUEST` about the request's parameters. */
@@ -18,46 +16,6 @@ export function badRequest(message: string): GraphQLError {
 
 /** Parameter names of a persisted document id: GraphQL over HTTP's, and Relay's. */
 const DOCUMENT_ID_PARAMS = ['documentId', 'doc_id'] as const;
-
-/**
- * Reads GET parameters (and `application/x-www-form-urlencoded` bodies) with
- * clear errors, and makes every other body reader's failure (a multipart
- * body's bad `operations` field, say) a 400 `BAD_REQUEST`.
- */
-export function useStrictParams(): YogaPlugin {
-  return {
-    onRequestParse({ request, requestParser, setRequestParser }) {
-      if (request.method === 'GET') {
-        setRequestParser((current) => paramsFromSearch(new URLSearchParams(current.url.slice(current.url.indexOf('?') + 1 || current.url.length))));
-        return;
-      }
-      if (request.method === 'POST' && mediaType(request.headers.get('content-type')) === 'application/x-www-form-urlencoded') {
-        setRequestParser(async (current) => paramsFromSearch(new URLSearchParams(await current.text())));
-        return;
-      }
-      if (!requestParser) return;
-      const parse = requestParser;
-      setRequestParser(async (current) => {
-        try {
-          return await parse(current);
-        } catch (error) {
-          throw asBadRequest(error);
-        }
-      });
-    },
-  };
-}
-
-/** A body reader's failure as the client's fault: 400, unless it carries its own HTTP status already. */
-function asBadRequest(error: unknown): unknown {
-  if (error instanceof GraphQLError) return error.extensions.http ? error : badRequest(error.message);
-  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) return error;
-  return badRequest('The request body could not be read as a GraphQL request.');
-}
-
-function mediaType(contentType: string | null): string {
-  return (contentType ?? '').split(',')[0]!.split(';')[0]!.trim().toLowerCase();
-}
 
 /** The GraphQL parameters of a query string or form body. */
 export function paramsFromSearch(search: URLSearchParams): Record<string, unknown> {
@@ -89,7 +47,7 @@ function jsonParam(search: URLSearchParams, name: 'variables' | 'extensions'): u
 /** Parameter names a GraphQL request may carry: GraphQL over HTTP's, plus persisted document ids. */
 const KNOWN_PARAMS = new Set(['query', 'variables', 'operationName', 'extensions', 'documentId', 'doc_id']);
 
-/** `Allow` on the parameter errors that say what a request must carry (as yoga has always answered them). */
+/** `Allow` on the parameter errors that say what a request must carry (as they have always been answered). */
 const ALLOW = { Allow: 'GET, POST' };
 
 /**

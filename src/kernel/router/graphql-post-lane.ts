@@ -1,16 +1,14 @@
 /**
- * The common request, answered without graphql-yoga: a JSON `POST /graphql`
- * with one operation. Yoga's per-request machinery (fetch-API request and
- * response objects, its plugin chain, promise helpers) cost more than a
- * cached plan's whole execution, so this lane parses the body, runs the
- * operation and writes the answer straight to the socket. It answers
- * exactly as yoga would (same status, headers and body); every request it
- * is not sure about (batches, other content types, odd `Accept` headers,
- * bad parameters, bodies without a length) goes to yoga. What it shares with
- * yoga's path is not copied: parameters are read by `readParams`
- * (graphql-params.ts), converted by `operationRequestOf`
- * (operation-request.ts), and answered with the status and content type of
- * result-head.ts.
+ * The common request, answered in the fewest steps: a JSON `POST /graphql`
+ * with one operation and a declared length. The lane reads the body, runs
+ * the operation and writes the answer straight to the socket, with no
+ * request object of its own. It answers exactly as the general handler
+ * (graphql-http.ts) would; every request it is not sure about (batches,
+ * other content types, odd `Accept` headers, bad parameters, bodies without
+ * a length) goes there, with the body already read. What the two share is
+ * not copied: parameters are read by `readParams` (graphql-params.ts),
+ * converted by `operationRequestOf` (operation-request.ts), and answered
+ * with the status and content type of result-head.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
@@ -26,8 +24,8 @@ export interface PostLaneOptions {
   readonly execute: (request: OperationRequest, signal: AbortSignal) => Promise<OperationResponse>;
   /** The response body's JSON as text or bytes (shared answers have theirs made once). */
   readonly serialize: (body: OperationResponse['body']) => string | Buffer;
-  /** Hands a request the lane declined to yoga, with the body already read (undefined: not read yet). */
-  readonly fallback: (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined) => Promise<void>;
+  /** Hands a request the lane declined to the general handler, with the body already read. */
+  readonly fallback: (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void>;
 }
 
 /** Whether a request may take the lane, judged from its head alone. */
@@ -39,7 +37,7 @@ export function postLaneCandidate(req: IncomingMessage, maxBodyBytes: number): b
   return length !== undefined && /^\d+$/.test(length) && Number(length) <= maxBodyBytes && resultTypeFor(req.headers.accept) !== undefined;
 }
 
-/** Answers a candidate request (see `postLaneCandidate`), or hands it to yoga. */
+/** Answers a candidate request (see `postLaneCandidate`), or hands it to the general handler. */
 export async function answerPost(req: IncomingMessage, res: ServerResponse, options: PostLaneOptions): Promise<void> {
   const bytes = await readBody(req);
   const params = paramsOf(bytes);
@@ -72,7 +70,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** The body's parameters when they are valid; undefined leaves the answer (an error, a batch) to yoga. */
+/** The body's parameters when they are valid; undefined leaves the answer (an error, a batch) to the general handler. */
 function paramsOf(bytes: Buffer): GraphQLParams | undefined {
   let body: unknown;
   try {

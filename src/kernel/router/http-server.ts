@@ -1,23 +1,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { GraphQLError } from 'graphql';
-import { createYoga, type Plugin as YogaPlugin, type YogaServerInstance } from 'graphql-yoga';
-import { queryPlansEnabled, type CoreConfig } from '../config/core-schema.js';
+import type { CoreConfig } from '../config/core-schema.js';
+import { RouterError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { memoOn } from '../object-memo.js';
+import type { GraphQLRequestStep, HttpAnswer, HttpRequest } from '../pipeline/http-routes.js';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
-import { useRequestBodyLimit } from './body-limit.js';
-import { CorsPolicy, type CorsHeaders } from './cors.js';
-import { CsrfGuard } from './csrf.js';
-import { readParams, useStrictParams } from './graphql-params.js';
-import { answerPost, postLaneCandidate, type PostLaneOptions } from './graphql-post-lane.js';
 import type { WebSocketEndpoint } from '../subscriptions/websocket-server.js';
 import type { StreamingHttpEndpoint } from '../subscriptions/streaming-http.js';
+import { CsrfGuard } from './csrf.js';
+import { answerGraphQL, serializeResult, type GraphQLHttpAnswer, type GraphQLHttpOptions, type GraphQLHttpRequest } from './graphql-http.js';
+import { answerPost, postLaneCandidate, type PostLaneOptions } from './graphql-post-lane.js';
+import { GRAPHQL_PATH, jsonError, runRoute, type HttpRoutes, type OwnedStep } from './http-routes.js';
 import { parseListenAddress } from './listen-address.js';
 import { bindListener, guardHttpServer, MAIN_LISTENER_TIMEOUTS, type ListenerTimeouts } from './listener-guard.js';
-import { Playground } from './playground.js';
-import { operationRequestOf } from './operation-request.js';
-import { resultStatus, resultTypeFor } from './result-head.js';
+import { headersFromRaw } from './operation-request.js';
 
 /** Where the router listens. */
 export interface ListenInfo {
@@ -32,8 +28,8 @@ export interface HttpServerOptions {
   readonly config: CoreConfig;
   readonly log: Logger;
   readonly execute: (request: OperationRequest, signal: AbortSignal) => Promise<OperationResponse>;
-  /** Whether a graph is loaded (readiness). */
-  readonly ready: () => boolean;
+  /** The plugins' routes and `/graphql` steps (health, playground, CORS and third-party ones). */
+  readonly routes: HttpRoutes;
   readonly metrics: Metrics;
   /** Attaches GraphQL over WebSocket to the bound listener (subscriptions/websocket-server.ts). Default: none. */
   readonly webSocket?: (server: Server) => WebSocketEndpoint;
@@ -44,24 +40,25 @@ export interface HttpServerOptions {
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
 /**
- * The main listener: `/graphql` through graphql-yoga (GraphQL over HTTP:
- * GET and POST, content negotiation, batching, body limit) or, for plain
- * JSON POSTs, the post lane; the playground at `/`, and the health
- * endpoints. CORS (cors.ts) and CSRF prevention (csrf.ts) are applied to
- * `/graphql` here, before either lane runs.
+ * The main listener. `/graphql` is the router's own: the plugins'
+ * `beforeGraphQL` steps (CORS), CSRF prevention (csrf.ts), then streamed
+ * answers (the streaming endpoint), the JSON POST lane
+ * (graphql-post-lane.ts) or the general handler (graphql-http.ts). Every
+ * other path is a plugin route (health, the playground, third-party ones)
+ * or 404. `handle` answers a fetch `Request` in-process the same way.
  */
 export class HttpServer {
-  private readonly yoga: YogaServerInstance<Record<string, never>, Record<string, never>>;
   private server: Server | undefined;
   /** Set once close() starts: keep-alive ends and readiness reports 503. */
-  private draining = false;
-  private readonly playground: Playground;
+  private closing = false;
+  /** The general handler's settings. */
+  private readonly graphql: GraphQLHttpOptions;
   /** The lane for plain JSON POSTs (graphql-post-lane.ts). */
   private readonly postLane: PostLaneOptions;
-  /** `cors.*`; undefined when CORS is off. */
-  private readonly cors: CorsPolicy | undefined;
   /** `csrf_prevention.*`. */
   private readonly csrf: CsrfGuard;
+  /** `beforeGraphQL` steps; empty (and skipped) when no plugin has one. */
+  private readonly steps: readonly OwnedStep[];
   /** The last `Host` header found usable in a URL (they rarely change). */
   private knownHost: string | undefined;
   /** GraphQL over WebSocket on the listener, when attached. */
@@ -69,51 +66,34 @@ export class HttpServer {
 
   constructor(private readonly options: HttpServerOptions) {
     const { config } = options;
-    // The plan-and-trace panel asks for query plans: only where they may be shown.
-    this.playground = new Playground({ endpoint: '/graphql', tracePanel: queryPlansEnabled(config) });
-    this.cors = config.cors.enabled ? new CorsPolicy(config.cors, options.log) : undefined;
     this.csrf = new CsrfGuard(config.csrf_prevention);
+    this.steps = options.routes.graphqlSteps;
+    this.graphql = { maxBodyBytes: config.limits.max_request_body, maxBatchSize: config.limits.max_batch_size, execute: options.execute };
     this.postLane = {
       maxBodyBytes: config.limits.max_request_body,
       execute: options.execute,
-      serialize: serializeBody,
-      fallback: (req, res, body) => this.answerWithYoga(req, res, body),
+      serialize: serializeResult,
+      fallback: (req, res, body) => this.answerGraphQL(req, res, body),
     };
-    this.yoga = createYoga({
-      graphqlEndpoint: '/graphql',
-      graphiql: false,
-      landingPage: false,
-      logging: false,
-      maskedErrors: false,
-      healthCheckEndpoint: '/__yoga-health',
-      // Persisted document ids sent instead of `query` (GraphQL over HTTP's `documentId`, Relay's `doc_id`).
-      extraParamNames: ['documentId', 'doc_id'],
-      batching: config.limits.max_batch_size > 0 ? { limit: config.limits.max_batch_size } : false,
-      maxRequestBodySize: false,
-      // CORS is ours (cors.ts): yoga's echoes any origin a listed one is a substring of.
-      cors: false,
-      // The strict parameter reader first, so the body limit wraps it.
-      plugins: [useStrictParams(), useRequestBodyLimit(config.limits.max_request_body), routerBridge(options)],
-    });
+  }
+
+  /** Whether close() has started (readiness answers 503 from then on). */
+  get draining(): boolean {
+    return this.closing;
   }
 
   /** Answers a fetch-style request in-process. */
   async handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    const own = await this.ownRoute(request.method, url.pathname, request.headers.get('accept-encoding') ?? undefined);
-    if (own) return new Response(own.body, { status: own.status, headers: own.headers });
-    const header = (name: string): string | undefined => request.headers.get(name) ?? undefined;
-    const cors = this.cors?.answer(request.method, header('origin'), header('access-control-request-method'));
-    if (cors?.preflight) return new Response(null, { status: cors.preflight.status, headers: cors.preflight.headers });
-    const refusal = this.csrf.check(request.method, header);
-    const response = refusal ? new Response(refusal.body, { status: refusal.status, headers: JSON_HEADERS }) : await this.yoga.fetch(request);
-    if (!cors || Object.keys(cors.headers).length === 0) return response;
-    const headers = new Headers(response.headers);
-    for (const [name, value] of Object.entries(cors.headers)) {
-      if (name === 'vary') appendVary(headers, value);
-      else headers.set(name, value);
-    }
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    const routeRequest = fetchHttpRequest(request, url, this.graphql.maxBodyBytes);
+    if (url.pathname !== GRAPHQL_PATH) return toResponse(await this.answerRoute(routeRequest), request.method);
+    const step = this.steps.length > 0 ? this.runSteps(routeRequest) : undefined;
+    if (step?.answer) return toResponse(step.answer, request.method);
+    const refusal = this.csrf.check(request.method, routeRequest.header);
+    const answer = refusal
+      ? { status: refusal.status, headers: JSON_HEADERS, body: refusal.body }
+      : await answerGraphQL(fetchGraphQLRequest(request, url, routeRequest.header), this.graphql);
+    return toResponse(answer, request.method, step?.headers);
   }
 
   /**
@@ -141,7 +121,7 @@ export class HttpServer {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
-    this.draining = true;
+    this.closing = true;
     // Subscriptions complete first (clients get `complete`, then close code 1001).
     await this.webSocket?.close();
     this.webSocket = undefined;
@@ -162,17 +142,16 @@ export class HttpServer {
         resolve();
       });
     });
-    await this.yoga.dispose?.();
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (this.draining) res.setHeader('connection', 'close');
+    if (this.closing) res.setHeader('connection', 'close');
     try {
-      const path = (req.url ?? '/').split('?')[0]!;
-      const own = await this.ownRoute(req.method ?? 'GET', path, req.headers['accept-encoding']);
-      if (own) {
-        res.writeHead(own.status, own.headers);
-        res.end(own.body);
+      const target = req.url ?? '/';
+      const query = target.indexOf('?');
+      const path = query === -1 ? target : target.slice(0, query);
+      if (path !== GRAPHQL_PATH) {
+        writeAnswer(res, await this.answerRoute(new NodeHttpRequest(req, res, path, this.graphql.maxBodyBytes)));
         return;
       }
       if (!this.hostIsUsable(req.headers.host)) {
@@ -181,15 +160,14 @@ export class HttpServer {
         return;
       }
       const method = req.method ?? 'GET';
-      if (this.cors) {
-        const cors = this.cors.answer(method, req.headers.origin, headerValue(req.headers['access-control-request-method']));
-        if (cors.preflight) {
-          res.writeHead(cors.preflight.status, cors.preflight.headers);
-          res.end();
+      if (this.steps.length > 0) {
+        const step = this.runSteps(new NodeHttpRequest(req, res, path, this.graphql.maxBodyBytes));
+        if (step.answer) {
+          writeAnswer(res, step.answer);
           return;
         }
-        // Merged into whatever the lane or yoga writes next.
-        setCorsHeaders(res, cors.headers);
+        // Merged into whatever the lane, the handler or the stream writes next.
+        for (const name in step.headers) res.setHeader(name, step.headers[name]!);
       }
       const refusal = this.csrf.check(method, (name) => headerValue(req.headers[name]));
       if (refusal) {
@@ -199,7 +177,7 @@ export class HttpServer {
       }
       if (this.options.streaming?.wants(req)) await this.options.streaming.handle(req, res);
       else if (postLaneCandidate(req, this.postLane.maxBodyBytes)) await answerPost(req, res, this.postLane);
-      else await this.yoga.requestListener(req, res);
+      else await this.answerGraphQL(req, res, undefined);
     } catch (error) {
       // A client that leaves mid-request is no fault of the router's.
       if (clientGone(req, error)) {
@@ -213,48 +191,49 @@ export class HttpServer {
     }
   }
 
-  /** Whether a `Host` header can be part of a URL (yoga builds the request's URL from it). */
+  /** The general handler over node's request; `body` when the post lane read it already. */
+  private async answerGraphQL(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): Promise<void> {
+    const request = new NodeGraphQLRequest(req, res, body);
+    const answer = await answerGraphQL(request, this.graphql);
+    if (res.destroyed) return;
+    // A body cut at the limit is still arriving: the connection cannot carry another request.
+    if (request.cut) res.setHeader('connection', 'close');
+    writeGraphQLAnswer(res, answer);
+  }
+
+  /** A plugin route's answer, or 404. */
+  private async answerRoute(request: HttpRequest): Promise<HttpAnswer> {
+    const owned = this.options.routes.find(request.path, request.method);
+    return (owned && (await runRoute(owned, request))) ?? { status: 404, headers: JSON_HEADERS, body: JSON.stringify({ errors: [{ message: `Not found: ${request.path}` }] }) };
+  }
+
+  /** Runs the `beforeGraphQL` steps in plugin order: the first answer ends the request; headers add up. */
+  private runSteps(request: HttpRequest): { answer?: HttpAnswer; headers: Record<string, string> } {
+    const headers: Record<string, string> = {};
+    for (const { plugin, log, step } of this.steps) {
+      let outcome: GraphQLRequestStep | undefined;
+      try {
+        outcome = step(request);
+      } catch (error) {
+        log.error({ err: error }, `[${plugin}] beforeGraphQL failed`);
+        return { answer: jsonError(500, `Plugin "${plugin}" failed on a request to ${GRAPHQL_PATH}.`, 'PLUGIN_ERROR'), headers };
+      }
+      if (!outcome) continue;
+      if (outcome.answer) return { answer: outcome.answer, headers };
+      for (const name in outcome.headers) {
+        const key = name.toLowerCase();
+        headers[key] = key === 'vary' && headers.vary ? `${headers.vary}, ${outcome.headers[name]}` : outcome.headers[name]!;
+      }
+    }
+    return { headers };
+  }
+
+  /** Whether a `Host` header can be part of a URL (clients and plugins build the request's URL from it). */
   private hostIsUsable(host: string | undefined): boolean {
     if (host === undefined || host === this.knownHost) return true;
     if (!URL.canParse(`http://${host}/`)) return false;
     this.knownHost = host;
     return true;
-  }
-
-  /** Yoga answers a request whose body was already read. */
-  private async answerWithYoga(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): Promise<void> {
-    if (body === undefined) return this.yoga.requestListener(req, res);
-    const headers = new Headers();
-    for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-    const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method, headers, body: new Uint8Array(body) });
-    const response = await this.yoga.fetch(request);
-    const out: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      out[name] = value;
-    });
-    const bytes = Buffer.from(await response.arrayBuffer());
-    res.writeHead(response.status, out);
-    res.end(bytes);
-  }
-
-  /** Routes the router answers itself; undefined hands the request to yoga. */
-  private async ownRoute(
-    method: string,
-    path: string,
-    acceptEncoding: string | undefined,
-  ): Promise<{ status: number; headers: Readonly<Record<string, string>>; body: string | Buffer<ArrayBuffer> } | undefined> {
-    if (path === '/graphql') return undefined;
-    if (path === '/health/live') return { status: 200, headers: JSON_HEADERS, body: '{"status":"ok"}' };
-    if (path === '/health/ready') {
-      return this.options.ready() && !this.draining
-        ? { status: 200, headers: JSON_HEADERS, body: '{"status":"ready"}' }
-        : { status: 503, headers: JSON_HEADERS, body: '{"status":"not ready"}' };
-    }
-    if ((method === 'GET' || method === 'HEAD') && this.options.config.playground.enabled) {
-      const playground = await this.playground.answer(path, acceptEncoding);
-      if (playground) return playground;
-    }
-    return { status: 404, headers: JSON_HEADERS, body: JSON.stringify({ errors: [{ message: `Not found: ${path}` }] }) };
   }
 }
 
@@ -263,8 +242,212 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-function setCorsHeaders(res: ServerResponse, headers: CorsHeaders): void {
-  for (const name in headers) res.setHeader(name, headers[name]!);
+/**
+ * The body of node's request, at most `limit` bytes: undefined once it
+ * passes the limit (the rest is left unread). Rejects when the client goes
+ * away before the end.
+ */
+function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        done();
+        resolve(undefined);
+      } else chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onError = (error: Error): void => {
+      done();
+      reject(error);
+    };
+    const onClose = (): void => {
+      done();
+      reject(new Error('aborted'));
+    };
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
+    req.once('close', onClose);
+  });
+}
+
+/** Aborted when the response closes before it was written in full (the client went away). */
+function abortOnClose(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/** A route's (or step's) view of node's request. */
+class NodeHttpRequest implements HttpRequest {
+  private abort: AbortSignal | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    readonly path: string,
+    private readonly limit: number,
+  ) {}
+
+  get method(): string {
+    return this.req.method ?? 'GET';
+  }
+
+  get query(): URLSearchParams {
+    const target = this.req.url ?? '';
+    const at = target.indexOf('?');
+    return new URLSearchParams(at === -1 ? '' : target.slice(at + 1));
+  }
+
+  readonly header = (name: string): string | undefined => headerValue(this.req.headers[name]);
+
+  async body(): Promise<Uint8Array> {
+    const bytes = await readLimited(this.req, this.limit);
+    if (bytes === undefined) {
+      this.res.setHeader('connection', 'close');
+      throw new RouterError('REQUEST_TOO_LARGE', `The request body is larger than the limit of ${this.limit} bytes.`);
+    }
+    return bytes;
+  }
+
+  get signal(): AbortSignal {
+    this.abort ??= abortOnClose(this.res);
+    return this.abort;
+  }
+}
+
+/** The general handler's view of node's request. */
+class NodeGraphQLRequest implements GraphQLHttpRequest {
+  /** Set when the body passed the limit and was left unread. */
+  cut = false;
+  private abort: AbortSignal | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly body: Buffer | undefined,
+  ) {}
+
+  get method(): string {
+    return this.req.method ?? 'GET';
+  }
+
+  get search(): string {
+    const target = this.req.url ?? '';
+    const at = target.indexOf('?');
+    return at === -1 ? '' : target.slice(at + 1);
+  }
+
+  header(name: string): string | undefined {
+    return headerValue(this.req.headers[name]);
+  }
+
+  headers(): Record<string, string> {
+    return headersFromRaw(this.req.rawHeaders);
+  }
+
+  async readBody(limit: number): Promise<Buffer | undefined> {
+    if (this.body !== undefined) return this.body;
+    const bytes = await readLimited(this.req, limit);
+    this.cut = bytes === undefined;
+    return bytes;
+  }
+
+  get signal(): AbortSignal {
+    this.abort ??= abortOnClose(this.res);
+    return this.abort;
+  }
+}
+
+/** A fetch `Request` as a route or step sees it. */
+function fetchHttpRequest(request: Request, url: URL, limit: number): HttpRequest {
+  return {
+    method: request.method,
+    path: url.pathname,
+    query: url.searchParams,
+    header: (name) => request.headers.get(name) ?? undefined,
+    body: async () => {
+      const bytes = await readStream(request.body, limit);
+      if (bytes === undefined) throw new RouterError('REQUEST_TOO_LARGE', `The request body is larger than the limit of ${limit} bytes.`);
+      return bytes;
+    },
+    signal: request.signal,
+  };
+}
+
+/** A fetch `Request` as the general handler sees it. */
+function fetchGraphQLRequest(request: Request, url: URL, header: (name: string) => string | undefined): GraphQLHttpRequest {
+  return {
+    method: request.method,
+    search: url.search.slice(1),
+    header,
+    headers: () => {
+      const headers: Record<string, string> = {};
+      request.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      return headers;
+    },
+    readBody: (limit) => readStream(request.body, limit),
+    signal: request.signal,
+  };
+}
+
+/** A fetch body, at most `limit` bytes (undefined past it; reading stops there). */
+async function readStream(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Buffer | undefined> {
+  if (!body) return Buffer.alloc(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return Buffer.concat(chunks);
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+}
+
+/** A route's or step's answer on node's response (HEAD: node leaves the body out). */
+function writeAnswer(res: ServerResponse, answer: HttpAnswer): void {
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
+}
+
+/** The general handler's answer on node's response, with its length. */
+function writeGraphQLAnswer(res: ServerResponse, answer: GraphQLHttpAnswer): void {
+  const { body } = answer;
+  const headers = body === undefined ? answer.headers : { ...answer.headers, 'content-length': String(Buffer.byteLength(body)) };
+  res.writeHead(answer.status, headers);
+  res.end(body);
+}
+
+/** An answer as a fetch `Response`; `extra` (a step's headers) added, `Vary` entries appended. */
+function toResponse(answer: HttpAnswer | GraphQLHttpAnswer, method: string, extra?: Readonly<Record<string, string>>): Response {
+  const headers = new Headers(answer.headers);
+  for (const name in extra) {
+    if (name === 'vary') appendVary(headers, extra[name]!);
+    else headers.set(name, extra[name]!);
+  }
+  const body = method === 'HEAD' || answer.body === undefined ? null : (answer.body as Uint8Array<ArrayBuffer> | string);
+  return new Response(body, { status: answer.status, headers });
 }
 
 /** Adds a `Vary` entry unless the header lists it (or `*`) already. */
@@ -279,55 +462,4 @@ function clientGone(req: IncomingMessage, error: unknown): boolean {
   if (req.destroyed && !req.complete) return true;
   const code = error instanceof Error && 'code' in error ? (error as { code?: unknown }).code : undefined;
   return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error instanceof Error && error.message === 'aborted');
-}
-
-/**
- * Hands every parsed GraphQL request to the router's pipeline and maps its
- * answer back to yoga. Parameters are read by `readParams`, as on the post
- * lane; yoga's own parameter check, which runs after this, then finds nothing to refuse.
- */
-function routerBridge(options: HttpServerOptions): YogaPlugin {
-  return {
-    onParams({ params, setParams, setParamsHandler }) {
-      // A batch entry that is no object (`null`, `1`): yoga's own check answers it with 400.
-      if (params === null || typeof params !== 'object' || Array.isArray(params)) return;
-      const checked = readParams(params as Record<string, unknown>);
-      if (checked instanceof GraphQLError) throw checked;
-      // Persisted operations arrive without text (the pipeline's plugins resolve it); yoga insists on a query string.
-      if (checked.query === undefined) setParams({ ...params, query: '' });
-      setParamsHandler(async ({ request }) => {
-        const headers: Record<string, string> = {};
-        request.headers.forEach((value, name) => {
-          headers[name] = value;
-        });
-        const operation = operationRequestOf(checked, { headers, method: request.method === 'GET' ? 'GET' : 'POST', origin: 'http' });
-        const response = await options.execute(operation, request.signal);
-        return toYogaResult(response, resultStatus(response, resultTypeFor(headers.accept)));
-      });
-    },
-  };
-}
-
-/** Where a data-only body's data object keeps its JSON: requests that share shaped data share its bytes too. */
-const JSON_BYTES = Symbol('switchyard.jsonBytes');
-
-function serializeBody(body: OperationResponse['body']): string | Buffer {
-  const data = body.data;
-  if (data === null || typeof data !== 'object' || body.errors !== undefined || body.extensions !== undefined || Object.keys(body).length !== 1) {
-    return JSON.stringify(body);
-  }
-  return memoOn(data, JSON_BYTES, () => Buffer.from(JSON.stringify(body)));
-}
-
-/**
- * What yoga gets back: the status (result-head.ts) and headers in
- * `extensions.http`, and our serializer for the body. The body's own fields
- * are not handed over, so yoga neither rewrites its errors nor reads a status
- * from them (`extensions.http` a subgraph put on an error).
- */
-function toYogaResult(response: OperationResponse, status: number): Record<string, unknown> {
-  return {
-    extensions: { http: { status, headers: response.headers } },
-    stringify: () => serializeBody(response.body).toString(),
-  };
 }

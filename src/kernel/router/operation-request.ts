@@ -1,7 +1,7 @@
 /**
  * The one converter to the kernel's `OperationRequest`: from the GraphQL
  * parameters any entry read (a GET query string or JSON body through
- * `readParams`, yoga's parsed parameters, the SDK's `execute`) plus where
+ * `readParams`, a batch entry, the SDK's `execute`) plus where
  * and how they arrived.
  */
 import type { OperationRequest } from '../pipeline/stages.js';

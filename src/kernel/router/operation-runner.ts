@@ -4,8 +4,7 @@ import { RouterError } from '../errors.js';
 import { executePlan } from '../execute/execute-plan.js';
 import { SharedAnswers } from '../execute/shared-answers.js';
 import type { SubgraphFetcher } from '../fetch/subgraph-fetcher.js';
-import type { SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
-import type { RouterInstruments } from '../metrics/router-instruments.js';
+import { NO_HEADERS, type SubgraphRequest } from '../fetch/subgraph-types.js';
 import type { LoadedGraph } from '../graph/loaded-graph.js';
 import type { Logger } from '../logger.js';
 import { runStage, type StageScope } from '../pipeline/stage-runner.js';
@@ -18,7 +17,7 @@ import type { ExecutionEngine } from './execution-engine.js';
 import { errorResponse, requestErrors } from './error-response.js';
 import { runIntrospection } from './introspection.js';
 import type { StageHooks } from './plugin-host.js';
-import { checkDocumentLimits, checkIntrospection, isStackOverflow, nestedTooDeeply } from './request-limits.js';
+import { checkDocumentShape, checkIntrospection, isStackOverflow, nestedTooDeeply } from './request-limits.js';
 
 /** What every operation of a router shares. */
 export interface OperationEnvironment {
@@ -28,8 +27,6 @@ export interface OperationEnvironment {
   readonly engine: (graph: LoadedGraph) => ExecutionEngine;
   readonly fetcher: SubgraphFetcher;
   readonly log: Logger;
-  /** Kernel metrics; undefined when metrics are off (then nothing is measured). */
-  readonly instruments: RouterInstruments | undefined;
 }
 
 /** The per-operation facts the execution engine needs (passed through envelop's context). */
@@ -46,22 +43,14 @@ export interface OperationContext {
 export async function runOperation(env: OperationEnvironment, request: OperationRequest, signal: AbortSignal): Promise<OperationResponse> {
   const scope: StageScope = { state: new RequestState(), signal };
   const hooks = env.hooks();
-  const started = env.instruments ? performance.now() : 0;
-  let response: OperationResponse;
   try {
-    response = await runStage('request', hooks.request, request, scope, async (current) => {
+    return await runStage('request', hooks.request, request, scope, async (current) => {
       const answer = await runPipeline(env, current, scope, hooks);
       return runStage('respond', hooks.respond, answer, scope, identity);
     });
   } catch (error) {
-    response = errorResponse(error, env.log);
+    return errorResponse(error, env.log);
   }
-  if (env.instruments) {
-    const outcome = !response.body.errors ? 'ok' : response.body.data ? 'partial' : 'error';
-    env.instruments.operations.inc({ outcome });
-    env.instruments.operationDuration.observe({}, (performance.now() - started) / 1000);
-  }
-  return response;
 }
 
 function identity<T>(value: T): T {
@@ -131,7 +120,8 @@ export async function prepareOperation(env: OperationEnvironment, request: Opera
       throw error;
     }
     // Linear in the document's size, and before validation: it bounds what validation and planning walk.
-    checkDocumentLimits(document, env.config.limits);
+    // The configured limits (`limits.max_*`) ran already, as the request-limits internal plugin's parse after-hook.
+    checkDocumentShape(document);
     let validationErrors: readonly GraphQLError[];
     try {
       validationErrors = await runStage('validate', hooks.validate, { document, schema: graph.apiSchema }, scope, (input) => session.validate(input.schema, input.document));
@@ -188,11 +178,10 @@ export async function executeFederated(
     satisfies: (typename, condition) => graph.index.satisfies(typename, condition),
     isObjectType: (typename) => graph.index.type(typename)?.kind === 'OBJECT',
     runFetch: async (call) => {
-      const subgraphRequest: SubgraphRequest = { ...call, headers: env.fetcher.headersFor(graph, call.subgraph, request.headers) };
+      // Headers come from the `headers` rules' fetch hook (builtins/header-rules.ts), when there are rules.
+      const subgraphRequest: SubgraphRequest = { ...call, headers: NO_HEADERS };
       try {
-        return await runStage('fetch', hooks.fetch, subgraphRequest, scope, (input) =>
-          env.instruments ? measuredSend(env, env.instruments, graph, input, scope.signal) : env.fetcher.send(graph, input, scope.signal),
-        );
+        return await runStage('fetch', hooks.fetch, subgraphRequest, scope, (input, signal) => env.fetcher.send(graph, input, signal));
       } catch (error) {
         if (error instanceof RouterError && error.code === 'PLUGIN_ERROR') env.log.error({ err: error.cause ?? error, plugin: error.plugin }, error.message);
         throw error;
@@ -214,26 +203,6 @@ export async function executeFederated(
   const body: GraphQLResponseBody = { data: merged.data };
   if (merged.errors.length > 0) body.errors = [...merged.errors];
   return body;
-}
-
-async function measuredSend(
-  env: OperationEnvironment,
-  instruments: RouterInstruments,
-  graph: LoadedGraph,
-  request: SubgraphRequest,
-  signal: AbortSignal,
-): Promise<SubgraphResponse> {
-  const started = performance.now();
-  try {
-    const response = await env.fetcher.send(graph, request, signal);
-    instruments.subgraphFetches.inc({ subgraph: request.subgraph, outcome: response.errors ? 'errors' : 'ok' });
-    return response;
-  } catch (error) {
-    instruments.subgraphFetches.inc({ subgraph: request.subgraph, outcome: error instanceof RouterError ? error.code : 'failed' });
-    throw error;
-  } finally {
-    instruments.subgraphFetchDuration.observe({ subgraph: request.subgraph }, (performance.now() - started) / 1000);
-  }
 }
 
 /** Shaped data per plan and answers (see execute/shared-answers.ts); shared, so never mutated. */

@@ -6,6 +6,7 @@ import { HOOK_NAMES, type StageHook } from '../pipeline/hooks.js';
 import type { PluginContext, PluginInstance, SwitchyardPlugin, TransportFactory } from '../pipeline/plugin.js';
 import type { RegisteredHook } from '../pipeline/stage-runner.js';
 import { STAGE_NAMES, type StageName } from '../pipeline/stages.js';
+import { HttpRoutes } from './http-routes.js';
 
 const PLUGIN_NAME = /^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9-]*)?$|^@[a-z0-9-]+\/[a-z0-9][a-z0-9-]*$/;
 
@@ -56,6 +57,7 @@ export class PluginHost {
   private readonly internal: readonly SwitchyardPlugin[];
   private readonly instances: Array<{ name: string; instance: PluginInstance; log: Logger; listeners: PluginListeners }> = [];
   private hooks: { [S in StageName]: RegisteredHook<S>[] } = emptyHooks();
+  private routes = new HttpRoutes([]);
 
   constructor(plugins: readonly SwitchyardPlugin[], internal: readonly SwitchyardPlugin[] = []) {
     checkRegistration(plugins);
@@ -75,6 +77,11 @@ export class PluginHost {
 
   get stageHooks(): StageHooks {
     return this.hooks;
+  }
+
+  /** The plugins' routes and `/graphql` steps on the main listener (internal plugins' first). */
+  get httpRoutes(): HttpRoutes {
+    return this.routes;
   }
 
   /** Envelop plugins, in plugin registration order. */
@@ -113,6 +120,12 @@ export class PluginHost {
         });
       }
       this.instances.push({ name: plugin.name, instance: instance ?? {}, log: context.log, listeners });
+    }
+    try {
+      this.routes = new HttpRoutes(this.instances);
+    } catch (error) {
+      await this.stop().catch(() => undefined);
+      throw error;
     }
     this.hooks = collectHooks(this.instances);
   }

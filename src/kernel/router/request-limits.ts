@@ -200,6 +200,11 @@ function count(value: number): string {
   return value >= SATURATED ? `more than ${SATURATED}` : String(value);
 }
 
+/** Whether any of `limits.max_depth`, `max_aliases`, `max_fields` is set (0 = no limit). */
+export function hasDocumentLimits(limits: LimitsConfig): boolean {
+  return limits.max_depth > 0 || limits.max_aliases > 0 || limits.max_fields > 0;
+}
+
 /**
  * Refuses, with a 400, documents whose fragments spread themselves, that nest
  * fields deeper than `limits.max_depth` (or MAX_NESTING levels, whatever the
@@ -209,25 +214,27 @@ function count(value: number): string {
  * fragments of that expansion are held to `max_fields` too, so that the work
  * of expanding a document (normalizing, planning) stays within the limit.
  * 0 = no limit. Token counts are enforced before parsing (document-scan.ts).
- * Linear in the document's size; runs before validation and planning.
+ * Linear in the document's size; runs before validation and planning. The
+ * router runs it in two parts: the configured limits in the request-limits
+ * internal plugin (builtins/request-limits.ts), then the shape check.
  */
 export function checkDocumentLimits(document: DocumentNode, limits: LimitsConfig): void {
+  checkConfiguredLimits(document, limits);
+  checkDocumentShape(document);
+}
+
+/**
+ * The configured part: `max_depth`, `max_aliases`, `max_fields`. A document
+ * deeper than MAX_NESTING within `max_depth` is left to the shape check,
+ * whose refusal comes before the alias and field counts.
+ */
+export function checkConfiguredLimits(document: DocumentNode, limits: LimitsConfig): void {
   const figures = measureDocument(document);
-  if (figures.cycle !== undefined) {
-    throw new RouterError('GRAPHQL_VALIDATION_FAILED', `Cannot spread fragment "${figures.cycle}" within itself.`, { status: 400 });
-  }
+  // A fragment cycle leaves the figures at 0: the shape check refuses it.
   if (limits.max_depth > 0 && figures.depth > limits.max_depth) {
     throw new RouterError('MAX_DEPTH_EXCEEDED', `The operation is ${figures.depth} levels deep; the limit is ${limits.max_depth}.`, { status: 400 });
   }
-  if (figures.depth > MAX_NESTING) {
-    throw new RouterError(
-      'GRAPHQL_VALIDATION_FAILED',
-      `The operation nests fields ${figures.depth} levels deep once its fragments are expanded; the router accepts at most ${MAX_NESTING}.`,
-      {
-        status: 400,
-      },
-    );
-  }
+  if (figures.depth > MAX_NESTING) return;
   if (limits.max_aliases > 0 && figures.aliases > limits.max_aliases) {
     throw new RouterError('MAX_ALIASES_EXCEEDED', `The operation uses ${count(figures.aliases)} aliases; the limit is ${limits.max_aliases}.`, { status: 400 });
   }
@@ -241,6 +248,28 @@ export function checkDocumentLimits(document: DocumentNode, limits: LimitsConfig
       'MAX_FIELDS_EXCEEDED',
       `The operation applies ${count(figures.fragments)} fragments (spreads and inline fragments) once they are expanded; the limit is ${limits.max_fields} (limits.max_fields).`,
       { status: 400 },
+    );
+  }
+}
+
+/**
+ * What the router refuses whatever the config says, before validation
+ * (which, like the planner, walks the document recursively): fragments that
+ * spread themselves, and fields nested deeper than MAX_NESTING once
+ * fragments are expanded.
+ */
+export function checkDocumentShape(document: DocumentNode): void {
+  const figures = measureDocument(document);
+  if (figures.cycle !== undefined) {
+    throw new RouterError('GRAPHQL_VALIDATION_FAILED', `Cannot spread fragment "${figures.cycle}" within itself.`, { status: 400 });
+  }
+  if (figures.depth > MAX_NESTING) {
+    throw new RouterError(
+      'GRAPHQL_VALIDATION_FAILED',
+      `The operation nests fields ${figures.depth} levels deep once its fragments are expanded; the router accepts at most ${MAX_NESTING}.`,
+      {
+        status: 400,
+      },
     );
   }
 }

@@ -10,7 +10,6 @@ import { createLogger, type Logger } from '../logger.js';
 import { createPrometheusMetrics, noopMetrics, type Metrics } from '../metrics/metrics.js';
 import { startMetricsServer } from '../metrics/metrics-server.js';
 import { createClusterBus } from '../cluster/cluster-bus.js';
-import { routerInstruments } from '../metrics/router-instruments.js';
 import { builtinPlugins } from '../builtins/index.js';
 import type { ExecuteRequest, RouterHandle, SwitchyardPlugin } from '../pipeline/plugin.js';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
@@ -102,7 +101,10 @@ class SwitchyardRouter implements Router {
   constructor(config: CoreConfig, plugins: readonly SwitchyardPlugin[], log: Logger) {
     this.config = config;
     this.log = log;
-    this.host = new PluginHost(plugins, builtinPlugins({ config, graph: () => this.graphs.current }));
+    this.host = new PluginHost(
+      plugins,
+      builtinPlugins({ config, graph: () => this.graphs.current, ready: () => this.graphs.current !== undefined && !(this.server?.draining ?? false) }),
+    );
     this.graphs = new GraphManager(config.engine.execution_plan_cache_size, log);
     this.documents = new DocumentCache(config);
     this.agent = createSubgraphAgent();
@@ -129,7 +131,7 @@ class SwitchyardRouter implements Router {
       metrics: this.metrics,
       cluster: this.bus,
     }));
-    this.fetcher = new SubgraphFetcher(this.config, this.agent, this.host.transports, this.stopping.signal);
+    this.fetcher = new SubgraphFetcher(this.config, this.agent, this.host.transports);
     const envelopPlugins = this.host.envelopPlugins;
     this.environment = {
       config: this.config,
@@ -145,7 +147,6 @@ class SwitchyardRouter implements Router {
       },
       fetcher: this.fetcher,
       log: this.log,
-      instruments: routerInstruments(this.metrics),
     };
     if (graphInput !== undefined) {
       try {
@@ -194,7 +195,7 @@ class SwitchyardRouter implements Router {
       config: this.config,
       log: this.log,
       execute: (request, signal) => this.executeOperation(request, signal),
-      ready: () => this.graphs.current !== undefined,
+      routes: this.host.httpRoutes,
       metrics: this.metrics,
       webSocket: subscriptions.enabled
         ? (server) =>

@@ -8,7 +8,8 @@
 import { validate, type DocumentNode, type GraphQLError } from 'graphql';
 import { RouterError } from '../errors.js';
 import { executePlan } from '../execute/execute-plan.js';
-import type { SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
+import { NO_HEADERS, type SubgraphRequest, type SubgraphResponse } from '../fetch/subgraph-types.js';
+import { subgraphHeaders } from '../builtins/header-rules.js';
 import type { SubscriptionSettings } from '../graph/execution-config.js';
 import { runStage, type StageScope } from '../pipeline/stage-runner.js';
 import { RequestState } from '../pipeline/state.js';
@@ -145,13 +146,13 @@ function liveOf(env: OperationEnvironment, options: StartOptions): LiveSubscript
 
 async function openStream(env: OperationEnvironment, prepared: PreparedOperation, hooks: StageHooks, options: StartOptions): Promise<EventStream> {
   const { context } = prepared;
-  const { graph, request } = context;
+  const { graph } = context;
   const basis = basisOn(graph, await planOf(prepared, hooks));
   const { root, settings } = basis;
   const target: UpstreamTarget = {
     subgraph: root.subgraph,
     settings,
-    headers: env.fetcher.headersFor(graph, root.subgraph, request.headers),
+    headers: subgraphHeaders(context.scope.state, root.subgraph),
     initPayload: options.initPayload,
     query: root.operation,
     operationName: root.operationName,
@@ -260,7 +261,6 @@ function eventStream(
 /** One event: the plan's other fetches, merge and respond, on a fork of the subscription's state. */
 async function answerEvent(env: OperationEnvironment, prepared: PreparedOperation, basis: StreamBasis, event: SubgraphResponse, hooks: StageHooks): Promise<GraphQLResponseBody> {
   const { context } = prepared;
-  const { request } = context;
   const { graph, plan } = basis;
   const rootFetchId = basis.root.id;
   const scope: StageScope = { state: context.scope.state.fork(), signal: context.scope.signal };
@@ -274,8 +274,8 @@ async function answerEvent(env: OperationEnvironment, prepared: PreparedOperatio
       runFetch: async (call) => {
         // The root fetch is the subgraph's stream: its answer is this event.
         if (call.kind === 'root' && call.fetchId === rootFetchId) return event;
-        const subgraphRequest: SubgraphRequest = { ...call, headers: env.fetcher.headersFor(graph, call.subgraph, request.headers), subscription: true };
-        return runStage('fetch', hooks.fetch, subgraphRequest, scope, (input) => env.fetcher.send(graph, input, scope.signal));
+        const subgraphRequest: SubgraphRequest = { ...call, headers: NO_HEADERS, subscription: true };
+        return runStage('fetch', hooks.fetch, subgraphRequest, scope, (input, signal) => env.fetcher.send(graph, input, signal));
       },
     });
     const merged: MergeOutput = await runStage('merge', hooks.merge, { plan, tree: outcome.tree, errors: outcome.errors }, scope, (input) => {

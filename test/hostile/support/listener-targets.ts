@@ -10,6 +10,8 @@ import { startInvalidationEndpoint } from '../../../plugins/response-cache/inval
 import { noopMetrics } from '../../../src/kernel/metrics/metrics.js';
 import { startMetricsServer } from '../../../src/kernel/metrics/metrics-server.js';
 import { HttpServer } from '../../../src/kernel/router/http-server.js';
+import { HttpRoutes } from '../../../src/kernel/router/http-routes.js';
+import { healthPlugin } from '../../../src/kernel/builtins/health.js';
 import { createLogger, defaultConfig, type ListenerTimeouts, type Logger } from '../../../src/index.js';
 
 /** Large answers: well beyond what loopback socket buffers hold, so a client that does not read leaves most of it in the server. */
@@ -56,14 +58,14 @@ export function captureLogs(): { logger: Logger; lines: Array<Record<string, unk
   return { logger, lines };
 }
 
-/** The main listener (graphql-yoga and the router's own routes) over a pipeline stub: `{ big }` answers BIG_BYTES of JSON. */
+/** The main listener (the router's GraphQL handler and the health routes) over a pipeline stub: `{ big }` answers BIG_BYTES of JSON. */
 async function mainListener(log: Logger, timeouts?: Partial<ListenerTimeouts>): Promise<Target> {
   const big = { data: { big: 'x'.repeat(BIG_BYTES) } };
   const server = new HttpServer({
     config: defaultConfig(),
     log,
     metrics: noopMetrics,
-    ready: () => true,
+    routes: new HttpRoutes([{ name: 'switchyard/health', log, instance: (await healthPlugin(() => true).setup({} as never)) ?? {} }]),
     execute: async (request) => ({ status: 200, headers: {}, body: request.query?.includes('big') ? big : { data: { ok: true } } }),
   });
   const info = await server.listen('127.0.0.1:0', timeouts);

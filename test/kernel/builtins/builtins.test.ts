@@ -27,7 +27,9 @@ type HostView = { host: { stageHooks: Record<string, Array<{ plugin: string }>> 
 describe('built-in features as internal plugins', () => {
   it('hook in ahead of user plugins, only while plans may be shown, and stay out of the plugin list', async () => {
     const user: SwitchyardPlugin = { name: 'user', setup: () => ({ hooks: { onRequest() {}, onPlan() {}, onFetch() {}, onRespond() {} } }) };
-    const shown = await startTestRouter({ subgraphs: [library], plugins: [user] });
+    // The other built-ins off (see below): only the plan's.
+    const others = { limits: { max_fields: 0 }, engine: { enable_single_flight: false }, traffic_shaping: { all: { retry: { enabled: false } } } };
+    const shown = await startTestRouter({ subgraphs: [library], plugins: [user], config: others });
     const hooks = (shown.router as unknown as HostView).host.stageHooks;
     expect(hooks.request!.map((h) => h.plugin)).toEqual(['switchyard/request-trace', 'switchyard/query-plan', 'user']);
     expect(hooks.plan!.map((h) => h.plugin)).toEqual(['switchyard/request-trace', 'switchyard/query-plan', 'user']);
@@ -37,7 +39,7 @@ describe('built-in features as internal plugins', () => {
     expect(shown.router.plugins).toEqual(['user']);
     await shown.close();
 
-    const hidden = await startTestRouter({ subgraphs: [library], plugins: [user], config: { introspection: { enabled: false } } });
+    const hidden = await startTestRouter({ subgraphs: [library], plugins: [user], config: { ...others, introspection: { enabled: false } } });
     const none = (hidden.router as unknown as HostView).host.stageHooks;
     expect(
       Object.values(none)

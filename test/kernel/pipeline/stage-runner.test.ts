@@ -52,3 +52,79 @@ describe('runStage', () => {
     expect(output.status).toBe(202);
   });
 });
+
+describe('aroundStage', () => {
+  it('runs the stage through the wrappers, first registered outermost, after every before-hook, with the input they left', async () => {
+    const order: string[] = [];
+    const hooks = [
+      registered('outer', (event) => {
+        event.aroundStage(async (input, perform) => {
+          order.push(`outer:in:${input.status}`);
+          const output = await perform(input);
+          order.push(`outer:out:${output.status}`);
+          return output;
+        });
+      }),
+      registered('inner', (event) => {
+        event.aroundStage(async (input, perform) => {
+          order.push('inner:in');
+          // Called twice, as a retry does: each call runs the stage.
+          await perform(input);
+          return perform(answer(input.status + 1));
+        });
+      }),
+      registered('last', (event) => {
+        order.push('last:before');
+        event.setInput(answer(300));
+        return () => void order.push('last:after');
+      }),
+    ];
+    const output = await runStage('respond', hooks, answer(200), scope(), (input) => {
+      order.push(`stage:${input.status}`);
+      return input;
+    });
+    expect(output.status).toBe(301);
+    expect(order).toEqual(['last:before', 'outer:in:300', 'inner:in', 'stage:300', 'stage:301', 'outer:out:301', 'last:after']);
+  });
+
+  it('skips the wrappers when a hook answers, and passes a wrapper failure on as the stage failure (not a PLUGIN_ERROR)', async () => {
+    let wrapped = 0;
+    const wrap = registered('wrap', (event) => {
+      event.aroundStage(async (input, perform) => {
+        wrapped++;
+        return perform(input);
+      });
+    });
+    const answered = await runStage('respond', [wrap, registered('cache', (event) => event.respondWith(answer(203)))], answer(200), scope(), () => {
+      throw new Error('the stage must not run');
+    });
+    expect(answered.status).toBe(203);
+    expect(wrapped).toBe(0);
+
+    const failure = new Error('fail fast');
+    const failing = registered('breaker', (event) =>
+      event.aroundStage(async () => {
+        throw failure;
+      }),
+    );
+    await expect(runStage('respond', [failing], answer(200), scope(), (input) => input)).rejects.toBe(failure);
+  });
+
+  it('gives the stage the request signal, or the one a wrapper passes (a call shared beyond one request)', async () => {
+    const own = scope();
+    const shared = new AbortController().signal;
+    const seen: AbortSignal[] = [];
+    const stage = (input: OperationResponse, signal: AbortSignal) => {
+      seen.push(signal);
+      return input;
+    };
+    await runStage('respond', [registered('plain', (event) => event.aroundStage((input, perform) => perform(input)))], answer(200), own, stage);
+    await runStage('respond', [registered('sharing', (event) => event.aroundStage((input, perform) => perform(input, shared)))], answer(200), own, stage);
+    await runStage('respond', [], answer(200), own, stage);
+    // A wrapper inside the one that gave another signal passes that one on (a retry inside a shared call).
+    const sharing = registered('sharing', (event) => event.aroundStage((input, perform) => perform(input, shared)));
+    const retrying = registered('retrying', (event) => event.aroundStage((input, perform) => perform(input)));
+    await runStage('respond', [sharing, retrying], answer(200), own, stage);
+    expect(seen).toEqual([own.signal, shared, own.signal, shared]);
+  });
+});

@@ -2,7 +2,8 @@
  * The GraphQL over HTTP spec's own conformance audit (npm `graphql-http`,
  * `serverAudits`) against a real router: one test per audit, every MUST,
  * SHOULD and MAY passing, over HTTP on loopback (the post lane answers what
- * it takes, yoga the rest) and in-process (yoga's path alone).
+ * it takes, the general handler the rest) and in-process (the general
+ * handler alone).
  */
 import { serverAudits } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,11 +36,11 @@ function runAudits(fetchFn: (input: string, init?: RequestInit) => Promise<Respo
   }
 }
 
-describe('graphql-http server audit over HTTP (the post lane, and yoga for what it declines)', () => {
+describe('graphql-http server audit over HTTP (the post lane, and the general handler for what it declines)', () => {
   runAudits((input, init) => fetch(input, init));
 });
 
-describe('graphql-http server audit on the yoga path alone (in-process, no post lane)', () => {
+describe('graphql-http server audit on the general handler alone (in-process, no post lane)', () => {
   runAudits((input, init) => router.router.handle(new Request(input, init)));
 });
 

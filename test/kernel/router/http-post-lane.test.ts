@@ -1,9 +1,9 @@
 /**
- * Plain JSON POSTs to /graphql are answered without yoga (graphql-post-lane.ts).
+ * Plain JSON POSTs to /graphql take the post lane (graphql-post-lane.ts).
  * Clients must not be able to tell: every request here is sent over HTTP
- * (the lane, or yoga when the lane declines) and to yoga in-process, and
- * the two answers must be the same status, content type, caching headers
- * and body.
+ * (the lane, or the general handler when the lane declines) and in-process
+ * (the general handler, graphql-http.ts, alone), and the two answers must be
+ * the same status, content type, caching headers and body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
@@ -44,17 +44,17 @@ async function answerOf(response: Response): Promise<Answer> {
   };
 }
 
-/** The same request over HTTP and through yoga in-process. */
-async function both(body: string, headers: Record<string, string> = {}): Promise<{ http: Answer; yoga: Answer }> {
+/** The same request over HTTP and through the general handler in-process. */
+async function both(body: string, headers: Record<string, string> = {}): Promise<{ http: Answer; general: Answer }> {
   const init = { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body };
   const http = await answerOf(await fetch(`${router.url}/graphql`, init));
-  const yoga = await answerOf(await router.router.handle(new Request('http://router.test/graphql', init)));
-  return { http, yoga };
+  const general = await answerOf(await router.router.handle(new Request('http://router.test/graphql', init)));
+  return { http, general };
 }
 
 const QUERY = JSON.stringify({ query: '{ books { id title author { name } } }' });
 
-describe('JSON POSTs to /graphql answer exactly as GraphQL over HTTP via yoga does', () => {
+describe('JSON POSTs to /graphql answer exactly as the general GraphQL over HTTP handler does', () => {
   const cases: Array<[string, string, Record<string, string>?]> = [
     ['a query across two subgraphs', QUERY],
     [
@@ -92,7 +92,7 @@ describe('JSON POSTs to /graphql answer exactly as GraphQL over HTTP via yoga do
     ['Accept preferring graphql-response+json', QUERY, { accept: 'application/graphql-response+json, application/json' }],
     ['Accept preferring application/json', QUERY, { accept: 'application/json;q=0.9, application/graphql-response+json' }],
     ['Accept: application/*', JSON.stringify({ query: '{ nope }' }), { accept: 'application/*' }],
-    ['Accept with a charset yoga cannot send', QUERY, { accept: 'application/json; charset=latin1' }],
+    ['Accept with a charset the router cannot send', QUERY, { accept: 'application/json; charset=latin1' }],
     ['Accept that no GraphQL answer fits', QUERY, { accept: 'text/html' }],
     ['Accept: text/event-stream', QUERY, { accept: 'text/event-stream' }],
     ['content type with a charset', QUERY, { 'content-type': 'application/json; charset=utf-8' }],
@@ -100,8 +100,8 @@ describe('JSON POSTs to /graphql answer exactly as GraphQL over HTTP via yoga do
 
   for (const [name, body, headers] of cases) {
     it(name, async () => {
-      const { http, yoga } = await both(body, headers);
-      expect(http).toEqual(yoga);
+      const { http, general } = await both(body, headers);
+      expect(http).toEqual(general);
     });
   }
 });
@@ -145,7 +145,7 @@ describe('the answer', () => {
   });
 });
 
-describe('resultTypeFor reads Accept as yoga does', () => {
+describe('resultTypeFor reads Accept as GraphQL over HTTP clients expect', () => {
   it.each([
     [undefined, 'application/json'],
     ['', 'application/json'],

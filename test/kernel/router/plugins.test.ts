@@ -200,8 +200,9 @@ describe('the plugin contract', () => {
 
   it('registers no hooks for a plugin that has none, so it costs nothing per request', async () => {
     const quiet: SwitchyardPlugin = { name: 'quiet', setup: () => ({}) };
-    // Plans not shown: no built-in feature is on, so no stage has a hook at all.
-    const router = await startTestRouter({ subgraphs: [library], plugins: [quiet], config: { query_plans: { enabled: false } } });
+    // Every built-in feature off (plans not shown, no document limit, no sharing, no retries): no stage has a hook at all.
+    const config = { query_plans: { enabled: false }, limits: { max_fields: 0 }, engine: { enable_single_flight: false }, traffic_shaping: { all: { retry: { enabled: false } } } };
+    const router = await startTestRouter({ subgraphs: [library], plugins: [quiet], config });
     const internal = router.router as unknown as { host: { stageHooks: Record<string, unknown[]> } };
     expect(Object.values(internal.host.stageHooks).every((hooks) => hooks.length === 0)).toBe(true);
     await router.close();
