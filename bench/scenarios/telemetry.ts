@@ -45,6 +45,24 @@ function profiled(contender: Contender): Contender {
   };
 }
 
+/**
+ * `BENCH_TELEMETRY_COMPARE_CLI=<main.mjs>`: one more contender, tracing
+ * every request as `switchyard-tracing-1` does but run from another build
+ * (say, the bench's build of an earlier commit, `bench/.work/switchyard/cli/main.mjs`
+ * of a checkout of it): a change to tracing's cost measured against the
+ * previous code within one run.
+ */
+function compared(contender: Contender, cli: string): Contender {
+  return {
+    ...contender,
+    id: `${contender.id}-compare`,
+    label: `${contender.label} (build ${cli})`,
+    launch: (context) => contender.launch({ ...context, programs: { ...context.programs, switchyardCli: cli } }),
+  };
+}
+
+const COMPARE_CLI = process.env.BENCH_TELEMETRY_COMPARE_CLI;
+
 /** A router tracing `samplingRate` of its requests to the sink (whose URL is known at launch). */
 function traced(id: string, samplingRate: number): Contender {
   const options = {
@@ -97,6 +115,7 @@ export const telemetryScenario: Scenario = {
     profiled(traced(ALL, 1)),
     traced(ONE_PERCENT, 0.01),
     switchyard({ id: TWIN, label: 'Switchyard, telemetry off: a second process (A/A control)', baseline: OFF }),
+    ...(COMPARE_CLI ? [compared(traced(ALL, 1), COMPARE_CLI)] : []),
   ],
   expected: benchExpected,
   targets: (summaries) => [

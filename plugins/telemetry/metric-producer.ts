@@ -22,6 +22,21 @@ interface OtlpName {
   readonly unit: string;
   /** Prometheus label → attribute; labels not listed become `switchyard.<label>`. */
   readonly attributes?: Readonly<Record<string, string>>;
+  /** Adjusts a series' attributes after the renaming (types, derived attributes). */
+  readonly adjust?: (attributes: Attributes) => void;
+}
+
+/**
+ * `http.response.status_code` is an integer in the HTTP conventions (a
+ * Prometheus label is text), and a 5xx answer is an error: `error.type` is
+ * then its status code, as the conventions say for a server without a
+ * better name for the error.
+ */
+function httpServerAttributes(attributes: Attributes): void {
+  const status = Number(attributes['http.response.status_code']);
+  if (!Number.isInteger(status)) return;
+  attributes['http.response.status_code'] = status;
+  if (status >= 500) attributes['error.type'] = String(status);
 }
 
 const SUBGRAPH = { subgraph: 'switchyard.subgraph.name' };
@@ -32,7 +47,12 @@ const CACHE_LABELS = { subgraph: 'switchyard.subgraph.name', type: 'graphql.type
  * counters) follow the rule of `otlpNameOf`.
  */
 export const OTLP_NAMES: Readonly<Record<string, OtlpName>> = {
-  switchyard_operation_duration_seconds: { name: 'http.server.request.duration', unit: 's' },
+  switchyard_operation_duration_seconds: {
+    name: 'http.server.request.duration',
+    unit: 's',
+    attributes: { method: 'http.request.method', status: 'http.response.status_code' },
+    adjust: httpServerAttributes,
+  },
   switchyard_operations_total: { name: 'switchyard.operations', unit: '{operation}', attributes: { outcome: 'switchyard.operation.outcome' } },
   switchyard_subgraph_fetch_duration_seconds: { name: 'http.client.request.duration', unit: 's', attributes: SUBGRAPH },
   switchyard_subgraph_fetches_total: { name: 'switchyard.subgraph.fetches', unit: '{fetch}', attributes: { ...SUBGRAPH, outcome: 'switchyard.fetch.outcome' } },
@@ -105,6 +125,7 @@ export class RouterMetricProducer implements MetricProducer {
     // A subgraph series also says where its calls go (server.address, server.port, ...), as a call's span does.
     const attributes: Attributes = labels.subgraph !== undefined && names?.subgraph !== undefined ? { ...this.subgraphs.metric(labels.subgraph, undefined) } : {};
     for (const [label, value] of Object.entries(labels)) attributes[names?.[label] ?? `switchyard.${label}`] = value;
+    otlp.adjust?.(attributes);
     return attributes;
   }
 }

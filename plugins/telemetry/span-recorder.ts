@@ -8,8 +8,9 @@
  * conversions, a dozen fields per span) was about half of tracing's cost on
  * the router's thread. Here only the operation span asks the sampler; its
  * children are recorded exactly when it is; attributes are the ones this
- * plugin builds (valid by construction) and are taken as they are; the
- * resource and instrumentation scope are shared by every span. What leaves
+ * plugin builds (valid by construction) and are taken as they are, shared
+ * between spans until one writes its own; the resource and
+ * instrumentation scope are shared by every span. What leaves
  * the router is unchanged: the SDK's `BatchSpanProcessor` queues the spans
  * and the OTLP exporter encodes them with @opentelemetry/otlp-transformer.
  */
@@ -25,6 +26,7 @@ import {
   type SpanStatus,
   SpanStatusCode,
   TraceFlags,
+  type TraceState,
   trace,
 } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
@@ -36,6 +38,7 @@ const NO_LINKS: Link[] = [];
 /** Shared by spans without events (replaced by the span's own array on its first event). */
 const NO_EVENTS: TimedEvent[] = [];
 const NOT_ENDED: HrTime = [0, 0];
+/** Shared by spans without attributes of their own (replaced by the span's own object on its first write). */
 const NO_ATTRIBUTES: Attributes = Object.freeze({});
 const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
 
@@ -58,32 +61,47 @@ export interface SpanSink {
 /**
  * One span, written by the hooks and read by the exporters. A span lives
  * until its batch is exported (long enough to outlive the young
- * generation), so it holds as few objects as it can: no events array until
- * an event is added, no duration until an exporter asks for one.
+ * generation), so it holds as few objects as it can: it is its own span
+ * context (`spanContext()` answers the span itself, and a child's
+ * `parentSpanContext` is its parent span); it shares one frozen attribute
+ * object with other spans until it writes one of its own (`attributes`
+ * handed in at the start are shared too: they are copied on the first
+ * write); it has no events array until an event is added and no duration
+ * until an exporter asks for one.
  */
-export class RecordedSpan implements ReadableSpan {
+export class RecordedSpan implements ReadableSpan, SpanContext {
   ended = false;
   status: SpanStatus = UNSET;
   events: TimedEvent[] = NO_EVENTS;
   readonly startTime: HrTime;
   endTime: HrTime = NOT_ENDED;
-  private endMs = 0;
-
   constructor(
     private readonly sink: SpanSink,
-    private readonly context: SpanContext,
+    readonly traceId: string,
+    readonly spanId: string,
+    readonly traceFlags: number,
+    readonly traceState: TraceState | undefined,
     readonly parentSpanContext: SpanContext | undefined,
     public name: string,
     readonly kind: SpanKind,
-    private readonly startMs: number,
-    /** Owned by this span (never a shared object: it is written to). */
-    readonly attributes: Attributes,
+    startMs: number,
+    /** Never written in place while shared (see `ownsAttributes`). */
+    public attributes: Attributes,
+    /** Whether `attributes` is this span's own object (else it is shared and copied before a write). */
+    private ownsAttributes: boolean,
   ) {
     this.startTime = hrTime(startMs);
   }
 
   get duration(): HrTime {
-    return hrTime(Math.max(0, this.endMs - this.startMs));
+    if (!this.ended) return [0, 0];
+    let seconds = this.endTime[0] - this.startTime[0];
+    let nanos = this.endTime[1] - this.startTime[1];
+    if (nanos < 0) {
+      seconds -= 1;
+      nanos += 1e9;
+    }
+    return seconds < 0 ? [0, 0] : [seconds, nanos];
   }
 
   get resource(): Resource {
@@ -111,17 +129,23 @@ export class RecordedSpan implements ReadableSpan {
   }
 
   spanContext(): SpanContext {
-    return this.context;
+    return this;
   }
 
-  /** A child of this span (same trace, recorded as this one is). */
-  child(name: string, kind: SpanKind, startMs: number, attributes: Attributes = {}): RecordedSpan {
-    const { traceId, traceFlags, traceState } = this.context;
-    const context: SpanContext = { traceId, spanId: ids.generateSpanId(), traceFlags, traceState };
-    return new RecordedSpan(this.sink, context, this.context, name, kind, startMs, attributes);
+  /**
+   * A child of this span (same trace, recorded as this one is). `attributes`
+   * may be a shared object (a cached set): the child copies it before it
+   * writes an attribute of its own.
+   */
+  child(name: string, kind: SpanKind, startMs: number, attributes: Attributes = NO_ATTRIBUTES): RecordedSpan {
+    return new RecordedSpan(this.sink, this.traceId, ids.generateSpanId(), this.traceFlags, this.traceState, this, name, kind, startMs, attributes, false);
   }
 
   setAttribute(key: string, value: AttributeValue): void {
+    if (!this.ownsAttributes) {
+      this.attributes = { ...this.attributes };
+      this.ownsAttributes = true;
+    }
     this.attributes[key] = typeof value === 'string' && value.length > this.sink.valueLengthLimit ? value.slice(0, this.sink.valueLengthLimit) : value;
   }
 
@@ -132,7 +156,7 @@ export class RecordedSpan implements ReadableSpan {
     }
   }
 
-  addEvent(name: string, attributes: Attributes = {}, timeMs: number = performance.timeOrigin + performance.now()): void {
+  addEvent(name: string, attributes: Attributes = NO_ATTRIBUTES, timeMs: number = performance.timeOrigin + performance.now()): void {
     if (this.events === NO_EVENTS) this.events = [];
     this.events.push({ name, attributes, time: hrTime(timeMs), droppedAttributesCount: 0 });
   }
@@ -158,7 +182,6 @@ export class RecordedSpan implements ReadableSpan {
   end(endMs: number): void {
     if (this.ended) return;
     this.ended = true;
-    this.endMs = endMs;
     this.endTime = hrTime(endMs);
     this.sink.ended(this);
   }
@@ -193,10 +216,13 @@ export class SpanRecorder implements SpanSink {
       // Not recorded: the client's trace (if any) goes on to subgraphs with the sampled flag off, under a new span id.
       return { forward: remote ? { traceId, spanId: ids.generateSpanId(), traceFlags: TraceFlags.NONE, traceState: remote.traceState } : undefined };
     }
-    const context: SpanContext = { traceId, spanId: ids.generateSpanId(), traceFlags: TraceFlags.SAMPLED, traceState: remote?.traceState };
-    const recorded = new RecordedSpan(this, context, remote, name, kind, startMs, {});
-    // Through setAttributes: these carry client input (the user agent), cut at the limit.
-    recorded.setAttributes(attributes());
+    // Built for this span, so owned by it; they carry client input (the user agent): cut at the limit in place.
+    const own = attributes();
+    for (const key in own) {
+      const value = own[key];
+      if (typeof value === 'string' && value.length > this.valueLengthLimit) own[key] = value.slice(0, this.valueLengthLimit);
+    }
+    const recorded = new RecordedSpan(this, traceId, ids.generateSpanId(), TraceFlags.SAMPLED, remote?.traceState, remote, name, kind, startMs, own, true);
     return { recorded };
   }
 

@@ -1,9 +1,10 @@
 /**
- * Attributes of subgraph calls, built once per subgraph (and fetch kind)
- * rather than per call: a traced request makes one client span per subgraph
- * call, and building these objects each time was a visible share of the
- * cost of tracing. The cached objects are shared: never change one (the SDK
- * copies what a span is started with).
+ * Attributes of subgraph calls, built once per subgraph, fetch kind,
+ * operation type and entity count rather than per call: a traced request
+ * makes one client span per subgraph call, and building (or copying) these
+ * objects each time was a visible share of the cost of tracing. The cached
+ * objects are frozen and shared by every span of that shape: a span copies
+ * its set before it adds an attribute (span-recorder.ts).
  */
 
 import type { Attributes } from '@opentelemetry/api';
@@ -16,12 +17,43 @@ export interface FetchShape {
   readonly operationType: string;
 }
 
+/** Entity counts up to this get a cached attribute set each; larger ones a fresh object per call. */
+const MAX_CACHED_ENTITIES = 256;
+
+/** What the fetch spans of one subgraph, kind and operation type share. */
+export class FetchSpanShape {
+  /** By entity count, filled as counts are seen. */
+  private readonly byEntities: Attributes[] = [];
+
+  constructor(
+    /** `fetch <subgraph>` */
+    readonly name: string,
+    /** Frozen; without `switchyard.fetch.entities`. */
+    private readonly base: Attributes,
+  ) {}
+
+  /**
+   * The span's attributes, with `switchyard.fetch.entities` when `entities`
+   * (representations sent) is given. Shared and frozen: copy before changing.
+   */
+  attributes(entities: number | undefined): Attributes {
+    if (entities === undefined) return this.base;
+    if (entities > MAX_CACHED_ENTITIES) return withEntities(this.base, entities);
+    let attributes = this.byEntities[entities];
+    if (!attributes) {
+      attributes = Object.freeze(withEntities(this.base, entities));
+      this.byEntities[entities] = attributes;
+    }
+    return attributes;
+  }
+}
+
 /** Per-subgraph attribute sets, rebuilt when the graph (and so the subgraph config object) changes. */
 interface SubgraphAttributes {
   /** Where calls go: `server.*`, `url.full`, `rpc.system`, `http.request.method`. */
   readonly target: Attributes;
-  /** Fetch span attributes by `kind` and operation type. */
-  readonly spans: Map<string, Attributes>;
+  /** Fetch span attributes by `kind`, then operation type. */
+  readonly spans: Map<string, Map<string, FetchSpanShape>>;
   /** `http.client.request.duration` attributes of a call that answered (no `url.full`: one series per subgraph). */
   readonly metric: Attributes;
 }
@@ -31,17 +63,22 @@ export class SubgraphAttributeCache {
 
   constructor(private readonly graph: () => GraphInfo | undefined) {}
 
-  /** A fetch span's attributes, but for `switchyard.fetch.entities` (which varies per call). */
-  span(fetch: FetchShape): Attributes {
+  /** What a fetch span of this shape is named and carries. */
+  fetchSpan(fetch: FetchShape): FetchSpanShape {
     const entry = this.entry(fetch.subgraph);
-    if (!entry) return { 'switchyard.subgraph.name': fetch.subgraph, 'switchyard.fetch.kind': fetch.kind, 'graphql.operation.type': fetch.operationType };
-    const key = `${fetch.kind}\u0000${fetch.operationType}`;
-    let attributes = entry.spans.get(key);
-    if (!attributes) {
-      attributes = { ...entry.target, 'switchyard.subgraph.name': fetch.subgraph, 'switchyard.fetch.kind': fetch.kind, 'graphql.operation.type': fetch.operationType };
-      entry.spans.set(key, attributes);
+    // A subgraph the graph does not know (a plugin's fetch): nothing cached.
+    if (!entry) return new FetchSpanShape(`fetch ${fetch.subgraph}`, fetchAttributes({}, fetch));
+    let byType = entry.spans.get(fetch.kind);
+    if (!byType) {
+      byType = new Map();
+      entry.spans.set(fetch.kind, byType);
     }
-    return attributes;
+    let shape = byType.get(fetch.operationType);
+    if (!shape) {
+      shape = new FetchSpanShape(`fetch ${fetch.subgraph}`, Object.freeze(fetchAttributes(entry.target, fetch)));
+      byType.set(fetch.operationType, shape);
+    }
+    return shape;
   }
 
   /** Attributes of a subgraph call's duration; with `error.type` when it failed. */
@@ -63,6 +100,14 @@ export class SubgraphAttributeCache {
     }
     return entry;
   }
+}
+
+function fetchAttributes(target: Attributes, fetch: FetchShape): Attributes {
+  return { ...target, 'switchyard.subgraph.name': fetch.subgraph, 'switchyard.fetch.kind': fetch.kind, 'graphql.operation.type': fetch.operationType };
+}
+
+function withEntities(attributes: Attributes, entities: number | undefined): Attributes {
+  return entities === undefined ? attributes : { ...attributes, 'switchyard.fetch.entities': entities };
 }
 
 /** Where a subgraph's calls go, as span and metric attributes. */

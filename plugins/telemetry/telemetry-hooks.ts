@@ -13,7 +13,7 @@
 
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, type Attributes, type SpanContext, type TextMapGetter } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { RouterError, StateKey, type Hooks, type OperationRequest, type OperationResponse, type RequestState } from '../../src/index.js';
+import { RouterError, StateKey, type Hooks, type StageOutcome, type OperationRequest, type OperationResponse, type RequestState } from '../../src/index.js';
 import { persistedQueryResolved } from '../../src/operations/index.js';
 import { cacheCounts, takeFetchStatus } from './cache-status.js';
 import { operationFacts, type OperationFacts } from './operation-facts.js';
@@ -80,23 +80,23 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
     }
     const span = record.span;
     if (span) {
-      const attributes: Attributes = { 'http.response.status_code': status };
+      // Written straight onto the span (its own object): no attribute set built to be copied.
+      span.setAttribute('http.response.status_code', status);
       if (facts) {
-        if (facts.name !== undefined) attributes['graphql.operation.name'] = facts.name;
-        if (facts.type !== undefined) attributes['graphql.operation.type'] = facts.type;
-        attributes['switchyard.operation.hash'] = facts.hash;
-        if (record.planCacheHit !== undefined) attributes['switchyard.plan_cache_hit'] = record.planCacheHit;
+        if (facts.name !== undefined) span.setAttribute('graphql.operation.name', facts.name);
+        if (facts.type !== undefined) span.setAttribute('graphql.operation.type', facts.type);
+        span.setAttribute('switchyard.operation.hash', facts.hash);
+        if (record.planCacheHit !== undefined) span.setAttribute('switchyard.plan_cache_hit', record.planCacheHit);
         if (facts.type !== undefined) span.updateName(facts.name ? `${facts.type} ${facts.name}` : facts.type);
       }
-      if (record.text !== undefined) attributes['graphql.document'] = record.text;
+      if (record.text !== undefined) span.setAttribute('graphql.document', record.text);
       if (cache) {
-        attributes['switchyard.response_cache.hits'] = cache.hits;
-        attributes['switchyard.response_cache.partial_hits'] = cache.partialHits;
-        attributes['switchyard.response_cache.misses'] = cache.misses;
+        span.setAttribute('switchyard.response_cache.hits', cache.hits);
+        span.setAttribute('switchyard.response_cache.partial_hits', cache.partialHits);
+        span.setAttribute('switchyard.response_cache.misses', cache.misses);
       }
       const errors = response?.body.errors;
-      if (errors && errors.length > 0) attributes['switchyard.graphql.error_count'] = errors.length;
-      span.setAttributes(attributes);
+      if (errors && errors.length > 0) span.setAttribute('switchyard.graphql.error_count', errors.length);
       if (record.persistedId !== undefined) {
         span.addEvent('persisted_operation.lookup', {
           'switchyard.persisted_operation.id': record.persistedId,
@@ -154,17 +154,22 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
       const record = event.state.get(TELEMETRY);
       if (!record) return;
       // Every plan is noted, sampled or not, so that a sampled request later knows a cached plan when it gets one.
-      event.whenSettled((outcome) => {
+      const notePlan = (outcome: StageOutcome<'plan'>): void => {
         if (!outcome.ok || outcome.shortCircuitedBy !== undefined) return;
         record.planCacheHit = seenPlans.has(outcome.output);
         if (!record.planCacheHit) seenPlans.add(outcome.output);
-      });
+      };
       const root = record.span;
-      if (!root) return;
+      if (!root) {
+        event.whenSettled(notePlan);
+        return;
+      }
       // The plan's operation name is the one that runs (a plugin may have set it after the request arrived).
       record.facts = operationFacts(event.input.document, event.input.operationName);
       const span = root.child('plan', SpanKind.INTERNAL, clockNow());
+      // One listener for both: a traced request's stages are many listeners already.
       event.whenSettled((outcome) => {
+        notePlan(outcome);
         if (!outcome.ok) {
           fail(span, outcome.error);
           span.end(clockNow());
@@ -185,11 +190,10 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
         if (record.forward) event.setInput({ ...input, headers: withTraceContext(input.headers, record.forward) });
         return;
       }
-      // The cached attributes are shared between spans: each span gets its own copy to add to.
-      const attributes: Attributes = { ...subgraphAttributes.span(input) };
-      if (input.representations) attributes['switchyard.fetch.entities'] = input.representations.length;
-      const span = parent.child(`fetch ${input.subgraph}`, SpanKind.CLIENT, clockNow(), attributes);
-      event.setInput({ ...input, headers: withTraceContext(input.headers, span.spanContext()) });
+      // The attribute set is shared by the fetch spans of this shape (the span copies it if it adds one).
+      const shape = subgraphAttributes.fetchSpan(input);
+      const span = parent.child(shape.name, SpanKind.CLIENT, clockNow(), shape.attributes(input.representations?.length));
+      event.setInput({ ...input, headers: withTraceContext(input.headers, span) });
       event.whenSettled((outcome) => {
         const answeredBy = outcome.ok ? outcome.shortCircuitedBy : undefined;
         if (answeredBy !== undefined) span.setAttribute('switchyard.fetch.answered_by', answeredBy);
@@ -242,9 +246,11 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
   return hooks;
 }
 
+const HTTP_SPAN_NAMES: Readonly<Record<OperationRequest['method'], string>> = { GET: 'GET /graphql', POST: 'POST /graphql' };
+
 /** The operation span's name until the operation is known: `POST /graphql`, or the listener for side listeners. */
 function operationSpanName(request: OperationRequest): string {
-  return request.origin === 'http' ? `${request.method} /graphql` : `${request.origin} operation`;
+  return request.origin === 'http' ? (HTTP_SPAN_NAMES[request.method] ?? `${request.method} /graphql`) : `${request.origin} operation`;
 }
 
 function requestAttributes(request: OperationRequest): Attributes {
@@ -257,7 +263,7 @@ function requestAttributes(request: OperationRequest): Attributes {
   }
   const host = request.headers.host;
   if (host) {
-    const { address, port } = splitHost(host);
+    const { address, port } = hostOf(host);
     attributes['server.address'] = address;
     if (port !== undefined) attributes['server.port'] = port;
   }
@@ -267,6 +273,24 @@ function requestAttributes(request: OperationRequest): Attributes {
   const clientVersion = request.headers['graphql-client-version'];
   if (clientVersion) attributes['switchyard.client.version'] = clientVersion;
   return attributes;
+}
+
+/** `Host` headers seen lately, split: clients send a handful of them, and the split is a regular expression. */
+const hosts = new Map<string, { address: string; port: number | undefined }>();
+const MAX_HOSTS = 64;
+/** Longer `Host` values are split each time, not kept. */
+const MAX_KEPT_HOST_LENGTH = 256;
+
+function hostOf(host: string): { address: string; port: number | undefined } {
+  if (host.length > MAX_KEPT_HOST_LENGTH) return splitHost(host);
+  let split = hosts.get(host);
+  if (!split) {
+    split = splitHost(host);
+    // A client may send any Host: keep the map bounded (starting over is cheap).
+    if (hosts.size >= MAX_HOSTS) hosts.clear();
+    hosts.set(host, split);
+  }
+  return split;
 }
 
 function persistedIdOf(request: OperationRequest): string | undefined {

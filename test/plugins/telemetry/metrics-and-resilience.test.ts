@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useCacheTags } from '../../../plugins/cache-tags/index.js';
 import { useResponseCache } from '../../../plugins/response-cache/index.js';
 import { useTelemetry } from '../../../plugins/telemetry/index.js';
+import { otlpNameOf } from '../../../plugins/telemetry/metric-producer.js';
 import { startSubgraph, startTestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { productsSubgraph, reviewsSubgraph, TOP_PRODUCTS, TOP_PRODUCTS_DATA, usersSubgraph } from './fixtures.js';
 import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
@@ -33,6 +34,8 @@ describe('telemetry: OTLP metrics', () => {
       });
       const server = points.filter((p) => p.metric === 'http.server.request.duration').at(-1)!;
       expect(server).toMatchObject({ unit: 's', kind: 'histogram', value: 3 });
+      // The HTTP conventions' attributes: the method, and the status as an integer.
+      expect(server.attributes).toEqual({ 'http.request.method': 'POST', 'http.response.status_code': 200 });
       expect(server.resource['service.name']).toBe('metrics-test');
       expect(server.resource['service.instance.id']).toMatch(/^[0-9a-f-]{36}$/);
       const client = points.filter((p) => p.metric === 'http.client.request.duration');
@@ -66,35 +69,57 @@ describe('telemetry: OTLP metrics', () => {
       ],
     });
     try {
-      // One miss of each subgraph, then hits.
+      // One miss of each subgraph, then hits; and requests of other methods and statuses: their own series.
       for (let i = 0; i < 4; i++) expect((await router.query(TOP_PRODUCTS)).body).toEqual({ data: TOP_PRODUCTS_DATA });
+      expect((await router.query({ query: TOP_PRODUCTS, method: 'GET' })).status).toBe(200);
+      for (let i = 0; i < 2; i++) expect((await router.query('{ topProducts { nope } }')).status).toBe(400);
       const prometheus = await (await fetch(router.router.metricsUrl!)).text();
+      /** The value of `series` (`name{a="x",b="y"}`, labels in any order). */
       const sample = (series: string): number => {
-        const line = prometheus.split('\n').find((l) => l.startsWith(`${series} `));
+        const key = (text: string) => {
+          const [, name, labels = ''] = /^([^{ ]+)(?:\{(.*)\})?$/.exec(text)!;
+          return `${name}{${labels.split(',').filter(Boolean).sort().join(',')}}`;
+        };
+        const wanted = key(series);
+        const line = prometheus.split('\n').find((l) => !l.startsWith('#') && l.includes(' ') && key(l.slice(0, l.lastIndexOf(' '))) === wanted);
         expect(line, series).toBeDefined();
-        return Number(line!.slice(series.length + 1));
+        return Number(line!.slice(line!.lastIndexOf(' ') + 1));
       };
-      const points = await receiver.waitForPoints((all) => all.some((p) => p.metric === 'http.server.request.duration' && p.value === 4));
+      const isServer = (p: { metric: string; attributes: Record<string, unknown> }, status: number) =>
+        p.metric === 'http.server.request.duration' && p.attributes['http.response.status_code'] === status;
+      const points = await receiver.waitForPoints((all) => all.some((p) => isServer(p, 200) && p.value === 4) && all.some((p) => isServer(p, 400) && p.value === 2));
       const latest = (metric: string, attributes: Record<string, unknown> = {}) =>
         points.filter((p) => p.metric === metric && Object.entries(attributes).every(([k, v]) => p.attributes[k] === v)).at(-1);
 
-      const server = latest('http.server.request.duration')!;
-      expect(server.value).toBe(sample('switchyard_operation_duration_seconds_count'));
-      expect(server.sum).toBe(sample('switchyard_operation_duration_seconds_sum'));
-      // Same buckets: OTLP counts per bucket, Prometheus counts at or below each bound.
-      expect(server.bounds!.length).toBeGreaterThan(5);
-      let atOrBelow = 0;
-      server.bounds!.forEach((bound, i) => {
-        atOrBelow += server.counts![i]!;
-        expect(atOrBelow, `le ${bound}`).toBe(sample(`switchyard_operation_duration_seconds_bucket{le="${bound}"}`));
-      });
-      expect(atOrBelow + server.counts!.at(-1)!).toBe(server.value);
+      // One series per method and status, in both exports (Prometheus labels `method` and `status`).
+      for (const [method, status, count] of [
+        ['POST', 200, 4],
+        ['GET', 200, 1],
+        ['POST', 400, 2],
+      ] as const) {
+        const server = latest('http.server.request.duration', { 'http.request.method': method, 'http.response.status_code': status })!;
+        const labels = `method="${method}",status="${status}"`;
+        expect(server, labels).toBeDefined();
+        expect(server.value).toBe(count);
+        expect(server.value).toBe(sample(`switchyard_operation_duration_seconds_count{${labels}}`));
+        expect(server.sum).toBe(sample(`switchyard_operation_duration_seconds_sum{${labels}}`));
+        // Same buckets: OTLP counts per bucket, Prometheus counts at or below each bound.
+        expect(server.bounds!.length).toBeGreaterThan(5);
+        let atOrBelow = 0;
+        server.bounds!.forEach((bound, i) => {
+          atOrBelow += server.counts![i]!;
+          expect(atOrBelow, `le ${bound}`).toBe(sample(`switchyard_operation_duration_seconds_bucket{le="${bound}",${labels}}`));
+        });
+        expect(atOrBelow + server.counts!.at(-1)!).toBe(server.value);
+        expect(server.attributes).not.toHaveProperty('error.type');
+      }
       const productCalls = latest('http.client.request.duration', { 'switchyard.subgraph.name': 'products' })!;
       expect(productCalls.value).toBe(1);
       expect(productCalls.value).toBe(sample('switchyard_subgraph_fetch_duration_seconds_count{subgraph="products"}'));
       expect(productCalls.sum).toBe(sample('switchyard_subgraph_fetch_duration_seconds_sum{subgraph="products"}'));
       const hits = latest('switchyard.response_cache.hits', { 'switchyard.subgraph.name': 'products', 'graphql.type.name': 'Query' })!;
-      expect(hits).toMatchObject({ kind: 'sum', unit: '{entry}', value: 3 });
+      // The three POSTs after the first and the GET.
+      expect(hits).toMatchObject({ kind: 'sum', unit: '{entry}', value: 4 });
       expect(hits.value).toBe(sample('switchyard_response_cache_hits_total{subgraph="products",type="Query"}'));
       expect(latest('switchyard.response_cache.misses', { 'switchyard.subgraph.name': 'products' })?.value).toBe(1);
     } finally {
@@ -102,6 +127,18 @@ describe('telemetry: OTLP metrics', () => {
       await receiver.close();
       await Promise.all(cached3.map((s) => s.close()));
     }
+  });
+});
+
+describe('telemetry: request duration attributes', () => {
+  it('give the status as an integer, and a 5xx answer an error.type', () => {
+    const { adjust } = otlpNameOf('switchyard_operation_duration_seconds');
+    const ok: Record<string, string | number> = { 'http.request.method': 'POST', 'http.response.status_code': '200' };
+    adjust!(ok);
+    expect(ok).toEqual({ 'http.request.method': 'POST', 'http.response.status_code': 200 });
+    const failed: Record<string, string | number> = { 'http.request.method': 'GET', 'http.response.status_code': '503' };
+    adjust!(failed);
+    expect(failed).toEqual({ 'http.request.method': 'GET', 'http.response.status_code': 503, 'error.type': '503' });
   });
 });
 

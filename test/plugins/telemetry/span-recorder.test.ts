@@ -50,6 +50,38 @@ describe('span recorder', () => {
     expect(ended).toHaveLength(2);
   });
 
+  it('lets spans share an attribute set until one of them writes its own', () => {
+    const { recorder, ended } = recorderWith(1);
+    const root = recorder.startRoot('query', SpanKind.SERVER, 1, ROOT_CONTEXT, () => ({})).recorded!;
+    const shared = Object.freeze({ 'switchyard.subgraph.name': 'a', 'switchyard.fetch.entities': 2 });
+    const first = root.child('fetch a', SpanKind.CLIENT, 2, shared);
+    const second = root.child('fetch a', SpanKind.CLIENT, 2, shared);
+    second.setAttribute('switchyard.response_cache.status', 'hit');
+    second.setStatus({ code: 2, message: 'boom' });
+    first.end(3);
+    second.end(3);
+    const [one, two] = ended as [ReadableSpan, ReadableSpan];
+    expect(one.attributes).toEqual({ 'switchyard.subgraph.name': 'a', 'switchyard.fetch.entities': 2 });
+    expect(two.attributes).toEqual({ 'switchyard.subgraph.name': 'a', 'switchyard.fetch.entities': 2, 'switchyard.response_cache.status': 'hit' });
+    expect(shared).not.toHaveProperty('switchyard.response_cache.status');
+    expect(one.status.code).toBe(0);
+    // Each span has its own id; both name the operation span as their parent.
+    expect(one.spanContext().spanId).not.toBe(two.spanContext().spanId);
+    expect([one.parentSpanContext?.spanId, two.parentSpanContext?.spanId]).toEqual([root.spanContext().spanId, root.spanContext().spanId]);
+    // A span without attributes of its own starts with none.
+    const parse = root.child('parse', SpanKind.INTERNAL, 2);
+    parse.setAttribute('x', 1);
+    expect(root.child('validate', SpanKind.INTERNAL, 2).attributes).toEqual({});
+  });
+
+  it('measures a duration across a second boundary', () => {
+    const { recorder } = recorderWith(1);
+    const span = recorder.startRoot('op', SpanKind.SERVER, 999.5, ROOT_CONTEXT, () => ({})).recorded!;
+    expect(span.duration).toEqual([0, 0]);
+    span.end(1_000.5);
+    expect(span.duration).toEqual([0, 1_000_000]);
+  });
+
   it('records exceptions as the OpenTelemetry conventions write them', () => {
     const { recorder, ended } = recorderWith(1);
     const span = recorder.startRoot('op', SpanKind.SERVER, 1, ROOT_CONTEXT, () => ({})).recorded!;
