@@ -16,6 +16,7 @@ import { NO_HEADERS } from '../fetch/subgraph-types.js';
 import type { StageEvent } from '../pipeline/hooks.js';
 import type { SwitchyardPlugin } from '../pipeline/plugin.js';
 import { StateKey, type RequestState } from '../pipeline/state.js';
+import { PerSubgraph } from './subgraph-policies.js';
 
 type Headers = Readonly<Record<string, string>>;
 
@@ -44,19 +45,8 @@ class OperationHeaders {
   }
 }
 
-/** Compiled rules per subgraph name, compiled on first use (a reloaded graph may bring new subgraphs). */
-class SubgraphRules {
-  private readonly compiled = new Map<string, HeaderPropagation | undefined>();
-
-  constructor(private readonly config: HeadersConfig) {}
-
-  for(subgraph: string): HeaderPropagation | undefined {
-    if (this.compiled.has(subgraph)) return this.compiled.get(subgraph);
-    const propagate = compileHeaderRules(this.config, subgraph);
-    this.compiled.set(subgraph, propagate);
-    return propagate;
-  }
-}
+/** Compiled rules per subgraph name (undefined: no rule applies to it). */
+type SubgraphRules = PerSubgraph<HeaderPropagation | undefined>;
 
 const OPERATION_HEADERS = new StateKey<OperationHeaders>('header-rules');
 
@@ -69,7 +59,7 @@ export function subgraphHeaders(state: RequestState, subgraph: string): Headers 
 }
 
 export function headerRulesPlugin(config: HeadersConfig): SwitchyardPlugin {
-  const rules = new SubgraphRules(config);
+  const rules: SubgraphRules = new PerSubgraph((subgraph) => compileHeaderRules(config, subgraph));
   return {
     name: 'switchyard/header-rules',
     setup: () => ({

@@ -1,4 +1,8 @@
-/** `traffic_shaping` policies per subgraph, for the internal plugins that apply them. */
+/**
+ * `traffic_shaping` policies per subgraph, for the internal plugins that
+ * apply them, and `PerSubgraph`, what such a plugin (and the header rules)
+ * builds once per subgraph.
+ */
 import type { CircuitBreakerPolicy, CoreConfig, RetryPolicy } from '../config/core-schema.js';
 
 type TrafficShaping = CoreConfig['traffic_shaping'];

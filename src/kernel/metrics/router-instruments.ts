@@ -17,7 +17,15 @@ export function routerInstruments(metrics: Metrics): RouterInstruments | undefin
   return {
     operations: metrics.counter('operations_total', 'GraphQL operations answered, by outcome', ['outcome']),
     operationDuration: metrics.histogram('operation_duration_seconds', 'Time to answer a GraphQL operation', ['method', 'status']),
-    subgraphFetches: metrics.counter('subgraph_fetches_total', 'Requests sent to subgraphs, by outcome', ['subgraph', 'outcome']),
-    subgraphFetchDuration: metrics.histogram('subgraph_fetch_duration_seconds', 'Time a subgraph took to answer', ['subgraph']),
+    subgraphFetches: metrics.counter(
+      'subgraph_fetches_total',
+      'Subgraph fetches made for operations, by outcome: one per fetch per request (a shared in-flight call once per request waiting on it, its retries not apart)',
+      ['subgraph', 'outcome'],
+    ),
+    subgraphFetchDuration: metrics.histogram(
+      'subgraph_fetch_duration_seconds',
+      'Time each subgraph fetch of an operation took, waiting on a shared in-flight call and every retry included',
+      ['subgraph'],
+    ),
   };
 }

@@ -47,9 +47,13 @@ export interface HttpRoute {
 
 /** What a `beforeGraphQL` step decides. */
 export interface GraphQLRequestStep {
-  /** The whole answer: the router neither reads nor runs the request (a CORS preflight). */
+  /** The whole answer, earlier steps' headers added: the router neither reads nor runs the request (a CORS preflight). */
   readonly answer?: HttpAnswer;
-  /** Headers added to whatever answer the request gets (the router's, a later step's, or a streamed one). */
+  /**
+   * Headers added to whatever answer the request gets (the router's, a later
+   * step's answer or failure, a streamed one); a header the answer sets
+   * itself wins, except `Vary`, whose values add up.
+   */
   readonly headers?: Readonly<Record<string, string>>;
 }
 

@@ -7,7 +7,9 @@
  * (`Accept: text/event-stream` or `multipart/mixed` over a socket) are the
  * streaming endpoint's (subscriptions/streaming-http.ts). The answers are
  * the ones graphql-yoga gave before the router took them over, kept byte for
- * byte (test/kernel/router/graphql-http.test.ts).
+ * byte (test/kernel/router/graphql-http.test.ts), except where those were
+ * unbounded: a 406 lists each offered type once, and a multipart `map` may
+ * only fill `null` placeholders, at most MAX_MULTIPART_MAP_PATHS of them.
  *
  * The request is reached through `GraphQLHttpRequest`, so node's
  * `IncomingMessage` and a fetch `Request` (the router's in-process `handle`)
@@ -66,43 +68,41 @@ const ALLOW_GET_POST = { Allow: 'GET, POST' };
 
 /** Answers one request to `/graphql`. Throws only for the client going away or a router bug. */
 export async function answerGraphQL(request: GraphQLHttpRequest, options: GraphQLHttpOptions): Promise<GraphQLHttpAnswer> {
-  const accept = request.header('accept');
-  const format = resultFormatFor(accept);
+  const format = resultFormatFor(request.header('accept'));
   // The order of these checks decides which error a request with several faults gets (as it always has).
   const declared = request.header('content-length');
   if (declared !== undefined) {
-    if (!/^\d+$/.test(declared)) return errorAnswer(badRequest('The Content-Length header is not a number.'), format, accept);
-    if (Number(declared) > options.maxBodyBytes) return errorAnswer(tooLarge(options.maxBodyBytes), format, accept);
+    if (!/^\d+$/.test(declared)) return errorAnswer(badRequest('The Content-Length header is not a number.'), format);
+    if (Number(declared) > options.maxBodyBytes) return errorAnswer(tooLarge(options.maxBodyBytes), format);
   }
   const { method } = request;
   if (method !== 'GET' && method !== 'POST') {
-    return errorAnswer(requestError('GraphQL only supports GET and POST requests.', 405, { headers: ALLOW_GET_POST }), format, accept);
+    return errorAnswer(requestError('GraphQL only supports GET and POST requests.', 405, { headers: ALLOW_GET_POST }), format);
   }
   const kind = method === 'POST' ? bodyKindOf(request.header('content-type')) : undefined;
   // Not read at all: no GraphQL answer describes it.
   if (method === 'POST' && kind === undefined) return { status: 415, headers: {}, body: undefined };
   // Nothing could be sent back: the body is not read and nothing runs.
-  if (format === undefined) return notAcceptable(accept);
+  if (format === undefined) return notAcceptable();
   let parsed: unknown;
   try {
     parsed = kind === undefined ? paramsFromSearch(new URLSearchParams(request.search)) : await readBody(request, kind, options.maxBodyBytes);
   } catch (error) {
-    if (error instanceof GraphQLError) return errorAnswer(error, format, accept);
+    if (error instanceof GraphQLError) return errorAnswer(error, format);
     throw error;
   }
   if (Array.isArray(parsed)) return answerBatch(request, parsed, format, options);
   const params = checkEntry(parsed);
-  if (params instanceof GraphQLError) return errorAnswer(params, format, accept);
+  if (params instanceof GraphQLError) return errorAnswer(params, format);
   const response = await options.execute(operationRequestOf(params, { headers: request.headers(), method, origin: 'http' }), request.signal);
   return resultAnswer(response, format);
 }
 
 /** Runs a batch (`limits.max_batch_size`): one result per entry, in order, answered 200 whatever each entry's fate. */
 async function answerBatch(request: GraphQLHttpRequest, entries: unknown[], format: ResultFormat, options: GraphQLHttpOptions): Promise<GraphQLHttpAnswer> {
-  const accept = request.header('accept');
-  if (options.maxBatchSize <= 0) return errorAnswer(requestError('Batching is not supported.', 400), format, accept);
+  if (options.maxBatchSize <= 0) return errorAnswer(requestError('Batching is not supported.', 400), format);
   if (entries.length > options.maxBatchSize) {
-    return errorAnswer(requestError(`Batching is limited to ${options.maxBatchSize} operations per request.`, 413), format, accept);
+    return errorAnswer(requestError(`Batching is limited to ${options.maxBatchSize} operations per request.`, 413), format);
   }
   const headers = request.headers();
   const method = request.method === 'GET' ? 'GET' : 'POST';
@@ -140,8 +140,8 @@ function resultAnswer(response: OperationResponse, format: ResultFormat): GraphQ
  * `application/json` clients when the error says `spec`), its headers, and
  * the error without its HTTP details.
  */
-function errorAnswer(error: GraphQLError, format: ResultFormat | undefined, accept: string | undefined): GraphQLHttpAnswer {
-  if (format === undefined) return notAcceptable(accept);
+function errorAnswer(error: GraphQLError, format: ResultFormat | undefined): GraphQLHttpAnswer {
+  if (format === undefined) return notAcceptable();
   const http = (error.extensions.http ?? {}) as { status?: number; spec?: boolean; headers?: Record<string, string> };
   const status = http.spec && format === 'application/json' ? 200 : (http.status ?? 400);
   return encode(status, format, http.headers ?? {}, errorBody(error));
@@ -169,26 +169,15 @@ function encode(status: number, format: ResultFormat, headers: Readonly<Record<s
   return { status, headers: { 'content-type': resultContentType(format), ...headers }, body: json };
 }
 
+/** What the router can answer with, as a 406's `Accept` lists it. */
+const OFFERED = 'text/event-stream; charset=utf-8, multipart/mixed; charset=utf-8, application/graphql-response+json; charset=utf-8, application/json';
+
 /**
  * 406: no format the client accepts. `Accept` lists what could have been
- * sent, once per utf-8 entry of the request's `Accept`, as it always has.
+ * sent, each type once, however long the request's `Accept` was.
  */
-function notAcceptable(accept: string | undefined): GraphQLHttpAnswer {
-  const asked = (accept || '*/*')
-    .replace(/\s/g, '')
-    .toLowerCase()
-    .split(',')
-    .filter(
-      (entry) =>
-        (entry
-          .split(';')
-          .slice(1)
-          .find((param) => param.includes('charset=')) ?? 'charset=utf-8') === 'charset=utf-8',
-    ).length;
-  const offered = ['text/event-stream', 'multipart/mixed', 'application/graphql-response+json', 'application/json'];
-  const list = offered.slice(0, 2).flatMap((type) => Array<string>(asked).fill(type));
-  for (let i = 0; i < asked; i++) list.push(...offered.slice(2));
-  return { status: 406, headers: { accept: list.join('; charset=utf-8, ') }, body: undefined };
+function notAcceptable(): GraphQLHttpAnswer {
+  return { status: 406, headers: { accept: OFFERED }, body: undefined };
 }
 
 function bodyKindOf(contentType: string | undefined): BodyKind | undefined {
@@ -228,9 +217,16 @@ function parseJsonBody(bytes: Buffer): unknown {
 }
 
 /**
+ * How many paths a multipart `map` may name in all: each is walked once, so
+ * this bounds the work a small body can ask for (docs/security.md "Limits").
+ */
+export const MAX_MULTIPART_MAP_PATHS = 1000;
+
+/**
  * A `multipart/form-data` body as the GraphQL multipart request spec sends
  * it: `operations` (the parameters, or a batch), `map` (which variables get
- * which file part).
+ * which file part). A map path may only fill a `null` the client put in
+ * `operations` (the spec's placeholder for a file); anything else is a 400.
  */
 async function parseMultipart(bytes: Buffer, contentType: string): Promise<unknown> {
   let form: FormData;
@@ -239,7 +235,10 @@ async function parseMultipart(bytes: Buffer, contentType: string): Promise<unkno
   } catch (error) {
     throw badRequest(`POST body sent invalid multipart data: ${(error as Error).message}`);
   }
-  const operationsField = form.get('operations');
+  // FormData.get scans every entry: read them into a map once (the first of a repeated name counts, as get() does).
+  const fields = new Map<string, FormDataEntryValue>();
+  for (const [name, value] of form) if (!fields.has(name)) fields.set(name, value);
+  const operationsField = fields.get('operations');
   if (!operationsField) throw badRequest('Missing multipart form field "operations"');
   if (typeof operationsField !== 'string') throw badRequest('Multipart form field "operations" must be a string');
   let operations: unknown;
@@ -248,7 +247,7 @@ async function parseMultipart(bytes: Buffer, contentType: string): Promise<unkno
   } catch {
     throw badRequest('Multipart form field "operations" must be a valid JSON string');
   }
-  const mapField = form.get('map');
+  const mapField = fields.get('map');
   if (mapField == null) return operations;
   if (typeof mapField !== 'string') throw badRequest('Multipart form field "map" must be a string');
   let map: unknown;
@@ -258,29 +257,53 @@ async function parseMultipart(bytes: Buffer, contentType: string): Promise<unkno
     throw badRequest('Multipart form field "map" must be a valid JSON string');
   }
   if (map !== null && typeof map === 'object' && operations !== null && typeof operations === 'object') {
+    let count = 0;
     for (const [part, paths] of Object.entries(map)) {
       if (!Array.isArray(paths)) continue;
-      for (const path of paths) if (typeof path === 'string') setPath(operations as Record<string, unknown>, path, form.get(part));
+      count += paths.length;
+      if (count > MAX_MULTIPART_MAP_PATHS) {
+        throw requestError(`Multipart form field "map" names more than ${MAX_MULTIPART_MAP_PATHS} paths.`, 413);
+      }
+      for (const path of paths) if (typeof path === 'string') fillPlaceholder(operations as object, path, fields.get(part) ?? null);
     }
   }
   return operations;
 }
 
-/** Sets `a.b.c` in `target` (a file into `variables`), never on a prototype. */
-function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+/** Names that would reach a prototype rather than the client's data. */
+const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** An array index as JSON would write it (`0`, `12`; not `01`, `-1`, `length`). */
+const CANONICAL_INDEX = /^(?:0|[1-9]\d*)$/;
+
+/**
+ * Puts a file at `a.b.c` in `operations`: every step must be the client's
+ * own object or array entry, and the last one a `null`. Throws a 400 otherwise.
+ */
+function fillPlaceholder(operations: object, path: string, value: unknown): void {
   const keys = path.split('.');
-  let current = target;
+  let current: unknown = operations;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    if (key === '__proto__' || key === 'constructor' || key === 'prototype') return;
+    if (current === null || typeof current !== 'object' || UNSAFE_KEYS.has(key) || !hasEntry(current, key)) throw badPath(path);
+    const container = current as Record<string, unknown>;
     if (i === keys.length - 1) {
-      current[key] = value;
+      if (container[key] !== null) throw badPath(path);
+      container[key] = value;
       return;
     }
-    const next = current[key];
-    if (next === null || typeof next !== 'object' || !Object.hasOwn(current, key)) current[key] = {};
-    current = current[key] as Record<string, unknown>;
+    current = container[key];
   }
+}
+
+/** Whether `key` names data the client sent: an own property, or an index within an array. */
+function hasEntry(container: object, key: string): boolean {
+  if (Array.isArray(container)) return CANONICAL_INDEX.test(key) && Number(key) < container.length;
+  return Object.hasOwn(container, key);
+}
+
+function badPath(path: string): GraphQLError {
+  return badRequest(`Multipart form field "map" path "${path.length > 100 ? `${path.slice(0, 100)}…` : path}" does not name a null placeholder in "operations".`);
 }
 
 /** UTF-8 text, a byte-order mark dropped (as the fetch API's `text()` does). */

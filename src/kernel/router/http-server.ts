@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { CoreConfig } from '../config/core-schema.js';
 import { RouterError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -154,7 +154,9 @@ export class HttpServer {
         writeAnswer(res, await this.answerRoute(new NodeHttpRequest(req, res, path, this.graphql.maxBodyBytes)));
         return;
       }
+      // Before the steps, so without CORS headers: a browser cannot send a Host that is no host.
       if (!this.hostIsUsable(req.headers.host)) {
+        closeIfBodyPending(req, res);
         res.writeHead(400, JSON_HEADERS);
         res.end(JSON.stringify({ errors: [{ message: 'The Host header is not a valid host.', extensions: { code: 'BAD_REQUEST' } }] }));
         return;
@@ -163,14 +165,17 @@ export class HttpServer {
       if (this.steps.length > 0) {
         const step = this.runSteps(new NodeHttpRequest(req, res, path, this.graphql.maxBodyBytes));
         if (step.answer) {
+          closeIfBodyPending(req, res);
           writeAnswer(res, step.answer);
           return;
         }
-        // Merged into whatever the lane, the handler or the stream writes next.
+        // Merged into whatever the lane, the handler or the stream writes next (their own headers win, `Vary` adds up).
         for (const name in step.headers) res.setHeader(name, step.headers[name]!);
+        if (step.headers.vary !== undefined) keepStepVary(res, step.headers.vary);
       }
       const refusal = this.csrf.check(method, (name) => headerValue(req.headers[name]));
       if (refusal) {
+        closeIfBodyPending(req, res);
         res.writeHead(refusal.status, JSON_HEADERS);
         res.end(refusal.body);
         return;
@@ -196,8 +201,10 @@ export class HttpServer {
     const request = new NodeGraphQLRequest(req, res, body);
     const answer = await answerGraphQL(request, this.graphql);
     if (res.destroyed) return;
-    // A body cut at the limit is still arriving: the connection cannot carry another request.
+    // A body cut at the limit, or refused unread (a declared length over it), is still arriving:
+    // the connection cannot carry another request without node reading all of it first.
     if (request.cut) res.setHeader('connection', 'close');
+    else closeIfBodyPending(req, res);
     writeGraphQLAnswer(res, answer);
   }
 
@@ -207,7 +214,11 @@ export class HttpServer {
     return (owned && (await runRoute(owned, request))) ?? { status: 404, headers: JSON_HEADERS, body: JSON.stringify({ errors: [{ message: `Not found: ${request.path}` }] }) };
   }
 
-  /** Runs the `beforeGraphQL` steps in plugin order: the first answer ends the request; headers add up. */
+  /**
+   * Runs the `beforeGraphQL` steps in plugin order: the first answer (or a
+   * step's failure) ends the request, carrying the earlier steps' headers;
+   * headers add up.
+   */
   private runSteps(request: HttpRequest): { answer?: HttpAnswer; headers: Record<string, string> } {
     const headers: Record<string, string> = {};
     for (const { plugin, log, step } of this.steps) {
@@ -216,13 +227,14 @@ export class HttpServer {
         outcome = step(request);
       } catch (error) {
         log.error({ err: error }, `[${plugin}] beforeGraphQL failed`);
-        return { answer: jsonError(500, `Plugin "${plugin}" failed on a request to ${GRAPHQL_PATH}.`, 'PLUGIN_ERROR'), headers };
+        const failed = jsonError(500, `Plugin "${plugin}" failed on a request to ${GRAPHQL_PATH}.`, 'PLUGIN_ERROR');
+        return { answer: { ...failed, headers: withStepHeaders(failed.headers, headers) }, headers };
       }
       if (!outcome) continue;
-      if (outcome.answer) return { answer: outcome.answer, headers };
+      if (outcome.answer) return { answer: { ...outcome.answer, headers: withStepHeaders(outcome.answer.headers, headers) }, headers };
       for (const name in outcome.headers) {
         const key = name.toLowerCase();
-        headers[key] = key === 'vary' && headers.vary ? `${headers.vary}, ${outcome.headers[name]}` : outcome.headers[name]!;
+        headers[key] = key === 'vary' ? mergeVary(headers.vary, outcome.headers[name]!) : outcome.headers[name]!;
       }
     }
     return { headers };
@@ -439,22 +451,74 @@ function writeGraphQLAnswer(res: ServerResponse, answer: GraphQLHttpAnswer): voi
   res.end(body);
 }
 
-/** An answer as a fetch `Response`; `extra` (a step's headers) added, `Vary` entries appended. */
+/** An answer as a fetch `Response`; `extra` (a step's headers) added as `withStepHeaders` does. */
 function toResponse(answer: HttpAnswer | GraphQLHttpAnswer, method: string, extra?: Readonly<Record<string, string>>): Response {
-  const headers = new Headers(answer.headers);
-  for (const name in extra) {
-    if (name === 'vary') appendVary(headers, extra[name]!);
-    else headers.set(name, extra[name]!);
-  }
+  const headers = extra === undefined ? answer.headers : withStepHeaders(answer.headers, extra);
   const body = method === 'HEAD' || answer.body === undefined ? null : (answer.body as Uint8Array<ArrayBuffer> | string);
   return new Response(body, { status: answer.status, headers });
 }
 
-/** Adds a `Vary` entry unless the header lists it (or `*`) already. */
-function appendVary(headers: Headers, value: string): void {
-  const current = headers.get('vary');
-  if (!current) headers.set('vary', value);
-  else if (!current.split(',').some((entry) => ['*', value.toLowerCase()].includes(entry.trim().toLowerCase()))) headers.set('vary', `${current}, ${value}`);
+/**
+ * An answer's headers with the steps' (lower-case names) added: the
+ * answer's own win, except `Vary`, whose entries add up. The socket path
+ * gets the same through `setHeader` and `keepStepVary`.
+ */
+function withStepHeaders(own: Readonly<Record<string, string>> | undefined, steps: Readonly<Record<string, string>>): Record<string, string> {
+  const merged: Record<string, string> = {};
+  for (const name in own) merged[name.toLowerCase()] = own[name]!;
+  for (const name in steps) {
+    if (name === 'vary') merged.vary = mergeVary(merged.vary, steps.vary!);
+    else if (!Object.hasOwn(merged, name)) merged[name] = steps[name]!;
+  }
+  return merged;
+}
+
+/** `Vary` with `added`'s entries appended, those it lists already (or all, with `*`) left out. */
+function mergeVary(current: string | undefined, added: string): string {
+  if (!current) return added;
+  const listed = new Set(current.split(',').map((entry) => entry.trim().toLowerCase()));
+  if (listed.has('*')) return current;
+  let merged = current;
+  for (const entry of added.split(',')) {
+    const name = entry.trim();
+    if (name !== '' && !listed.has(name.toLowerCase())) {
+      listed.add(name.toLowerCase());
+      merged = `${merged}, ${name}`;
+    }
+  }
+  return merged;
+}
+
+/**
+ * Keeps a step's `Vary` when a writer (the post lane, the handler, a
+ * stream) passes its own to `writeHead`, which would replace the step's by
+ * name: the two are merged instead, as `withStepHeaders` does in-process.
+ */
+function keepStepVary(res: ServerResponse, stepVary: string): void {
+  const writeHead = res.writeHead;
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    const at = rest.findIndex((arg) => arg !== null && typeof arg === 'object' && !Array.isArray(arg));
+    if (at !== -1) {
+      const headers = rest[at] as OutgoingHttpHeaders;
+      const own = Object.keys(headers).find((name) => name.toLowerCase() === 'vary');
+      if (own !== undefined) {
+        const { [own]: value, ...others } = headers;
+        rest[at] = { ...others, vary: mergeVary(String(value), stepVary) };
+      }
+    }
+    return (writeHead as (...args: unknown[]) => ServerResponse).call(res, status, ...rest);
+  }) as ServerResponse['writeHead'];
+}
+
+/**
+ * Sets `Connection: close` when the request's body is still arriving and
+ * the answer will not read it: otherwise node reads (and drops) all of it,
+ * however large it says it is, before the connection serves another request.
+ */
+function closeIfBodyPending(req: IncomingMessage, res: ServerResponse): void {
+  if (req.complete) return;
+  const length = req.headers['content-length'];
+  if ((length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined) res.setHeader('connection', 'close');
 }
 
 /** Whether a failure is the client going away (connection reset, body cut short). */

@@ -206,27 +206,18 @@ export function hasDocumentLimits(limits: LimitsConfig): boolean {
 }
 
 /**
- * Refuses, with a 400, documents whose fragments spread themselves, that nest
- * fields deeper than `limits.max_depth` (or MAX_NESTING levels, whatever the
- * limit says), or that use more aliases than `limits.max_aliases` or select
- * more fields than `limits.max_fields` once fragments are expanded (each
- * spread counting its fragment again). The fragment spreads and inline
+ * Refuses, with a 400, documents that nest fields deeper than
+ * `limits.max_depth`, or use more aliases than `limits.max_aliases` or
+ * select more fields than `limits.max_fields` once fragments are expanded
+ * (each spread counting its fragment again). The fragment spreads and inline
  * fragments of that expansion are held to `max_fields` too, so that the work
  * of expanding a document (normalizing, planning) stays within the limit.
- * 0 = no limit. Token counts are enforced before parsing (document-scan.ts).
- * Linear in the document's size; runs before validation and planning. The
- * router runs it in two parts: the configured limits in the request-limits
- * internal plugin (builtins/request-limits.ts), then the shape check.
- */
-export function checkDocumentLimits(document: DocumentNode, limits: LimitsConfig): void {
-  checkConfiguredLimits(document, limits);
-  checkDocumentShape(document);
-}
-
-/**
- * The configured part: `max_depth`, `max_aliases`, `max_fields`. A document
- * deeper than MAX_NESTING within `max_depth` is left to the shape check,
- * whose refusal comes before the alias and field counts.
+ * 0 = no limit. Linear in the document's size. The request-limits internal
+ * plugin (builtins/request-limits.ts) runs it after parsing; the kernel then
+ * runs `checkDocumentShape`. A document deeper than MAX_NESTING within
+ * `max_depth` is left to the shape check, whose refusal comes before the
+ * alias and field counts. Token counts are enforced before parsing
+ * (document-scan.ts).
  */
 export function checkConfiguredLimits(document: DocumentNode, limits: LimitsConfig): void {
   const figures = measureDocument(document);

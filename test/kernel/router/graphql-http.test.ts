@@ -99,6 +99,27 @@ const multipart = (operations: string, map?: string) =>
     '--x--',
     '',
   ].join('\r\n');
+/** A multipart body (`FILE_MULTIPART`) with one file part, `0`, mapped to `paths` (the query ignores the variables). */
+const withFile = (variables: unknown, paths: string[]) =>
+  [
+    '--file-boundary',
+    'Content-Disposition: form-data; name="operations"',
+    '',
+    JSON.stringify({ query: '{ books { id } }', variables }),
+    '--file-boundary',
+    'Content-Disposition: form-data; name="map"',
+    '',
+    JSON.stringify({ 0: paths }),
+    '--file-boundary',
+    'Content-Disposition: form-data; name="0"; filename="a.txt"',
+    'Content-Type: text/plain',
+    '',
+    'file contents',
+    '--file-boundary--',
+    '',
+  ].join('\r\n');
+const FILE_MULTIPART = { 'content-type': 'multipart/form-data; boundary=file-boundary', 'graphql-preflight': '1' };
+const badMapPath = (path: string) => error(`Multipart form field "map" path "${path}" does not name a null placeholder in "operations".`);
 const MULTIPART = { 'content-type': 'multipart/form-data; boundary=x', 'graphql-preflight': '1' };
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', 'graphql-preflight': '1' };
 const books = { data: { books: expect.arrayContaining([{ id: 'b1' }]) } };
@@ -131,13 +152,14 @@ const cases: Case[] = [
     { status: 406, accept: NOT_ACCEPTABLE },
   ],
   [
-    'Accept with two entries: each offered twice on 406',
+    'Accept with two entries: each type offered once on 406',
     { method: 'GET', path: '/graphql?query=%7Bbooks%7Bid%7D%7D', headers: { accept: 'text/html, application/xml' } },
-    {
-      status: 406,
-      accept:
-        'text/event-stream; charset=utf-8, text/event-stream; charset=utf-8, multipart/mixed; charset=utf-8, multipart/mixed; charset=utf-8, application/graphql-response+json; charset=utf-8, application/json; charset=utf-8, application/graphql-response+json; charset=utf-8, application/json',
-    },
+    { status: 406, accept: NOT_ACCEPTABLE },
+  ],
+  [
+    'a long Accept: the 406 still lists each type once',
+    { method: 'GET', path: '/graphql?query=%7Bbooks%7Bid%7D%7D', headers: { accept: Array(1000).fill('x/y').join(',') } },
+    { status: 406, accept: NOT_ACCEPTABLE },
   ],
   // Content types.
   ['POST without a content type: 415', { headers: { 'graphql-preflight': '1' }, body: QUERY }, { status: 415, type: null, body: undefined }],
@@ -250,6 +272,31 @@ const cases: Case[] = [
     { status: 400, body: expect.objectContaining({ errors: [expect.objectContaining({ message: 'POST body sent invalid JSON.' })] }) },
   ],
   ['a batch in a multipart body', { headers: MULTIPART, body: multipart(`[${QUERY}]`, '{}') }, { status: 200, body: [books] }],
+  // Multipart maps: a path may only fill a null the client put in operations.
+  [
+    'a map path that fills a null placeholder',
+    { headers: FILE_MULTIPART, body: withFile({ file: null, list: [null] }, ['variables.file', 'variables.list.0']) },
+    { status: 200, body: books },
+  ],
+  ['a map path to an array length', { headers: FILE_MULTIPART, body: withFile({ a: [null] }, ['variables.a.length']) }, { status: 400, body: badMapPath('variables.a.length') }],
+  [
+    'a map path far past an array',
+    { headers: FILE_MULTIPART, body: withFile({ a: [null] }, ['variables.a.4294967294']) },
+    { status: 400, body: badMapPath('variables.a.4294967294') },
+  ],
+  ['a map path with a non-canonical index', { headers: FILE_MULTIPART, body: withFile({ a: [null] }, ['variables.a.00']) }, { status: 400, body: badMapPath('variables.a.00') }],
+  ['a map path to a key that is not there', { headers: FILE_MULTIPART, body: withFile({}, ['variables.file']) }, { status: 400, body: badMapPath('variables.file') }],
+  [
+    'a map path to a value that is not null',
+    { headers: FILE_MULTIPART, body: withFile({ file: 'text' }, ['variables.file']) },
+    { status: 400, body: badMapPath('variables.file') },
+  ],
+  [
+    'a map path through __proto__',
+    { headers: FILE_MULTIPART, body: withFile(JSON.parse('{"__proto__":{"x":null}}'), ['variables.__proto__.x']) },
+    { status: 400, body: badMapPath('variables.__proto__.x') },
+  ],
+  ['a map path through a string', { headers: FILE_MULTIPART, body: withFile({ s: 'text' }, ['variables.s.length']) }, { status: 400, body: badMapPath('variables.s.length') }],
   // Parameters.
   [
     'an unknown parameter',
@@ -289,6 +336,46 @@ describe('with batching off (the default)', () => {
     expect(answer.status).toBe(406);
     expect(library.calls.length).toBe(before);
     expect((await plain.query('{ books { id } }')).status).toBe(200);
+  });
+});
+
+describe('bounded work for a small body', () => {
+  it('refuses a multipart map with more than 1000 paths with 413', async () => {
+    const variables = { files: Array(1001).fill(null) };
+    const sent: Sent = {
+      headers: FILE_MULTIPART,
+      body: withFile(
+        variables,
+        variables.files.map((_, i) => `variables.files.${i}`),
+      ),
+    };
+    const expected = { status: 413, body: error('Multipart form field "map" names more than 1000 paths.') };
+    expect(await overHttp(plain, sent)).toMatchObject(expected);
+    expect(await inProcess(plain, sent)).toMatchObject(expected);
+    // 1000 are fine.
+    const fits = { files: Array(1000).fill(null) };
+    expect(
+      await overHttp(plain, {
+        headers: FILE_MULTIPART,
+        body: withFile(
+          fits,
+          fits.files.map((_, i) => `variables.files.${i}`),
+        ),
+      }),
+    ).toMatchObject({ status: 200 });
+  });
+
+  it('answers a declared Content-Length over the limit with 413 and closes the connection, not reading the body', async () => {
+    const answer = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+      const req = httpRequest(`${router.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 1_000_000_000 } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+      });
+      req.on('error', reject);
+      // The body never comes: the answer must not wait for it, and the connection must not stay open to drain it.
+      req.write('{"query":');
+    });
+    expect(answer).toEqual({ status: 413, connection: 'close' });
   });
 });
 

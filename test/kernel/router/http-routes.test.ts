@@ -223,3 +223,64 @@ describe('built-in HTTP features that are off add nothing', () => {
     await expect(startTestRouter({ subgraphs: [library], config: { cors: { enabled: true, allow_origins: ['https://*'] } } })).rejects.toThrow(/cors\.allow_origins\[0\]/);
   });
 });
+
+describe('headers of earlier steps on every answer /graphql gets', () => {
+  /** After CORS (a built-in, so first): answers 429 for `x-limit`, throws for `x-throw`; its results vary by `X-Client`. */
+  const limiter: SwitchyardPlugin = {
+    name: 'limiter',
+    setup: () => ({
+      http: {
+        beforeGraphQL(request) {
+          if (request.header('x-limit') === 'yes') return { answer: { status: 429, headers: { ...JSON_TYPE, 'retry-after': '1' }, body: '{"errors":[{"message":"slow down"}]}' } };
+          if (request.header('x-throw') === 'yes') throw new Error('the limiter broke');
+          return undefined;
+        },
+      },
+      hooks: {
+        onRespond: () => (after) => {
+          after.setOutput({ ...after.output, headers: { ...after.output.headers, vary: 'X-Client' } });
+        },
+      },
+    }),
+  };
+  let cors: TestRouter;
+  const ORIGIN = 'https://app.example';
+
+  beforeAll(async () => {
+    cors = await startTestRouter({ subgraphs: [library], listen: true, plugins: [limiter], config: { cors: { enabled: true, allow_origins: [ORIGIN] } } });
+  });
+  afterAll(async () => {
+    await cors?.close();
+  });
+
+  const corsBoth = async (headers: Record<string, string>): Promise<Response[]> => {
+    const init = { method: 'POST', headers: { 'content-type': 'application/json', origin: ORIGIN, ...headers }, body: JSON.stringify({ query: '{ books { id } }' }) };
+    return [await fetch(`${cors.url}/graphql`, init), await cors.router.handle(new Request('http://router.test/graphql', init))];
+  };
+
+  it('a later step that answers keeps them (CORS on a 429)', async () => {
+    for (const response of await corsBoth({ 'x-limit': 'yes' })) {
+      expect(response.status).toBe(429);
+      expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+      expect(response.headers.get('vary')).toBe('Origin');
+      expect(response.headers.get('retry-after')).toBe('1');
+      expect(await response.json()).toEqual({ errors: [{ message: 'slow down' }] });
+    }
+  });
+
+  it('a later step that throws keeps them on the 500 PLUGIN_ERROR', async () => {
+    for (const response of await corsBoth({ 'x-throw': 'yes' })) {
+      expect(response.status).toBe(500);
+      expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+      expect((await response.json()).errors[0].extensions.code).toBe('PLUGIN_ERROR');
+    }
+  });
+
+  it("an answer's own Vary adds to the step's Vary: Origin, over a socket as in-process", async () => {
+    for (const response of await corsBoth({})) {
+      expect(response.status).toBe(200);
+      expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+      expect(response.headers.get('vary')).toBe('X-Client, Origin');
+    }
+  });
+});
