@@ -1,4 +1,5 @@
 import type { PathSegment, RepresentationSpec } from '../plan/query-plan.js';
+import { firstFromSource, oneOfSource } from './object-parts.js';
 
 /**
  * Writes the JavaScript of a compiled entity collector for one fetch: nested
@@ -21,7 +22,7 @@ export function generateCollectSource(mergePath: readonly PathSegment[], specs: 
   if (spec.fields.some((field) => field.children || field.typeCondition || field.name === '__proto__' || field.name === '__typename')) return undefined;
   const writer = new CollectWriter(mergePath, spec);
   return `"use strict";
-const { MULTI, oneOf, firstFrom, typenameOf, satisfiesAny, satisfies, same } = H;
+const { MULTI, typenameOf, satisfiesAny, satisfies, same } = H;
 return function collect(o, x, X, b) {
   ${writer.step(0, { object: 'o', more: 'x', indices: [] })}
   return true;
@@ -51,7 +52,7 @@ class CollectWriter {
     if (segment === '@') return ''; // an object where the path expects a list: nothing there
     const key = JSON.stringify(segment);
     const child = `c${depth}`;
-    return `{ const ${child} = ${at.more} === undefined ? ${at.object}[${key}] : oneOf(${at.object}, ${at.more}, ${key});
+    return `{ let ${child}; if (${at.more} === undefined) ${child} = ${at.object}[${key}]; else ${oneOfSource(child, at.object, at.more, key)}
     if (${child} === MULTI) return false;
     ${this.value(depth + 1, child, at.indices)} }`;
   }
@@ -81,7 +82,7 @@ class CollectWriter {
     const reads = spec.fields.map((field, i) => {
       const key = JSON.stringify(field.responseKey);
       return `let k${i} = ${object}[${key}];
-    if ((k${i} === undefined || k${i} === null) && ${more} !== undefined) k${i} = firstFrom(k${i}, ${more}, ${key});
+    if ((k${i} === undefined || k${i} === null) && ${more} !== undefined) ${firstFromSource(`k${i}`, more, key)}
     if (k${i} === undefined) break position;`;
     });
     const literal = `{ __typename: t, ${spec.fields.map((field, i) => `${JSON.stringify(field.name)}: k${i}`).join(', ')} }`;

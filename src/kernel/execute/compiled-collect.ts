@@ -11,7 +11,7 @@ import { compileGenerated } from '../code-generation.js';
 import { assertSameResult, CompiledCache, compiledChecks } from '../compiled-code.js';
 import type { FetchNode, PathSegment } from '../plan/query-plan.js';
 import { generateCollectSource } from './collect-codegen.js';
-import { firstFrom, MULTI, oneOf } from './object-parts.js';
+import { MULTI } from './object-parts.js';
 import { buildEntityBatch, type EntityBatch, type TypeFacts } from './representations.js';
 import type { JsonObject, ResponseTree } from './response-tree.js';
 
@@ -54,8 +54,6 @@ class CompiledBatch implements EntityBatch {
 /** What the generated code receives as `H`. */
 interface CollectHelpers {
   readonly MULTI: typeof MULTI;
-  readonly oneOf: typeof oneOf;
-  readonly firstFrom: typeof firstFrom;
   readonly typenameOf: (object: JsonObject, more: readonly JsonObject[] | undefined) => string | undefined;
   readonly satisfiesAny: (object: JsonObject, more: readonly JsonObject[] | undefined, condition: string) => boolean;
   readonly satisfies: (typename: string, condition: string) => boolean;
@@ -107,15 +105,14 @@ function describe(batch: EntityBatch | undefined): unknown {
 function helpersFor(facts: TypeFacts): CollectHelpers {
   return {
     MULTI,
-    oneOf,
-    firstFrom,
     satisfies: facts.satisfies,
     typenameOf(object, more) {
       // As runtimeTypenameOf: the first object type reported, else the first name reported.
       const own = object.__typename;
-      if (typeof own === 'string' && (more === undefined || facts.isObjectType(own))) return own;
+      if (more === undefined) return typeof own === 'string' ? own : undefined;
+      if (typeof own === 'string' && facts.isObjectType(own)) return own;
       let first = typeof own === 'string' ? own : undefined;
-      for (const part of more ?? []) {
+      for (const part of more) {
         const name = part.__typename;
         if (typeof name !== 'string') continue;
         if (facts.isObjectType(name)) return name;

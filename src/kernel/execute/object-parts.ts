@@ -1,37 +1,35 @@
-import type { JsonObject } from './response-tree.js';
-
 /**
  * Reads over the parts of one response object, for compiled code: the
  * object a fetch returned first, and `more`, what later fetches returned for
  * it. They give what `firstValue` and `childValues` (response-tree.ts) give
- * over a view, without building the view.
+ * over a view, without building the view. Each is written into the
+ * generated code for one known key: with the key as a literal, every read is
+ * a named property load the engine caches per site, where a shared helper
+ * taking the key at run time would make each read a slow, shape-generic
+ * lookup. `keyLiteral` is a JSON string literal; the names `j`, `c` and `n`
+ * must be free where the code goes.
  */
 
 /** Two parts hold a composite value for one key: the general code merges them. */
 export const MULTI = Symbol('several-values');
 
-/** A leaf's value when the first object had none: the first non-null one of the other parts, else null if one said null. */
-export function firstFrom(value: unknown, more: readonly JsonObject[], key: string): unknown {
-  let found = value;
-  for (let i = 0; i < more.length; i++) {
-    const candidate = more[i]![key];
-    if (candidate !== undefined && candidate !== null) return candidate;
-    if (candidate === null) found = null;
-  }
-  return found;
+/**
+ * A leaf's value when the first object had none: assigns to `target` (which
+ * holds the first object's value) the first non-null value of the other
+ * parts, else null if one of them said null.
+ */
+export function firstFromSource(target: string, more: string, keyLiteral: string): string {
+  return `for (let j = 0; j < ${more}.length; j++) { const c = ${more}[j][${keyLiteral}]; if (c !== undefined && c !== null) { ${target} = c; break; } if (c === null) ${target} = null; }`;
 }
 
-/** A composite field's value when the object has several parts; MULTI when two parts hold one (merged by the general shaper). */
-export function oneOf(object: JsonObject, more: readonly JsonObject[], key: string): unknown {
-  let value = object[key];
-  let sawNull = value === null;
-  if (value === null) value = undefined;
-  for (let i = 0; i < more.length; i++) {
-    const candidate = more[i]![key];
-    if (candidate === undefined) continue;
-    if (candidate === null) sawNull = true;
-    else if (value !== undefined) return MULTI;
-    else value = candidate;
-  }
-  return value !== undefined ? value : sawNull ? null : undefined;
+/**
+ * A composite field's value when the object has several parts, assigned to
+ * `target`: the one non-null value among the parts, null when only nulls,
+ * undefined when none; MULTI when two parts hold one (merged by the general
+ * code).
+ */
+export function oneOfSource(target: string, object: string, more: string, keyLiteral: string): string {
+  return `{ ${target} = ${object}[${keyLiteral}]; let n = ${target} === null; if (n) ${target} = undefined;
+    for (let j = 0; j < ${more}.length; j++) { const c = ${more}[j][${keyLiteral}]; if (c === undefined) continue; if (c === null) n = true; else if (${target} !== undefined) { ${target} = MULTI; break; } else ${target} = c; }
+    if (${target} === undefined && n) ${target} = null; }`;
 }

@@ -13,7 +13,7 @@ import type { JsonObject, ResponseTree } from '../execute/response-tree.js';
 import type { NSelection } from '../plan/normalize.js';
 import { compileGenerated } from '../code-generation.js';
 import { CompiledCache } from '../compiled-code.js';
-import { firstFrom, MULTI, oneOf } from '../execute/object-parts.js';
+import { MULTI } from '../execute/object-parts.js';
 import { generateShapeSource, type ShapeFacts } from './shape-codegen.js';
 
 const BAIL = Symbol('compiled-shape-bail');
@@ -34,8 +34,6 @@ export class CompiledShapes {
     const helpers: Omit<ShapeHelpers, 'L'> = {
       BAIL,
       MULTI,
-      firstFrom,
-      oneOf,
       runtimeTypeOf: (object: JsonObject, more: readonly JsonObject[] | undefined) => runtimeTypeOf(objectTypes, object, more),
     };
     this.shapers = new CompiledCache((selections, rootType) => {
@@ -59,8 +57,6 @@ export class CompiledShapes {
 interface ShapeHelpers {
   readonly BAIL: typeof BAIL;
   readonly MULTI: typeof MULTI;
-  readonly firstFrom: typeof firstFrom;
-  readonly oneOf: typeof oneOf;
   readonly runtimeTypeOf: (object: JsonObject, more: readonly JsonObject[] | undefined) => string | undefined;
   readonly L: ReadonlyArray<(value: unknown) => unknown>;
 }

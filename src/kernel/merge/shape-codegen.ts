@@ -1,5 +1,6 @@
 import { GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString, isObjectType, type GraphQLAbstractType, type GraphQLLeafType, type GraphQLSchema } from 'graphql';
 import type { NSelection } from '../plan/normalize.js';
+import { firstFromSource, oneOfSource } from '../execute/object-parts.js';
 import type { ShapeField } from './shape-fields.js';
 
 /** What the generated code needs from the general shaper. */
@@ -33,7 +34,7 @@ export function generateShapeSource(facts: ShapeFacts, rootType: string, selecti
   const root = writer.objectFunction(selections, rootType);
   if (root === undefined) return undefined;
   const body = `"use strict";
-const { BAIL, MULTI, firstFrom, oneOf, runtimeTypeOf, L } = H;
+const { BAIL, MULTI, runtimeTypeOf, L } = H;
 ${writer.functions.join('\n')}
 return f${root};`;
   return { body, leafTypes: writer.leafTypes };
@@ -83,9 +84,10 @@ class ShapeWriter {
         continue;
       }
       if (field.verbatim) return undefined;
+      // Reads over the object's parts, written inline for this key (see object-parts.ts).
       const read = field.leafType
-        ? `v = o[${key}]; if ((v === undefined || v === null) && x !== undefined) v = firstFrom(v, x, ${key});`
-        : `v = x === undefined ? o[${key}] : oneOf(o, x, ${key}); if (v === MULTI) return BAIL;`;
+        ? `v = o[${key}]; if ((v === undefined || v === null) && x !== undefined) ${firstFromSource('v', 'x', key)}`
+        : `if (x === undefined) v = o[${key}]; else ${oneOfSource('v', 'o', 'x', key)} if (v === MULTI) return BAIL;`;
       const shaped = this.valueCode('v', field, 0, `r${i}`);
       if (shaped === undefined) return undefined;
       lines.push(`let r${i}; ${read}`, shaped);

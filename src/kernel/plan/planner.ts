@@ -344,7 +344,7 @@ export class Planner {
     if (!key) {
       throw planningError(`no key of ${target.entityType} in "${target.subgraph}" can be obtained from "${position.group.subgraph}"`);
     }
-    position.tree.addTypename();
+    if (needsTypename(this.index, position, target)) position.tree.addTypename();
     const dependencies = new Set<FetchGroup>();
     const representation: RepresentationField[] = [];
     const keyPart = this.fetchFieldSet(position, key.selectionSet, target.entityType);
@@ -695,4 +695,16 @@ function childPath(index: FederationIndex, position: Position, field: NField): P
   const path = [...position.path, field.responseKey];
   for (let depth = index.fieldListDepth(position.parentType, field.name); depth > 0; depth--) path.push('@');
   return path;
+}
+
+/**
+ * Whether an entity jump must fetch `__typename` where its objects are: not
+ * when they are of one object type the representation is written for (the
+ * executor then takes the spec's type), only when the type is known at
+ * runtime alone (abstract types, type conditions on the way).
+ */
+function needsTypename(index: FederationIndex, position: Position, target: JumpTarget): boolean {
+  if (index.isAbstract(position.parentType)) return true;
+  if (target.typename.kind === 'runtime' && target.entityType !== position.parentType) return true;
+  return position.path.some((segment) => segment.startsWith('... on '));
 }

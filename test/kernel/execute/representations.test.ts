@@ -130,4 +130,16 @@ describe('representations of an entity fetch', () => {
     const batch = batchOf([{ __typename: 'User', id: 'u1' }], [byId('Account', 'fixed')]);
     expect(batch.representations).toEqual([{ __typename: 'Account', id: 'u1' }]);
   });
+
+  it('writes the static type for objects fetched without __typename (positions of one object type)', () => {
+    // The planner asks for `__typename` only where the type is known at runtime alone.
+    const batch = batchOf([{ id: 'u1' }, { id: 'u2' }, { id: 'u1' }], [byId('User')]);
+    expect(batch.representations).toEqual([
+      { __typename: 'User', id: 'u1' },
+      { __typename: 'User', id: 'u2' },
+    ]);
+    expect(batch.positions).toEqual([[0, 2], [1]]);
+    const fixed = batchOf([{ id: 'u1' }], [byId('Account', 'fixed')]);
+    expect(fixed.representations).toEqual([{ __typename: 'Account', id: 'u1' }]);
+  });
 });

@@ -22,7 +22,7 @@ describe('the query planner', () => {
         'QueryPlan {',
         '  Sequence {',
         '    Fetch(service: "products") {',
-        '      { topProducts { name __typename upc price weight } }',
+        '      { topProducts { name upc price weight } }',
         '    },',
         '    Parallel {',
         '      Flatten(path: "topProducts.@") {',
@@ -35,7 +35,7 @@ describe('the query planner', () => {
         '        Flatten(path: "topProducts.@") {',
         '          Fetch(service: "reviews") {',
         '            { ... on Product { __typename upc } } =>',
-        '            { ... on Product { reviews { author { username __typename id } } } }',
+        '            { ... on Product { reviews { author { username id } } } }',
         '          }',
         '        },',
         '        Flatten(path: "topProducts.@.reviews.@.author") {',
@@ -56,7 +56,7 @@ describe('the query planner', () => {
     const plan = demo.plan('{ topProducts { shippingEstimate } }');
     const inventory = plan.fetches.find((f) => f.subgraph === 'inventory')!;
     expect(inventory.representations?.[0]?.fields.map((f) => f.name)).toEqual(['upc', 'price', 'weight']);
-    expect(plan.fetches.find((f) => f.subgraph === 'products')!.selectionSet).toBe('{ topProducts { __typename upc price weight } }');
+    expect(plan.fetches.find((f) => f.subgraph === 'products')!.selectionSet).toBe('{ topProducts { upc price weight } }');
   });
 
   it('uses @provides instead of jumping for a field the parent subgraph provides', () => {
@@ -78,7 +78,7 @@ describe('the query planner', () => {
   it('keeps the client aliases and picks an internal alias when the key field name is taken', () => {
     const plan = demo.plan('{ topProducts { upc: name reviews { body } } }');
     const products = plan.fetches[0]!;
-    expect(products.selectionSet).toBe('{ topProducts { upc: name __typename __sy_upc: upc } }');
+    expect(products.selectionSet).toBe('{ topProducts { upc: name __sy_upc: upc } }');
     expect(plan.fetches[1]!.representations?.[0]?.fields).toEqual([{ name: 'upc', responseKey: '__sy_upc', children: undefined }]);
   });
 
@@ -127,7 +127,7 @@ describe('mutation plans', () => {
         'QueryPlan {',
         '  Sequence {',
         '    Fetch(service: "ledger") {',
-        '      mutation { a: deposit(amount: 1) { __typename id } }',
+        '      mutation { a: deposit(amount: 1) { id } }',
         '    },',
         '    Flatten(path: "a") {',
         '      Fetch(service: "audit") {',
