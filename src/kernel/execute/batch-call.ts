@@ -9,6 +9,7 @@ import { Kind, parse, print } from 'graphql';
 import type { EntityCallPart, JsonObject, SubgraphRequest } from '../fetch/subgraph-types.js';
 import { batchOperation } from '../plan/batch-node.js';
 import type { FetchNode } from '../plan/query-plan.js';
+import { representationsVariableOf } from '../plan/representations-variable.js';
 
 /**
  * The request (the executor's call, or the fetch stage's input) with only
@@ -21,7 +22,7 @@ export function withEntityParts<R extends Omit<SubgraphRequest, 'headers'>>(requ
   const variables: Record<string, unknown> = {};
   const representations: JsonObject[] = [];
   for (const part of parts) {
-    const own = part.representationsVariable ?? 'representations';
+    const own = representationsVariableOf(part);
     for (const name in part.variables) if (name !== own) variables[name] = part.variables[name];
     variables[part.variable] = part.representations;
     for (const representation of part.representations) representations.push(representation);

@@ -11,6 +11,7 @@ import { ResponseTree } from './response-tree.js';
 import { SharedAnswers, type AnswerTrace } from './shared-answers.js';
 import { subgraphErrorPolicy, type ErrorPathMapper, type SubgraphErrorPolicy } from './subgraph-errors.js';
 import type { SubgraphErrorPropagationConfig } from '../config/core-schema.js';
+import { representationsVariableOf } from '../plan/representations-variable.js';
 
 /** A subgraph call as the executor describes it; the kernel adds headers and runs the fetch stage. */
 export type FetchCall = Omit<SubgraphRequest, 'headers'>;
@@ -209,7 +210,7 @@ class PlanWalker {
   private variablesOf(prepared: PreparedEntityFetch): Record<string, unknown> {
     if (prepared.variables) return prepared.variables;
     const variables = this.variablesFor(prepared.node.variableUsages);
-    variables[prepared.node.representationsVariable ?? 'representations'] = prepared.batch.representations;
+    variables[representationsVariableOf(prepared.node)] = prepared.batch.representations;
     if (prepared.node.variableUsages.length === 0) prepared.variables = variables;
     return variables;
   }

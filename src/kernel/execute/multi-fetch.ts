@@ -1,5 +1,6 @@
 import { representationVariables } from '../plan/batch-node.js';
 import type { FetchNode, ParallelNode, PlanNode } from '../plan/query-plan.js';
+import { representationsVariableOf } from '../plan/representations-variable.js';
 
 /** Entity fetches of one parallel wave to one subgraph, sent as one request. */
 export interface MergedFetch {
@@ -64,7 +65,7 @@ function mergeFetches(subgraph: string, nodes: readonly FetchNode[]): MergedFetc
     const header = /^query[^(]*\((.*?)\) \{ _entities/.exec(node.operation)?.[1] ?? '';
     for (const part of header.split(/,\s*(?=\$)/)) {
       const name = /^\$(\w+)/.exec(part)?.[1];
-      if (name && name !== (node.representationsVariable ?? 'representations')) definitions.set(name, part);
+      if (name && name !== representationsVariableOf(node)) definitions.set(name, part);
     }
   }
   const names = representationVariables(nodes.length, variableUsages);

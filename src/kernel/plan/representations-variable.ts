@@ -15,3 +15,8 @@ export function representationsVariableFor(clientVariables: Iterable<string>): s
   while (taken.has(name)) name += '_';
   return name;
 }
+
+/** The representations variable of a fetch node, request or batched part (absent: the usual name). */
+export function representationsVariableOf(fetch: { readonly representationsVariable?: string }): string {
+  return fetch.representationsVariable ?? REPRESENTATIONS_VARIABLE;
+}

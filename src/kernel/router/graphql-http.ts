@@ -240,22 +240,10 @@ async function parseMultipart(bytes: Buffer, contentType: string): Promise<unkno
   for (const [name, value] of form) if (!fields.has(name)) fields.set(name, value);
   const operationsField = fields.get('operations');
   if (!operationsField) throw badRequest('Missing multipart form field "operations"');
-  if (typeof operationsField !== 'string') throw badRequest('Multipart form field "operations" must be a string');
-  let operations: unknown;
-  try {
-    operations = JSON.parse(operationsField);
-  } catch {
-    throw badRequest('Multipart form field "operations" must be a valid JSON string');
-  }
+  const operations = jsonField('operations', operationsField);
   const mapField = fields.get('map');
   if (mapField == null) return operations;
-  if (typeof mapField !== 'string') throw badRequest('Multipart form field "map" must be a string');
-  let map: unknown;
-  try {
-    map = JSON.parse(mapField);
-  } catch {
-    throw badRequest('Multipart form field "map" must be a valid JSON string');
-  }
+  const map = jsonField('map', mapField);
   if (map !== null && typeof map === 'object' && operations !== null && typeof operations === 'object') {
     let count = 0;
     for (const [part, paths] of Object.entries(map)) {
@@ -268,6 +256,16 @@ async function parseMultipart(bytes: Buffer, contentType: string): Promise<unkno
     }
   }
   return operations;
+}
+
+/** A multipart form field holding JSON text (`operations`, `map`), parsed. */
+function jsonField(name: string, value: FormDataEntryValue): unknown {
+  if (typeof value !== 'string') throw badRequest(`Multipart form field "${name}" must be a string`);
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw badRequest(`Multipart form field "${name}" must be a valid JSON string`);
+  }
 }
 
 /** Names that would reach a prototype rather than the client's data. */
