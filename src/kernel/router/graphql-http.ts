@@ -20,6 +20,7 @@ import { memoOn } from '../object-memo.js';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
 import { badRequest, paramsFromSearch, readParams } from './graphql-params.js';
 import { operationRequestOf, type GraphQLParams } from './operation-request.js';
+import { tooLargeMessage } from './request-body.js';
 import { resultContentType, resultFormatFor, resultStatus, type ResultFormat } from './result-head.js';
 
 /** A request to `/graphql`, whatever carried it. */
@@ -317,7 +318,7 @@ function requestError(message: string, status: number, http: { headers?: Record<
 
 /** 413 `REQUEST_TOO_LARGE`: `limits.max_request_body`. */
 function tooLarge(limit: number): GraphQLError {
-  return new GraphQLError(`The request body is larger than the limit of ${limit} bytes.`, {
+  return new GraphQLError(tooLargeMessage(limit), {
     extensions: { code: 'REQUEST_TOO_LARGE', http: { status: 413 } },
   });
 }

@@ -15,6 +15,7 @@ import { GraphQLError } from 'graphql';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
 import { readParams } from './graphql-params.js';
 import { headersFromRaw, operationRequestOf, type GraphQLParams } from './operation-request.js';
+import { readNodeBody } from './request-body.js';
 import { resultContentType, resultStatus, resultTypeFor } from './result-head.js';
 
 /** What the lane needs from the server. */
@@ -39,7 +40,9 @@ export function postLaneCandidate(req: IncomingMessage, maxBodyBytes: number): b
 
 /** Answers a candidate request (see `postLaneCandidate`), or hands it to the general handler. */
 export async function answerPost(req: IncomingMessage, res: ServerResponse, options: PostLaneOptions): Promise<void> {
-  const bytes = await readBody(req);
+  const bytes = await readNodeBody(req, options.maxBodyBytes);
+  // Cannot happen: the head declared a length within the limit, and node's parser delivers no byte past it.
+  if (bytes === undefined) throw new Error('The post lane read a body past its declared length.');
   const params = paramsOf(bytes);
   if (!params) return options.fallback(req, res, bytes);
   const resultType = resultTypeFor(req.headers.accept)!;
@@ -59,15 +62,6 @@ export async function answerPost(req: IncomingMessage, res: ServerResponse, opti
     ...response.headers,
   });
   res.end(body);
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
 }
 
 /** The body's parameters when they are valid; undefined leaves the answer (an error, a batch) to the general handler. */

@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { CoreConfig } from '../config/core-schema.js';
-import { RouterError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { GraphQLRequestStep, HttpAnswer, HttpRequest } from '../pipeline/http-routes.js';
@@ -14,6 +13,7 @@ import { GRAPHQL_PATH, jsonError, runRoute, type HttpRoutes, type OwnedStep } fr
 import { parseListenAddress } from './listen-address.js';
 import { bindListener, guardHttpServer, MAIN_LISTENER_TIMEOUTS, type ListenerTimeouts } from './listener-guard.js';
 import { headersFromRaw } from './operation-request.js';
+import { closeIfBodyPending, readFetchBody, readNodeBody, requestTooLarge } from './request-body.js';
 
 /** Where the router listens. */
 export interface ListenInfo {
@@ -254,47 +254,6 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/**
- * The body of node's request, at most `limit` bytes: undefined once it
- * passes the limit (the rest is left unread). Rejects when the client goes
- * away before the end.
- */
-function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        done();
-        resolve(undefined);
-      } else chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      done();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-    };
-    const onError = (error: Error): void => {
-      done();
-      reject(error);
-    };
-    const onClose = (): void => {
-      done();
-      reject(new Error('aborted'));
-    };
-    req.on('data', onData);
-    req.once('end', onEnd);
-    req.once('error', onError);
-    req.once('close', onClose);
-  });
-}
-
 /** Aborted when the response closes before it was written in full (the client went away). */
 function abortOnClose(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
@@ -328,10 +287,10 @@ class NodeHttpRequest implements HttpRequest {
   readonly header = (name: string): string | undefined => headerValue(this.req.headers[name]);
 
   async body(): Promise<Uint8Array> {
-    const bytes = await readLimited(this.req, this.limit);
+    const bytes = await readNodeBody(this.req, this.limit);
     if (bytes === undefined) {
       this.res.setHeader('connection', 'close');
-      throw new RouterError('REQUEST_TOO_LARGE', `The request body is larger than the limit of ${this.limit} bytes.`);
+      throw requestTooLarge(this.limit);
     }
     return bytes;
   }
@@ -374,7 +333,7 @@ class NodeGraphQLRequest implements GraphQLHttpRequest {
 
   async readBody(limit: number): Promise<Buffer | undefined> {
     if (this.body !== undefined) return this.body;
-    const bytes = await readLimited(this.req, limit);
+    const bytes = await readNodeBody(this.req, limit);
     this.cut = bytes === undefined;
     return bytes;
   }
@@ -393,8 +352,8 @@ function fetchHttpRequest(request: Request, url: URL, limit: number): HttpReques
     query: url.searchParams,
     header: (name) => request.headers.get(name) ?? undefined,
     body: async () => {
-      const bytes = await readStream(request.body, limit);
-      if (bytes === undefined) throw new RouterError('REQUEST_TOO_LARGE', `The request body is larger than the limit of ${limit} bytes.`);
+      const bytes = await readFetchBody(request.body, limit);
+      if (bytes === undefined) throw requestTooLarge(limit);
       return bytes;
     },
     signal: request.signal,
@@ -414,27 +373,9 @@ function fetchGraphQLRequest(request: Request, url: URL, header: (name: string) 
       });
       return headers;
     },
-    readBody: (limit) => readStream(request.body, limit),
+    readBody: (limit) => readFetchBody(request.body, limit),
     signal: request.signal,
   };
-}
-
-/** A fetch body, at most `limit` bytes (undefined past it; reading stops there). */
-async function readStream(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Buffer | undefined> {
-  if (!body) return Buffer.alloc(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return Buffer.concat(chunks);
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
 }
 
 /** A route's or step's answer on node's response (HEAD: node leaves the body out). */
@@ -508,17 +449,6 @@ function keepStepVary(res: ServerResponse, stepVary: string): void {
     }
     return (writeHead as (...args: unknown[]) => ServerResponse).call(res, status, ...rest);
   }) as ServerResponse['writeHead'];
-}
-
-/**
- * Sets `Connection: close` when the request's body is still arriving and
- * the answer will not read it: otherwise node reads (and drops) all of it,
- * however large it says it is, before the connection serves another request.
- */
-function closeIfBodyPending(req: IncomingMessage, res: ServerResponse): void {
-  if (req.complete) return;
-  const length = req.headers['content-length'];
-  if ((length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined) res.setHeader('connection', 'close');
 }
 
 /** Whether a failure is the client going away (connection reset, body cut short). */

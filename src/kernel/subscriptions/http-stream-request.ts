@@ -10,6 +10,7 @@ import { GraphQLError } from 'graphql';
 import type { OperationRequest } from '../pipeline/stages.js';
 import { paramsFromSearch, readParams } from '../router/graphql-params.js';
 import { operationRequestOf as toOperationRequest, type GraphQLParams } from '../router/operation-request.js';
+import { readNodeBody, tooLargeMessage } from '../router/request-body.js';
 
 /** How an HTTP request to `/graphql` wants its answer streamed. */
 export type StreamingProtocol =
@@ -60,20 +61,6 @@ export type ParamsOutcome =
 
 export type { GraphQLParams };
 
-/** Reads a body up to `limit` bytes; undefined when it is larger (the rest is not read). */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return undefined;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) return undefined;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
 /**
  * The parameters of a GET (query string) or a JSON POST; other methods and
  * bodies get 405 / 415 / 413 / 400. The parameters themselves are read and
@@ -93,8 +80,9 @@ export async function readGraphQLParams(req: IncomingMessage, maxBodyBytes: numb
     if (type !== 'application/json' && type !== 'application/graphql+json') {
       return { ok: false, status: 415, message: 'A streamed GraphQL request must be a GET or an application/json POST.' };
     }
-    const body = await readBody(req, maxBodyBytes);
-    if (body === undefined) return { ok: false, status: 413, message: 'The request body is too large.' };
+    const body = await readNodeBody(req, maxBodyBytes);
+    // The rest stays unread: the refusal closes the connection (streaming-http.ts).
+    if (body === undefined) return { ok: false, status: 413, message: tooLargeMessage(maxBodyBytes) };
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));

@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { OperationRequest } from '../pipeline/stages.js';
+import { closeIfBodyPending } from '../router/request-body.js';
 import { ClientBuffer, clientTooSlowMessage } from './client-buffer.js';
 import { httpEventSource, type HttpEventSource } from './http-event-source.js';
 import { errorBody, operationRequestOf, readGraphQLParams, streamingProtocolOf } from './http-stream-request.js';
@@ -54,6 +55,8 @@ export function createStreamingHttpEndpoint(options: StreamingHttpOptions): Stre
   let closing = false;
 
   const refuse = (res: ServerResponse, status: number, message: string, code: string, headers: Record<string, string> = {}): void => {
+    // A refused request's unread body is not drained: the connection closes instead.
+    closeIfBodyPending(res.req, res);
     res.writeHead(status, { ...JSON_TYPE, ...headers });
     res.end(errorBody(message, code));
   };
