@@ -1,27 +1,14 @@
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { type HarnessRun, runHarness } from '../support/run-harness.js';
 import { accountsSdl, clashingSdl, createTempDir, reviewsSdl, type TempDir } from './fixtures.js';
 
 const HARNESS = fileURLToPath(new URL('./cli-harness.ts', import.meta.url));
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function switchyard(args: string[], { cwd, env = {} }: { cwd: string; env?: Record<string, string> }): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', TSX, HARNESS, ...args], { cwd, env: { ...process.env, LOG_LEVEL: 'info', ...env } }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
+function switchyard(args: string[], { cwd, env = {} }: { cwd: string; env?: Record<string, string> }): Promise<HarnessRun> {
+  return runHarness(HARNESS, args, { cwd, env: { ...process.env, LOG_LEVEL: 'info', ...env } });
 }
 
 /** A project folder with two subgraph schemas and a compose file, removed when the test ends. */

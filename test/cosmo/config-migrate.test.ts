@@ -15,6 +15,7 @@ import { startSubgraph, type TestSubgraph } from '../../src/testing/index.js';
 import { freePort, runCli, spawnCli, waitFor } from '../cli/run-cli.js';
 import { librarySubgraph } from '../kernel/library-subgraphs.js';
 import { wgcRouterCompose } from './wgc.js';
+import { COSMO_DEFAULT_ALLOW_HEADERS } from './cors-headers.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -259,18 +260,7 @@ rate_limit:
         allow_origins: ['https://app.example'],
         // Cosmo adds HEAD, GET, POST and its client headers to what the file lists.
         allow_methods: ['GET', 'POST', 'HEAD'],
-        allow_headers: [
-          'Origin',
-          'Content-Length',
-          'Content-Type',
-          'Authorization',
-          'Graphql-Client-Name',
-          'Graphql-Client-Version',
-          'Apollographql-Client-Name',
-          'Apollographql-Client-Version',
-          'Traceparent',
-          'Tracestate',
-        ],
+        allow_headers: COSMO_DEFAULT_ALLOW_HEADERS,
         allow_credentials: false,
         max_age: '10m',
       },

@@ -8,10 +8,9 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RouterError } from '../../src/index.js';
-import { loadRouterSetup } from '../../src/setup/index.js';
 import { startTestRouter } from '../../src/testing/index.js';
 import { switchyard } from '../grpc/support.js';
+import { configFailure, loadConfigText } from '../support/config-file.js';
 import {
   captureLogs,
   connectGet,
@@ -50,22 +49,6 @@ afterAll(async () => {
   await graph?.close();
 });
 
-async function setupOf(text: string, env: Record<string, string> = {}) {
-  const path = join(dir, `router-${Math.random().toString(36).slice(2)}.config.yaml`);
-  await writeFile(path, `version: "1"\n${text}`);
-  return loadRouterSetup({ configPath: path, env });
-}
-
-async function configFailure(text: string): Promise<string> {
-  const error = await setupOf(text).then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(RouterError);
-  expect((error as RouterError).code).toBe('CONFIG_INVALID');
-  return (error as RouterError).message;
-}
-
 const cosmoSection = (port: number) => `storage_providers:
   file_system:
     - id: fs-services
@@ -82,7 +65,7 @@ connect_rpc:
 describe("Cosmo's connect_rpc keys", () => {
   it('serves the folder storage.provider_id names, with operations found in nested subfolders, and logs base_url', async () => {
     const port = await freePort();
-    const setup = await setupOf(cosmoSection(port));
+    const setup = await loadConfigText(dir, cosmoSection(port));
     const { logger, lines } = captureLogs();
     const router = await startTestRouter({
       subgraphs: [graph.projects, graph.users],
@@ -107,7 +90,7 @@ describe("Cosmo's connect_rpc keys", () => {
 
   it('takes the provider id and base URL from the environment too', async () => {
     const port = await freePort();
-    const setup = await setupOf(`storage_providers:\n  file_system:\n    - id: fs-services\n      path: ${services}\n`, {
+    const setup = await loadConfigText(dir, `storage_providers:\n  file_system:\n    - id: fs-services\n      path: ${services}\n`, {
       CONNECT_RPC_ENABLED: 'true',
       CONNECT_RPC_SERVER_LISTEN_ADDR: `127.0.0.1:${port}`,
       CONNECT_RPC_SERVER_BASE_URL: 'http://localhost:5026',
@@ -126,23 +109,25 @@ describe("Cosmo's connect_rpc keys", () => {
   });
 
   it('refuses an undeclared provider, a Redis provider, both ways of naming the folder, a bad base_url and graphql_endpoint, naming the key', async () => {
-    expect(await configFailure('connect_rpc:\n  enabled: true\n  storage:\n    provider_id: nowhere\n')).toContain(
+    expect(await configFailure(dir, 'connect_rpc:\n  enabled: true\n  storage:\n    provider_id: nowhere\n')).toContain(
       'connect_rpc.storage.provider_id: unknown storage provider "nowhere"; declare it under storage_providers.file_system as {id, path}',
     );
     expect(
       await configFailure(
+        dir,
         'storage_providers:\n  redis:\n    - id: cache\n      urls: ["redis://127.0.0.1:6379"]\nconnect_rpc:\n  enabled: true\n  storage:\n    provider_id: cache\n',
       ),
     ).toContain('"cache" is a shared store (Redis); the services folder must be a storage_providers.file_system entry');
     expect(
       await configFailure(
+        dir,
         `storage_providers:\n  file_system:\n    - id: fs\n      path: ${services}\nconnect_rpc:\n  storage:\n    provider_id: fs\n  services:\n    path: ./services\n`,
       ),
     ).toContain('connect_rpc.storage.provider_id: and connect_rpc.services.path both name the services folder; keep one of them');
-    expect(await configFailure('connect_rpc:\n  server:\n    base_url: "localhost:5026"\n')).toContain('connect_rpc.server.base_url');
-    expect(await configFailure('connect_rpc:\n  graphql_endpoint: "http://localhost:3002/graphql"\n')).toContain('graphql_endpoint');
-    expect(await configFailure('storage_providers:\n  file_system:\n    - id: fs\n      path: a\n    - id: fs\n      path: b\n')).toContain('duplicate id "fs"');
-    expect(await configFailure('storage_providers:\n  file_system:\n    - id: fs\n')).toContain('storage_providers.file_system[0].path');
+    expect(await configFailure(dir, 'connect_rpc:\n  server:\n    base_url: "localhost:5026"\n')).toContain('connect_rpc.server.base_url');
+    expect(await configFailure(dir, 'connect_rpc:\n  graphql_endpoint: "http://localhost:3002/graphql"\n')).toContain('graphql_endpoint');
+    expect(await configFailure(dir, 'storage_providers:\n  file_system:\n    - id: fs\n      path: a\n    - id: fs\n      path: b\n')).toContain('duplicate id "fs"');
+    expect(await configFailure(dir, 'storage_providers:\n  file_system:\n    - id: fs\n')).toContain('storage_providers.file_system[0].path');
   });
 
   it('serves the folder `grpc-service generate -w` wrote from nested operation folders, every file it compiled an RPC from', { timeout: 60_000 }, async ({ onTestFinished }) => {

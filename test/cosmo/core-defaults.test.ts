@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { builtinSections } from '../../src/cli/builtin-plugins.js';
 import { migrateCosmoConfig } from '../../src/cli/cosmo-config-migration.js';
 import { parseConfig } from '../../src/kernel/config/index.js';
+import { COSMO_DEFAULT_ALLOW_HEADERS } from './cors-headers.js';
 
 /** One default, ours beside Cosmo's. */
 interface DefaultRow {
@@ -43,18 +44,7 @@ const SECTIONS: Readonly<Record<string, readonly DefaultRow[]>> = {
       // config.go's default; router.go adds its defaultCorsHeaders to any list (Authorization, client name and version, trace context, x-wg-*).
       cosmo: ['Origin', 'Content-Length', 'Content-Type'],
       source: 'config.go',
-      cosmoAsOurs: [
-        'Origin',
-        'Content-Length',
-        'Content-Type',
-        'Authorization',
-        'Graphql-Client-Name',
-        'Graphql-Client-Version',
-        'Apollographql-Client-Name',
-        'Apollographql-Client-Version',
-        'Traceparent',
-        'Tracestate',
-      ],
+      cosmoAsOurs: COSMO_DEFAULT_ALLOW_HEADERS,
       migrateCarries: true,
     },
     { key: 'cors.allow_credentials', ours: false, cosmo: true, source: 'schema', cosmoAsOurs: true, migrateCarries: true },

@@ -7,39 +7,17 @@
  * while the router runs. The project's packages come from this checkout
  * (node_modules linked, router in-process as `switchyard router` builds it).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { readFile, symlink, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { graphDrivenPlugins } from '../../src/cli/builtin-plugins.js';
 import { composeGraph, writeOutput } from '../../src/compose/index.js';
-import { initProject } from '../../src/grpc/templates.js';
-import { createLogger, createRouter, type Router } from '../../src/index.js';
-import { loadRouterSetup } from '../../src/setup/index.js';
-import { freePort, switchyard, tempDir } from '../grpc/support.js';
+import { switchyard } from '../grpc/support.js';
+import { type Block, initTemplateProject, REPO, sections, startTemplateProject } from '../grpc/template-project.js';
 
 const exec = promisify(execFile);
-const REPO = join(import.meta.dirname, '../..');
 const TUTORIAL = join(REPO, 'examples/connect/README.md');
-
-interface Block {
-  readonly lang: string;
-  readonly code: string;
-}
-
-/** The tutorial's sections by heading, each with its fenced code blocks in order. */
-function sections(markdown: string): Map<string, Block[]> {
-  const result = new Map<string, Block[]>();
-  for (const part of markdown.split(/^## /m).slice(1)) {
-    const heading = part.slice(0, part.indexOf('\n'));
-    result.set(
-      heading,
-      [...part.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((match) => ({ lang: match[1]!, code: match[2]! })),
-    );
-  }
-  return result;
-}
 
 /** Timestamps differ from run to run: compared as a placeholder. */
 function normalized(text: string): string {
@@ -54,14 +32,9 @@ describe('the Connect tutorial (examples/connect)', () => {
       if (!blocks) throw new Error(`the tutorial has no section "${heading}"`);
       return blocks;
     };
-    const dir = await tempDir(onTestFinished);
-    const project = join(dir, 'projects-service');
-    await initProject({ template: 'typescript', directory: project });
-    await symlink(join(REPO, 'node_modules'), join(project, 'node_modules'), 'dir');
-    const [servicePort, routerPort, connectPort] = [await freePort(), await freePort(), await freePort()];
-    const compose = join(project, 'router.compose.yaml');
-    await writeFile(compose, (await readFile(compose, 'utf8')).replace('localhost:50051', `127.0.0.1:${servicePort}`));
-    const env = { ...process.env, PATH: `${join(REPO, 'node_modules/.bin')}:${process.env.PATH ?? ''}` };
+    const template = await initTemplateProject(onTestFinished);
+    const { path: project, compose, env } = template;
+    const connectPort = template.ports.connect;
 
     // 2. The contract: the file shown is the template's.
     const shownOperation = section('2. The contract').find((block) => block.lang === 'graphql')!;
@@ -87,33 +60,8 @@ describe('the Connect tutorial (examples/connect)', () => {
     // 4. Start: the config shown is the template's; the service, and the router as `switchyard router -c router.config.yaml` builds it.
     const shownConfig = section('4. Start').find((block) => block.lang === 'yaml')!;
     expect(await readFile(join(project, 'router.config.yaml'), 'utf8')).toContain(shownConfig.code);
-    const service: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
-      cwd: project,
-      env: { ...env, PORT: String(servicePort), HOST: '127.0.0.1' },
-      stdio: 'ignore',
-    });
-    let router: Router | undefined;
-    onTestFinished(async () => {
-      await router?.close();
-      if (service.exitCode === null) {
-        const exited = new Promise((resolve) => service.once('exit', resolve));
-        service.kill('SIGTERM');
-        await exited;
-      }
-    });
-    // The services folder is found from the working directory, which for this test is the repository.
-    const setup = await loadRouterSetup({
-      configPath: join(project, 'router.config.yaml'),
-      listenAddr: `127.0.0.1:${routerPort}`,
-      env: { CONNECT_RPC_SERVER_LISTEN_ADDR: `127.0.0.1:${connectPort}`, CONNECT_RPC_SERVICES_PATH: join(project, 'services') },
-    });
-    router = await createRouter({
-      config: setup.config,
-      plugins: [...setup.plugins, ...(await graphDrivenPlugins(setup.plugins))],
-      graph: setup.graph,
-      logger: createLogger({ level: process.env.LOG_LEVEL ?? 'silent' }),
-    });
-    await router.listen();
+    const running = await startTemplateProject(template);
+    onTestFinished(() => running.stop());
 
     const curl = async (command: string): Promise<string> => {
       const { stdout } = await exec('bash', ['-c', command.replaceAll('localhost:5026', `127.0.0.1:${connectPort}`)], { cwd: project, env });

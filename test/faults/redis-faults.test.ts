@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { TestRouter } from '../../src/testing/index.js';
-import { capturingLogger, startCacheGraph, type CacheGraph } from '../plugins/response-cache/fixtures.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
+import type { CacheGraph, capturingLogger } from '../plugins/response-cache/fixtures.js';
+import { useRedisBackedRouter } from '../plugins/response-cache/redis-backed-router.js';
+import type { RedisServer } from '../support/redis.js';
 import { eventually, problems, sleep, startLoad } from './load-loop.js';
 
 vi.setConfig({ testTimeout: 30_000 });
@@ -11,21 +12,7 @@ let redis: RedisServer;
 let router: TestRouter;
 let logs: ReturnType<typeof capturingLogger>;
 
-beforeAll(async () => {
-  [graph, redis] = await Promise.all([startCacheGraph(), startRedis()]);
-  logs = capturingLogger('info');
-  router = await graph.router({
-    // A short breaker cool-down: recovery after Redis returns is what is tested, not the default's wait.
-    cache: { enabled: true, storage: { provider: 'sharedstore', provider_id: 'main' }, circuit_breaker: { cool_down: '1s' } },
-    config: { storage_providers: { sharedstore: [{ id: 'main', urls: [redis.url] }] } },
-    logger: logs.logger,
-  });
-});
-
-afterAll(async () => {
-  await router?.close();
-  await Promise.all([graph?.close(), redis?.stop()]);
-});
+useRedisBackedRouter((setup) => ({ graph, redis, router, logs } = setup));
 
 const QUERY = 'query Top($first: Int) { products(first: $first) { upc reviews { body } } }';
 const REVIEWS: Record<string, string> = { p1: 'Love it!', p2: 'Too expensive.', p3: 'Could be better.' };

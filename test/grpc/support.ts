@@ -1,28 +1,19 @@
 /** Helpers of the gRPC tests: `switchyard grpc-service` as a real process (cli-harness.ts), temporary folders, free ports. */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { type HarnessRun, runHarness } from '../support/run-harness.js';
 
 const HARNESS = fileURLToPath(new URL('./cli-harness.ts', import.meta.url));
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** What a run printed and how it ended. */
-export interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type Run = HarnessRun;
 
+/** Runs `switchyard <args>` in `cwd` through the harness (cli-harness.ts). */
 export function switchyard(args: readonly string[], cwd: string): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', TSX, HARNESS, ...args], { cwd, env: { ...process.env, LOG_LEVEL: 'info' } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
+  return runHarness(HARNESS, args, { cwd, env: { ...process.env, LOG_LEVEL: 'info' } });
 }
 
 /** A temporary folder, removed when the test ends. */

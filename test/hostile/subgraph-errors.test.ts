@@ -13,7 +13,7 @@ import { coreConfigSchema } from '../../src/kernel/config/core-schema.js';
 import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../src/testing/index.js';
 import { catalogService, inventorySubgraph } from '../plugins/grpc/catalog-fixture.js';
 import { startGraph } from '../plugins/grpc/grpc-graph.js';
-import { librarySubgraph, peopleSubgraph } from '../kernel/library-subgraphs.js';
+import { useLibraryAndPeople } from '../kernel/library-hooks.js';
 
 const LINK = `extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])`;
 
@@ -266,15 +266,7 @@ describe('merged entity fetches (engine.enable_multi_fetch)', () => {
   ];
   let library: TestSubgraph;
   let people: TestSubgraph;
-
-  beforeAll(async () => {
-    library = await startSubgraph(librarySubgraph());
-    people = await startSubgraph(peopleSubgraph());
-  });
-
-  afterAll(async () => {
-    await Promise.all([library?.close(), people?.close()]);
-  });
+  useLibraryAndPeople((started) => ({ library, people } = started));
 
   async function merged(propagation: NonNullable<CoreConfigInput['subgraph_error_propagation']>, multiFetch = true): Promise<GraphQLResponseBody> {
     const router = await startTestRouter({ subgraphs: [library, people], config: { engine: { enable_multi_fetch: multiFetch }, subgraph_error_propagation: propagation } });

@@ -1,30 +1,18 @@
-import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseManifest, sha256Hex } from '../../src/operations/index.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
+import { type HarnessRun, runHarness } from '../support/run-harness.js';
 import { startStaticHost } from './support/static-server.js';
 import { apolloManifest, priceQuery, productQuery, tempDir, topProductsQuery } from './support/operations.js';
 
 const HARNESS = fileURLToPath(new URL('./support/cli-harness.ts', import.meta.url));
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function switchyard(args: string[], { cwd, env = {} }: { cwd: string; env?: Record<string, string> }): Promise<Run> {
+function switchyard(args: string[], { cwd, env = {} }: { cwd: string; env?: Record<string, string> }): Promise<HarnessRun> {
   const { SWITCHYARD_OPERATIONS_STORE: _ignored, ...inherited } = process.env;
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', TSX, HARNESS, ...args], { cwd, env: { ...inherited, ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
+  return runHarness(HARNESS, args, { cwd, env: { ...inherited, ...env } });
 }
 
 /** A project folder with an Apollo manifest, a Relay map and a .graphql file. */

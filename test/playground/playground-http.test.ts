@@ -1,22 +1,13 @@
 /** The playground over plain HTTP: a small page, hashed assets cached for good, gzip when asked, and nothing else. */
 import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../src/testing/index.js';
-import { librarySubgraph } from '../kernel/library-subgraphs.js';
+import { describe, expect, it } from 'vitest';
+import { startTestRouter, type TestRouter, type TestSubgraph } from '../../src/testing/index.js';
+import { useLibraryRouter } from '../kernel/library-hooks.js';
 
 let library: TestSubgraph;
 let router: TestRouter;
-
-beforeAll(async () => {
-  library = await startSubgraph(librarySubgraph());
-  router = await startTestRouter({ subgraphs: [library], listen: true });
-});
-
-afterAll(async () => {
-  await router?.close();
-  await library?.close();
-});
+useLibraryRouter((started) => ({ library, router } = started));
 
 /** A raw HTTP GET (fetch would decode gzip itself and hide the encoding). */
 function get(

@@ -4,15 +4,13 @@
  * and over Server-Sent Events (graphql-yoga, GET and POST) on the same
  * `/graphql`; `products` resolves the events' `Product` entities over HTTP.
  */
-import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse, type GraphQLSchema } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { createClient, type Client, type ClientOptions, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { onTestFinished } from 'vitest';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import { composeSubgraphs } from '../../src/compose/compose.js';
 import type { SubscriptionSettings } from '../../src/kernel/graph/execution-config.js';
 import type { CoreConfigInput } from '../../src/kernel/config/core-schema.js';
@@ -20,6 +18,7 @@ import { createLogger } from '../../src/kernel/logger.js';
 import type { SwitchyardPlugin } from '../../src/kernel/pipeline/plugin.js';
 import { createRouter, type Router } from '../../src/kernel/router/router.js';
 import { startSubgraph, type TestSubgraph } from '../../src/testing/index.js';
+import { startWebSocketServer } from '../support/loopback-server.js';
 
 export const REVIEWS_SDL = /* GraphQL */ `
   extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
@@ -57,6 +56,11 @@ export interface ReviewsSubgraph {
   readonly requests: Array<{ method: string; protocol: 'ws' | 'sse'; headers: Record<string, unknown> }>;
   push(event: ReviewEvent): void;
   close(): Promise<void>;
+}
+
+/** The reviews subgraph as the router sees it: its name, its SDL and `url`. */
+export function reviewsAt(url: string): Pick<ReviewsSubgraph, 'name' | 'typeDefs' | 'url'> {
+  return { name: 'reviews', typeDefs: REVIEWS_SDL, url };
 }
 
 /** The reviews subgraph's schema, whose subscriptions stream what `push` sends. */
@@ -135,26 +139,22 @@ export async function startReviews(): Promise<ReviewsSubgraph> {
   const requests: ReviewsSubgraph['requests'] = [];
   // graphql-yoga serves GraphQL over SSE (GET and POST, `Accept: text/event-stream`) as subgraphs run it.
   const yoga = createYoga({ schema, logging: false, graphiql: false, maskedErrors: false });
-  const server: Server = createServer((req, res) => {
-    if (String(req.headers.accept ?? '').includes('text/event-stream')) requests.push({ method: req.method ?? '', protocol: 'sse', headers: { ...req.headers } });
-    void yoga.requestListener(req, res);
+  const ws = await startWebSocketServer({
+    onRequest: (req, res) => {
+      if (String(req.headers.accept ?? '').includes('text/event-stream')) requests.push({ method: req.method ?? '', protocol: 'sse', headers: { ...req.headers } });
+      void yoga.requestListener(req, res);
+    },
   });
-  const wss = new WebSocketServer({ server, path: '/graphql' });
-  wss.on('connection', (_socket, req) => requests.push({ method: 'GET', protocol: 'ws', headers: { ...req.headers } }));
-  const disposable = useServer({ schema }, wss);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  ws.wss.on('connection', (_socket, req) => requests.push({ method: 'GET', protocol: 'ws', headers: { ...req.headers } }));
+  const disposable = useServer({ schema }, ws.wss);
   return {
-    name: 'reviews',
-    typeDefs: REVIEWS_SDL,
-    url: `http://127.0.0.1:${port}/graphql`,
+    ...reviewsAt(ws.url),
     open,
     requests,
     push,
     async close() {
       await disposable.dispose();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await ws.close();
     },
   };
 }
@@ -239,6 +239,8 @@ export interface Collected {
   readonly error: unknown;
   readonly completed: boolean;
   dispose(): void;
+  /** Resolves once `check()` holds, checked on each arrival (and every 20 ms); fails after `timeoutMs` with what arrived. */
+  until(check: () => boolean, timeoutMs?: number): Promise<void>;
 }
 
 /** Subscribes with a graphql-ws client and collects what arrives. */
@@ -246,13 +248,22 @@ export function collect(client: Client, payload: SubscribePayload): Collected {
   const events: unknown[] = [];
   let error: unknown;
   let completed = false;
+  const waiters: Array<() => void> = [];
+  const poke = (): void => {
+    for (const waiter of waiters.splice(0)) waiter();
+  };
   const dispose = client.subscribe(payload, {
-    next: (value) => void events.push(value),
+    next: (value) => {
+      events.push(value);
+      poke();
+    },
     error: (e) => {
       error = e;
+      poke();
     },
     complete: () => {
       completed = true;
+      poke();
     },
   });
   return {
@@ -264,6 +275,16 @@ export function collect(client: Client, payload: SubscribePayload): Collected {
       return completed;
     },
     dispose,
+    async until(check, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!check()) {
+        if (Date.now() > deadline) throw new Error(`timed out; events: ${JSON.stringify(events)}, error: ${JSON.stringify(error)}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 20);
+        });
+      }
+    },
   };
 }
 

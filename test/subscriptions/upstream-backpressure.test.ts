@@ -7,13 +7,13 @@
  * client still receives every event, in order, once the router catches up.
  */
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import type { SubscriptionSettings } from '../../src/kernel/graph/execution-config.js';
 import type { SwitchyardPlugin } from '../../src/kernel/pipeline/plugin.js';
 import { closeUnused } from '../../src/kernel/subscriptions/upstream-ws.js';
-import { collect, eventually, onCleanup, REVIEWS_SDL, type ReviewsSubgraph, setupSubscriptions, SUBSCRIPTION, wsClient } from './fixtures.js';
+import { listenOnLoopback, type LoopbackServer, startWebSocketServer } from '../support/loopback-server.js';
+import { collect, eventually, onCleanup, reviewsAt, type ReviewsSubgraph, setupSubscriptions, SUBSCRIPTION, wsClient } from './fixtures.js';
 
 /** 400 events of 50 KB (20 MB): several times what loopback socket buffers hold. */
 const EVENTS = 400;
@@ -29,10 +29,9 @@ interface FloodingSubgraph extends ReviewsSubgraph {
 
 /** The legacy `graphql-ws` subprotocol, spoken by hand so that the flood is written in one go. */
 async function floodingWebSocketSubgraph(): Promise<FloodingSubgraph> {
-  const server = createServer();
-  const wss = new WebSocketServer({ server, path: '/graphql' });
+  const ws = await startWebSocketServer();
   let flooded: WebSocket | undefined;
-  wss.on('connection', (socket) => {
+  ws.wss.on('connection', (socket) => {
     socket.on('message', (data) => {
       const message = JSON.parse(String(data)) as { type: string; id?: string };
       if (message.type === 'connection_init') socket.send(JSON.stringify({ type: 'connection_ack' }));
@@ -41,56 +40,47 @@ async function floodingWebSocketSubgraph(): Promise<FloodingSubgraph> {
       for (let i = 0; i < EVENTS; i++) socket.send(JSON.stringify({ type: 'data', id: message.id, payload: reviewAdded(i) }));
     });
   });
-  return listening(
-    server,
-    () => flooded?.bufferedAmount,
-    () => {
-      for (const client of wss.clients) client.terminate();
-      wss.close();
-    },
-  );
+  return floodingSubgraph(ws, () => flooded?.bufferedAmount);
 }
 
 /** GraphQL over SSE: the events written as fast as the router's connection takes them (`unsent` counts those not yet handed to it). */
 async function floodingSseSubgraph(): Promise<FloodingSubgraph> {
   let flooded: ServerResponse | undefined;
   let written = 0;
-  const server = createServer((_req, res) => {
-    flooded = res;
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    const writeMore = (): void => {
-      while (written < EVENTS) {
-        const taken = res.write(`event: next\ndata: ${JSON.stringify(reviewAdded(written++))}\n\n`);
-        if (!taken) {
-          res.once('drain', writeMore);
-          return;
+  const http = await listenOnLoopback(
+    createServer((_req, res) => {
+      flooded = res;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const writeMore = (): void => {
+        while (written < EVENTS) {
+          const taken = res.write(`event: next\ndata: ${JSON.stringify(reviewAdded(written++))}\n\n`);
+          if (!taken) {
+            res.once('drain', writeMore);
+            return;
+          }
         }
-      }
-    };
-    writeMore();
-  });
-  return listening(
-    server,
+      };
+      writeMore();
+    }),
+  );
+  return floodingSubgraph(
+    http,
     () => (flooded ? (EVENTS - written) * BODY.length + (flooded.socket?.writableLength ?? 0) : undefined),
     () => flooded?.destroy(),
   );
 }
 
-async function listening(server: ReturnType<typeof createServer>, unsent: () => number | undefined, stop: () => void): Promise<FloodingSubgraph> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+/** `listening` as the reviews subgraph; `stop` runs before it closes. */
+function floodingSubgraph(listening: LoopbackServer, unsent: () => number | undefined, stop = (): void => undefined): FloodingSubgraph {
   return {
-    name: 'reviews',
-    typeDefs: REVIEWS_SDL,
-    url: `http://127.0.0.1:${port}/graphql`,
+    ...reviewsAt(`http://127.0.0.1:${listening.port}/graphql`),
     requests: [],
     push: () => undefined,
     open: () => 0,
     unsent,
     async close() {
       stop();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await listening.close();
     },
   };
 }
@@ -160,22 +150,11 @@ describe('a subgraph sending faster than the router delivers', () => {
 
 describe('closeUnused (the client left while the subgraph was dialled)', () => {
   it('survives an invalid frame the subgraph sends during the close', async () => {
-    const server = createServer();
-    const wss = new WebSocketServer({ noServer: true });
+    const ws = await startWebSocketServer();
+    onCleanup(() => ws.close());
     // The subgraph answers the upgrade; when the router's close frame arrives it sends a frame with reserved bits set (invalid).
-    server.on('upgrade', (req, socket: Socket, head) =>
-      wss.handleUpgrade(req, socket, head, () => socket.prependOnceListener('data', () => socket.write(Buffer.from([0xf1, 0x00])))),
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    onCleanup(
-      () =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          wss.close();
-          server.close(() => resolve());
-        }),
-    );
-    const socket = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`);
+    ws.wss.on('connection', (_upgraded, req) => req.socket.prependOnceListener('data', () => req.socket.write(Buffer.from([0xf1, 0x00]))));
+    const socket = new WebSocket(`ws://127.0.0.1:${ws.port}/graphql`);
     await new Promise((resolve) => socket.once('open', resolve));
     const errors: Error[] = [];
     const closed = new Promise((resolve) => socket.once('close', resolve));

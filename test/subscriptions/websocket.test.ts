@@ -3,16 +3,15 @@
  * subgraph (reviews) streams events whose `product` fields come from an
  * HTTP subgraph (products); clients are graphql-ws clients and raw sockets.
  */
-import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
 import { createClient, type Client } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import { RouterError } from '../../src/kernel/errors.js';
 import type { SwitchyardPlugin } from '../../src/kernel/pipeline/plugin.js';
 import { startTestRouter, type TestRouter } from '../../src/testing/index.js';
-import { createReviewsSchema, eventually, REVIEWS_SDL, type ReviewEvent, startProducts, SUBSCRIPTION } from './fixtures.js';
+import { startWebSocketServer } from '../support/loopback-server.js';
+import { collect, createReviewsSchema, eventually, reviewsAt, type ReviewEvent, startProducts, SUBSCRIPTION } from './fixtures.js';
 
 /** A graphql-ws subgraph whose events the test pushes; it records connections and open subscriptions. */
 interface ReviewsSubgraph {
@@ -30,11 +29,7 @@ interface ReviewsSubgraph {
 async function startReviews(): Promise<ReviewsSubgraph> {
   const { schema, push, open } = createReviewsSchema();
   const connections: ReviewsSubgraph['connections'] = [];
-  const server: Server = createServer((_req, res) => {
-    res.statusCode = 404;
-    res.end();
-  });
-  const wss = new WebSocketServer({ server, path: '/graphql' });
+  const ws = await startWebSocketServer();
   const disposable = useServer(
     {
       schema,
@@ -42,66 +37,16 @@ async function startReviews(): Promise<ReviewsSubgraph> {
         connections.push({ headers: { ...ctx.extra.request.headers }, payload: ctx.connectionParams });
       },
     },
-    wss,
+    ws.wss,
   );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    name: 'reviews',
-    typeDefs: REVIEWS_SDL,
-    url: `http://127.0.0.1:${port}/graphql`,
+    ...reviewsAt(ws.url),
     open,
     connections,
     push,
     async close() {
       await disposable.dispose();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-/** Collects what a graphql-ws client receives for one subscription. */
-function collect(client: Client, payload: { query: string; variables?: Record<string, unknown> }) {
-  const events: unknown[] = [];
-  let error: unknown;
-  let completed = false;
-  const waiters: Array<() => void> = [];
-  const poke = (): void => {
-    for (const waiter of waiters.splice(0)) waiter();
-  };
-  const dispose = client.subscribe(payload, {
-    next: (value) => {
-      events.push(value);
-      poke();
-    },
-    error: (e) => {
-      error = e;
-      poke();
-    },
-    complete: () => {
-      completed = true;
-      poke();
-    },
-  });
-  return {
-    events,
-    get error() {
-      return error;
-    },
-    get completed() {
-      return completed;
-    },
-    dispose,
-    async until(check: () => boolean, timeoutMs = 5000): Promise<void> {
-      const deadline = Date.now() + timeoutMs;
-      while (!check()) {
-        if (Date.now() > deadline) throw new Error(`timed out; events: ${JSON.stringify(events)}, error: ${JSON.stringify(error)}`);
-        await new Promise<void>((resolve) => {
-          waiters.push(resolve);
-          setTimeout(resolve, 20);
-        });
-      }
+      await ws.close();
     },
   };
 }

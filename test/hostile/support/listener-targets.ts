@@ -45,18 +45,7 @@ function portOf(address: string): number {
 }
 
 /** A logger that keeps its lines (debug and up), for the `Listener bounds` and bad-request lines. */
-export function captureLogs(): { logger: Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger({
-    level: 'debug',
-    destination: {
-      write(text: string) {
-        for (const line of text.split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      },
-    },
-  });
-  return { logger, lines };
-}
+export { captureLogs } from '../../support/capture-logs.js';
 
 /** The main listener (the router's GraphQL handler and the health routes) over a pipeline stub: `{ big }` answers BIG_BYTES of JSON. */
 async function mainListener(log: Logger, timeouts?: Partial<ListenerTimeouts>): Promise<Target> {

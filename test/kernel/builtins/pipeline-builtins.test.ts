@@ -4,11 +4,12 @@
  * Each hooks in ahead of user plugins only when configured; user hooks see
  * what they did, and their answers (a cache hit) skip what wraps a call.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SwitchyardPlugin } from '../../../src/index.js';
 import { startSubgraph, startTestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { collect, eventually, setupSubscriptions, SUBSCRIPTION, wsClient } from '../../subscriptions/fixtures.js';
-import { librarySubgraph, peopleSubgraph } from '../library-subgraphs.js';
+import { librarySubgraph } from '../library-subgraphs.js';
+import { useLibraryAndPeople } from '../library-hooks.js';
 
 /** One series' value in a Prometheus text, NaN when absent. */
 function sample(text: string, series: string): number {
@@ -29,13 +30,7 @@ const OFF = {
 
 let library: TestSubgraph;
 let people: TestSubgraph;
-beforeAll(async () => {
-  library = await startSubgraph(librarySubgraph());
-  people = await startSubgraph(peopleSubgraph());
-});
-afterAll(async () => {
-  await Promise.all([library?.close(), people?.close()]);
-});
+useLibraryAndPeople((started) => ({ library, people } = started));
 
 describe('registration', () => {
   const user: SwitchyardPlugin = { name: 'user', setup: () => ({ hooks: { onRequest() {}, onParse() {}, onFetch() {} } }) };

@@ -16,6 +16,7 @@ import {
   type SwitchyardPlugin,
 } from '../../../src/index.js';
 import { loadRouterSetup } from '../../../src/setup/index.js';
+import { configErrorOf } from './config-errors.js';
 
 const greetingSchema = z.strictObject({
   /** Switch. Default: `false`. */
@@ -47,16 +48,6 @@ const greetingSection = defineConfigSection({
     return section?.enabled || env.GREETING_ADMIN_ADDR !== undefined ? [useGreeting.fromParsed(section ?? greetingSchema.parse({}))] : [];
   },
 });
-
-function configErrorOf(action: () => unknown): ConfigError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('a config section declared once', () => {
   it('is validated with the file, gets environment variables from its keys, and reads back typed with defaults', () => {

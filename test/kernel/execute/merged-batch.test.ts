@@ -40,6 +40,20 @@ function mergedNode(paths: PathSegment[][], spec: RepresentationSpec): FetchNode
   };
 }
 
+/** The batch of a node merging the objects at `left.@` and `right.@` of `tree`. */
+const leftAndRight = (tree: ResponseTree, spec = byUpc) =>
+  collectFetchBatch(
+    tree,
+    mergedNode(
+      [
+        ['left', '@'],
+        ['right', '@'],
+      ],
+      spec,
+    ),
+    facts,
+  );
+
 const product = (upc: unknown, price?: number): JsonObject => (price === undefined ? { __typename: 'Product', upc } : { __typename: 'Product', upc, price }) as JsonObject;
 
 describe('merged entity batches', () => {
@@ -51,17 +65,7 @@ describe('merged entity batches', () => {
     const b3 = product('p1');
     const tree = new ResponseTree();
     tree.addRoot({ left: [a1, a2], right: [b1, b2, b3] } as never);
-    const batch = collectFetchBatch(
-      tree,
-      mergedNode(
-        [
-          ['left', '@'],
-          ['right', '@'],
-        ],
-        byUpc,
-      ),
-      facts,
-    )!;
+    const batch = leftAndRight(tree)!;
     expect(batch.representations).toEqual([product('p1'), product('p2'), product('p3')]);
     expect(batch.targets).toEqual([[a1, b3], [a2, b1], [b2]]);
     expect(batch.targets[0]![1]).toBe(b3);
@@ -79,17 +83,7 @@ describe('merged entity batches', () => {
     const tree = new ResponseTree();
     tree.addRoot({ left: [a], right: [b] } as never);
     const left = collectEntityBatch(tree, mergedNode([['left', '@']], byUpc), facts)!;
-    collectFetchBatch(
-      tree,
-      mergedNode(
-        [
-          ['left', '@'],
-          ['right', '@'],
-        ],
-        byUpc,
-      ),
-      facts,
-    );
+    leftAndRight(tree);
     expect(left.targets).toEqual([[a]]);
   });
 
@@ -97,50 +91,18 @@ describe('merged entity batches', () => {
     const shared = product('p1');
     const tree = new ResponseTree();
     tree.addRoot({ left: [shared], right: [shared] } as never);
-    const batch = collectFetchBatch(
-      tree,
-      mergedNode(
-        [
-          ['left', '@'],
-          ['right', '@'],
-        ],
-        byUpc,
-      ),
-      facts,
-    )!;
+    const batch = leftAndRight(tree)!;
     expect(batch.targets).toEqual([[shared]]);
   });
 
   it('tells a string key from a number key, and compares several key fields in full', () => {
     const tree = new ResponseTree();
     tree.addRoot({ left: [product('1'), product(1)], right: [product(1), product('1')] } as never);
-    expect(
-      collectFetchBatch(
-        tree,
-        mergedNode(
-          [
-            ['left', '@'],
-            ['right', '@'],
-          ],
-          byUpc,
-        ),
-        facts,
-      )!.representations,
-    ).toEqual([product('1'), product(1)]);
+    expect(leftAndRight(tree)!.representations).toEqual([product('1'), product(1)]);
 
     const priced = new ResponseTree();
     priced.addRoot({ left: [product('p1', 1), product('p1', 2)], right: [product('p1', 2), product('p1', 3)] } as never);
-    const batch = collectFetchBatch(
-      priced,
-      mergedNode(
-        [
-          ['left', '@'],
-          ['right', '@'],
-        ],
-        byUpcAndPrice,
-      ),
-      facts,
-    )!;
+    const batch = leftAndRight(priced, byUpcAndPrice)!;
     expect(batch.representations).toEqual([product('p1', 1), product('p1', 2), product('p1', 3)]);
     expect(batch.targets.map((targets) => targets.length)).toEqual([1, 2, 1]);
   });

@@ -7,19 +7,9 @@
 import { connect as connectHttp2 } from 'node:http2';
 import { createServer, type AddressInfo, type Server, type Socket, connect as connectTcp } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  createLogger,
-  definePlugin,
-  ListenError,
-  RouterError,
-  startSideListener,
-  z,
-  type Logger,
-  type PluginContext,
-  type PluginListenOptions,
-} from '../../../src/index.js';
+import { ConfigError, definePlugin, ListenError, RouterError, startSideListener, z, type Logger, type PluginContext, type PluginListenOptions } from '../../../src/index.js';
 import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { captureLogs } from '../../support/capture-logs.js';
 import { librarySubgraph } from '../library-subgraphs.js';
 
 let library: TestSubgraph;
@@ -29,20 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await library?.close();
 });
-
-/** A logger that keeps its lines. */
-function captureLogs(): { logger: Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger({
-    level: 'debug',
-    destination: {
-      write(text: string) {
-        for (const line of text.split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      },
-    },
-  });
-  return { logger, lines };
-}
 
 /**
  * A third-party plugin as docs/plugins.md shows it: `admin.listen_addr`

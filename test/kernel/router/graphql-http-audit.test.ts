@@ -6,22 +6,12 @@
  * handler alone).
  */
 import { serverAudits } from 'graphql-http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
-import { librarySubgraph } from '../library-subgraphs.js';
+import { describe, expect, it } from 'vitest';
+import type { TestRouter } from '../../../src/testing/index.js';
+import { useLibraryRouter } from '../library-hooks.js';
 
-let library: TestSubgraph;
 let router: TestRouter;
-
-beforeAll(async () => {
-  library = await startSubgraph(librarySubgraph());
-  router = await startTestRouter({ subgraphs: [library], listen: true });
-});
-
-afterAll(async () => {
-  await router?.close();
-  await library?.close();
-});
+useLibraryRouter((started) => ({ router } = started));
 
 /** One test per audit, against the router reached through `fetchFn`. */
 function runAudits(fetchFn: (input: string, init?: RequestInit) => Promise<Response>): void {

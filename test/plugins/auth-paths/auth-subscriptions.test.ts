@@ -6,17 +6,16 @@
  * graphql-ws subgraph streams reviews; product fields come from an HTTP
  * subgraph per event; clients are graphql-ws clients.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import { useAuthentication, type AuthenticationConfigInput } from '../../../plugins/authentication/index.js';
 import { useAuthorization } from '../../../plugins/authorization/index.js';
 import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { startWebSocketServer } from '../../support/loopback-server.js';
 import { eventually, sign, signingKey, startJwksServer, type JwksServer, type SigningKey } from '../authentication/jwks-fixtures.js';
 
 const REVIEWS_SDL = /* GraphQL */ `
@@ -103,22 +102,19 @@ async function startReviews(): Promise<ReviewsSubgraph> {
       },
     } as never,
   });
-  const server: Server = createServer((_req, res) => res.writeHead(404).end());
-  const wss = new WebSocketServer({ server, path: '/graphql' });
+  const ws = await startWebSocketServer();
   const disposable = useServer(
     {
       schema,
       onConnect: (ctx) => void connections.push({ ...ctx.extra.request.headers }),
       onSubscribe: (_ctx, _id, payload) => void subscribed.push(payload.query),
     },
-    wss,
+    ws.wss,
   );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
     name: 'reviews',
     typeDefs: REVIEWS_SDL,
-    url: `http://127.0.0.1:${port}/graphql`,
+    url: ws.url,
     open: () => queues.size,
     connections,
     subscribed,
@@ -127,8 +123,7 @@ async function startReviews(): Promise<ReviewsSubgraph> {
     },
     async close() {
       await disposable.dispose();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await ws.close();
     },
   };
 }

@@ -1,9 +1,8 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RouterError } from '../../../src/index.js';
-import { loadRouterSetup } from '../../../src/setup/index.js';
 import { startTestRouter } from '../../../src/testing/index.js';
+import { configFailure, loadConfigText } from '../../support/config-file.js';
 import { connectPost, freePort, PROJECT_OPERATIONS, startProjectsGraph, tempDir, writeContract, type ProjectsGraph } from './fixtures.js';
 
 let graph: ProjectsGraph;
@@ -21,26 +20,10 @@ afterAll(async () => {
   await graph?.close();
 });
 
-async function setupOf(text: string, env: Record<string, string> = {}) {
-  const path = join(dir, `router-${Math.random().toString(36).slice(2)}.config.yaml`);
-  await writeFile(path, `version: "1"\n${text}`);
-  return loadRouterSetup({ configPath: path, env });
-}
-
-async function configFailure(text: string, env: Record<string, string> = {}): Promise<string> {
-  const error = await setupOf(text, env).then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(RouterError);
-  expect((error as RouterError).code).toBe('CONFIG_INVALID');
-  return (error as RouterError).message;
-}
-
 describe('connect_rpc in router.config.yaml', () => {
   it('serves the contracts of services.path on server.listen_addr when enabled', async () => {
     const port = await freePort();
-    const setup = await setupOf(`connect_rpc:\n  enabled: true\n  server:\n    listen_addr: "127.0.0.1:${port}"\n  services:\n    path: ${services}\n`);
+    const setup = await loadConfigText(dir, `connect_rpc:\n  enabled: true\n  server:\n    listen_addr: "127.0.0.1:${port}"\n  services:\n    path: ${services}\n`);
     expect(setup.plugins.map((plugin) => plugin.name)).toContain('connect');
     const router = await startTestRouter({ subgraphs: [graph.projects, graph.users], plugins: setup.plugins });
     try {
@@ -53,7 +36,7 @@ describe('connect_rpc in router.config.yaml', () => {
 
   it('takes every key from the environment too', async () => {
     const port = await freePort();
-    const setup = await setupOf('', { CONNECT_RPC_ENABLED: 'true', CONNECT_RPC_SERVER_LISTEN_ADDR: `127.0.0.1:${port}`, CONNECT_RPC_SERVICES_PATH: services });
+    const setup = await loadConfigText(dir, '', { CONNECT_RPC_ENABLED: 'true', CONNECT_RPC_SERVER_LISTEN_ADDR: `127.0.0.1:${port}`, CONNECT_RPC_SERVICES_PATH: services });
     const router = await startTestRouter({ subgraphs: [graph.projects, graph.users], plugins: setup.plugins });
     try {
       const answer = await connectPost(`http://127.0.0.1:${port}`, '/projects.v1.ProjectsService/GetProject', { id: '2' });
@@ -64,27 +47,27 @@ describe('connect_rpc in router.config.yaml', () => {
   });
 
   it('adds no plugin when the section is absent or enabled is false', async () => {
-    expect((await setupOf('')).plugins.map((plugin) => plugin.name)).not.toContain('connect');
-    expect((await setupOf('connect_rpc:\n  enabled: false\n')).plugins.map((plugin) => plugin.name)).not.toContain('connect');
+    expect((await loadConfigText(dir, '')).plugins.map((plugin) => plugin.name)).not.toContain('connect');
+    expect((await loadConfigText(dir, 'connect_rpc:\n  enabled: false\n')).plugins.map((plugin) => plugin.name)).not.toContain('connect');
   });
 
   it('refuses a bad listen address, an empty services path and unknown keys, naming each', async () => {
-    expect(await configFailure('connect_rpc:\n  enabled: true\n  server:\n    listen_addr: "localhost"\n')).toContain('connect_rpc.server.listen_addr');
-    expect(await configFailure('connect_rpc:\n  services:\n    path: ""\n')).toContain('connect_rpc.services.path');
-    expect(await configFailure('connect_rpc:\n  enabled: true\n  listen_addr: "localhost:5026"\n')).toContain('listen_addr');
-    expect(await configFailure('', { CONNECT_RPC_ENABLED: 'maybe' })).toContain('CONNECT_RPC_ENABLED');
+    expect(await configFailure(dir, 'connect_rpc:\n  enabled: true\n  server:\n    listen_addr: "localhost"\n')).toContain('connect_rpc.server.listen_addr');
+    expect(await configFailure(dir, 'connect_rpc:\n  services:\n    path: ""\n')).toContain('connect_rpc.services.path');
+    expect(await configFailure(dir, 'connect_rpc:\n  enabled: true\n  listen_addr: "localhost:5026"\n')).toContain('listen_addr');
+    expect(await configFailure(dir, '', { CONNECT_RPC_ENABLED: 'maybe' })).toContain('CONNECT_RPC_ENABLED');
   });
 
   it('fails startup with the address when the listener cannot bind it', async () => {
     const port = await freePort();
     const holder = await startTestRouter({
       subgraphs: [graph.projects, graph.users],
-      plugins: (await setupOf(`connect_rpc:\n  enabled: true\n  server:\n    listen_addr: "127.0.0.1:${port}"\n  services:\n    path: ${services}\n`)).plugins,
+      plugins: (await loadConfigText(dir, `connect_rpc:\n  enabled: true\n  server:\n    listen_addr: "127.0.0.1:${port}"\n  services:\n    path: ${services}\n`)).plugins,
     });
     try {
       const error = await startTestRouter({
         subgraphs: [graph.projects, graph.users],
-        plugins: (await setupOf(`connect_rpc:\n  enabled: true\n  server:\n    listen_addr: "127.0.0.1:${port}"\n  services:\n    path: ${services}\n`)).plugins,
+        plugins: (await loadConfigText(dir, `connect_rpc:\n  enabled: true\n  server:\n    listen_addr: "127.0.0.1:${port}"\n  services:\n    path: ${services}\n`)).plugins,
       }).then(
         async (router) => {
           await router.close();

@@ -6,17 +6,16 @@
  * the strength of a bare `max-age`. Through real subgraphs whose answers
  * depend on the caller, and as a unit of the decision.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { useCacheTags } from '../../../plugins/cache-tags/index.js';
 import { carriesAuthorization, decideCaching } from '../../../plugins/response-cache/cache-control.js';
 import { useResponseCache } from '../../../plugins/response-cache/index.js';
 import { memoryCache } from './fixtures.js';
-
-const LINK = `extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])`;
+import { usePerUserSubgraphs, type User } from './per-user-subgraphs.js';
 
 /** Who a token belongs to. */
-const USERS: Record<string, { name: string; rating: number }> = {
+const USERS: Record<string, User> = {
   'Bearer token-alice': { name: 'Alice', rating: 5 },
   'Bearer token-bob': { name: 'Bob', rating: 1 },
 };
@@ -36,44 +35,14 @@ let shop: TestSubgraph;
 let ratings: TestSubgraph;
 let router: TestRouter | undefined;
 
-beforeAll(async () => {
-  shop = await startSubgraph({
-    name: 'shop',
-    typeDefs: `${LINK}
-      type Query { me: Viewer product(upc: ID!): Product }
-      type Viewer { name: String }
-      type Product @key(fields: "upc") { upc: ID! name: String }`,
-    resolvers: {
-      Query: {
-        me: (_: unknown, __: unknown, context: unknown) => (userOf(context) ? { name: userOf(context)!.name } : null),
-        product: (_: unknown, args: { upc: string }) => ({ upc: args.upc, name: `Product ${args.upc}` }),
-      },
-    },
-    reply: () => withCacheControl(cacheControl.shop),
-  });
-  ratings = await startSubgraph({
-    name: 'ratings',
-    typeDefs: `${LINK}
-      type Product @key(fields: "upc") { upc: ID! myRating: Int }`,
-    resolvers: {
-      Product: {
-        __resolveReference: (ref: { upc: string }) => ({ upc: ref.upc }),
-        myRating: (_: unknown, __: unknown, context: unknown) => userOf(context)?.rating ?? null,
-      },
-    },
-    reply: () => withCacheControl(cacheControl.ratings),
-  });
-});
+usePerUserSubgraphs(
+  { userOf, reply: { shop: () => withCacheControl(cacheControl.shop), ratings: () => withCacheControl(cacheControl.ratings) } },
+  (started) => ({ shop, ratings } = started),
+);
 
 afterEach(async () => {
   await router?.close();
   router = undefined;
-  shop.reset();
-  ratings.reset();
-});
-
-afterAll(async () => {
-  await Promise.all([shop?.close(), ratings?.close()]);
 });
 
 /** A router with the memory cache that propagates the client's `Authorization` to every subgraph. */

@@ -1,29 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestRouter } from '../../../src/testing/index.js';
 import { DEGRADED_MESSAGE } from '../../../plugins/response-cache/index.js';
-import { startRedis, type RedisServer } from '../../support/redis.js';
-import { capturingLogger, sleep, startCacheGraph, type CacheGraph } from './fixtures.js';
+import type { RedisServer } from '../../support/redis.js';
+import { type CacheGraph, type capturingLogger, sleep } from './fixtures.js';
+import { useRedisBackedRouter } from './redis-backed-router.js';
 
 let graph: CacheGraph;
 let redis: RedisServer;
 let router: TestRouter;
 let logs: ReturnType<typeof capturingLogger>;
 
-beforeAll(async () => {
-  [graph, redis] = await Promise.all([startCacheGraph(), startRedis()]);
-  logs = capturingLogger('info');
-  router = await graph.router({
-    // A short cool-down: the breaker (opened by the outage) lets a probe through soon after the restart.
-    cache: { enabled: true, storage: { provider: 'sharedstore', provider_id: 'main' }, circuit_breaker: { cool_down: '1s' } },
-    config: { storage_providers: { sharedstore: [{ id: 'main', urls: [redis.url] }] } },
-    logger: logs.logger,
-  });
-});
-
-afterAll(async () => {
-  await router?.close();
-  await Promise.all([graph?.close(), redis?.stop()]);
-});
+useRedisBackedRouter((setup) => ({ graph, redis, router, logs } = setup));
 
 const WITH_REVIEWS = 'query Top($first: Int) { products(first: $first) { upc reviews { body } } }';
 const ANSWER = {

@@ -6,10 +6,11 @@
  */
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { createLogger, type CoreConfigInput, type Logger, type SwitchyardPlugin } from '../../../src/index.js';
+import type { CoreConfigInput, Logger, SwitchyardPlugin } from '../../../src/index.js';
 import { startSubgraph, startTestRouter, type SubgraphCall, type SubgraphReply, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { useCacheTags } from '../../../plugins/cache-tags/index.js';
 import { useResponseCache, type ResponseCacheOptions } from '../../../plugins/response-cache/index.js';
+import { captureLogs } from '../../support/capture-logs.js';
 
 const link = `extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])`;
 
@@ -212,19 +213,8 @@ export const memoryCache = { enabled: true, storage: { provider: 'memory' } } as
 /** A shared key long enough for the endpoint. */
 export const SHARED_KEY = 'test-shared-key-0123456789abcdef-0123';
 
-/** A logger that keeps every line it writes, parsed. */
-export function capturingLogger(level = 'debug'): { logger: Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger({
-    level,
-    destination: {
-      write(line: string) {
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      },
-    },
-  });
-  return { logger, lines };
-}
+/** A logger that keeps every line it writes, parsed (debug and up unless `level` says otherwise). */
+export const capturingLogger = captureLogs;
 
 /** A router with the invalidation endpoint on, its log lines, and a client of that endpoint. */
 export interface InvalidatingRouter {

@@ -5,30 +5,12 @@
  * restart mid-run, the channel's slot can move, and a cluster unreachable at
  * startup leaves invalidations local.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TestRouter } from '../../../src/testing/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisCluster, type RedisCluster, type RedisServer } from '../../support/redis.js';
-import {
-  type CacheGraph,
-  capturingLogger,
-  freePort,
-  memoryCache,
-  representationsOf,
-  SHARED_KEY,
-  sleep,
-  useCacheGraph,
-  INVALIDATION_ENDPOINT,
-  type InvalidatingRouter,
-  startWithInvalidationEndpoint,
-} from './fixtures.js';
+import { CHANNEL, firstReview, tagReviewsByProduct, untilAllAnswer, untilSubscribers, useBroadcastReplicas } from './broadcast-replicas.js';
+import { freePort, sleep } from './fixtures.js';
 
-const WITH_REVIEWS = 'query Top($first: Int) { products(first: $first) { upc name reviews { body } } }';
-const CHANNEL = 'router_response_cache:invalidations';
-
-let graph: CacheGraph;
 let cluster: RedisCluster;
-useCacheGraph((started) => (graph = started));
-
 beforeAll(async () => {
   cluster = await startRedisCluster();
 });
@@ -36,31 +18,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-type Replica = InvalidatingRouter;
-
-let replicas: Replica[] = [];
-afterEach(async () => {
-  await Promise.all(replicas.map((replica) => replica.router.close()));
-  replicas = [];
-});
-
-async function replica(): Promise<Replica> {
-  const started = await startWithInvalidationEndpoint((logger) =>
-    graph.router({
-      cache: {
-        ...memoryCache,
-        invalidation: {
-          endpoint: INVALIDATION_ENDPOINT,
-          broadcast: { enabled: true, provider_id: 'cluster' },
-        },
-      },
-      config: { storage_providers: { sharedstore: [{ id: 'cluster', cluster_enabled: true, urls: [...cluster.urls] }] } },
-      logger,
-    }),
-  );
-  replicas.push(started);
-  return started;
-}
+const broadcast = useBroadcastReplicas(() => ({ id: 'cluster', cluster_enabled: true, urls: cluster.urls }));
 
 /** The master that owns the channel's slot (from each node's own line of `CLUSTER NODES`). */
 async function channelOwner(): Promise<RedisServer> {
@@ -81,42 +39,13 @@ async function subscribers(owner: RedisServer): Promise<number> {
   return Number((await owner.cli('PUBSUB', 'SHARDNUMSUB', CHANNEL)).split('\n')[1]);
 }
 
-async function threeReplicas(owner: RedisServer): Promise<Replica[]> {
-  const started = await Promise.all([replica(), replica(), replica()]);
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && (await subscribers(owner)) !== 3) await sleep(20);
-  expect(await subscribers(owner)).toBe(3);
-  graph.reply.reviews.extensions = (call) => ({ entityCacheTags: representationsOf(call).map((r) => [`product:${String(r.upc)}`]) });
-  for (const { router } of started) await router.query({ query: WITH_REVIEWS, variables: { first: 2 } });
-  return started;
-}
-
-async function firstReview(router: TestRouter): Promise<string> {
-  const answer = await router.query({ query: WITH_REVIEWS, variables: { first: 2 } });
-  if (!(answer.body as { data?: unknown }).data) throw new Error(JSON.stringify(answer.body));
-  const products = (answer.body as { data: { products: Array<{ reviews: Array<{ body: string }> }> } }).data.products;
-  return products[0]!.reviews[0]!.body;
-}
-
-/** Polls until every replica answers `body` for p1's first review; resolves with how long that took. */
-async function untilAllAnswer(all: readonly Replica[], body: string, timeoutMs: number): Promise<number> {
-  const start = Date.now();
-  for (const { router } of all) {
-    while ((await firstReview(router)) !== body) {
-      if (Date.now() - start > timeoutMs) throw new Error(`a replica still answers stale data after ${timeoutMs}ms`);
-      await sleep(20);
-    }
-  }
-  return Date.now() - start;
-}
-
 describe('invalidation broadcast on a Redis Cluster (sharded pub/sub)', () => {
   it('removes the entry on all three replicas within a second of an invalidation sent to one, and ignores foreign messages', async () => {
     const owner = await channelOwner();
-    const all = await threeReplicas(owner);
+    const all = await broadcast.threeReplicas(() => subscribers(owner), 10_000);
     // Anything else published on the channel is not a router's message: ignored, nothing breaks.
     for (const junk of ['not json', 'null', '{"from":"x","indexes":5}', '{"from":"x","indexes":[1,null]}']) await owner.cli('SPUBLISH', CHANNEL, junk);
-    graph.data.reviews.set('p1', [{ id: 'r9', body: 'Changed my mind.' }]);
+    broadcast.graph.data.reviews.set('p1', [{ id: 'r9', body: 'Changed my mind.' }]);
     for (const { router } of all) expect(await firstReview(router)).toBe('Love it!');
     const sentAt = Date.now();
     expect(await all[1]!.invalidate([{ kind: 'cache_tag', subgraphs: ['reviews'], cache_tag: 'product:p1' }])).toEqual({ status: 202, body: { count: 1 } });
@@ -126,8 +55,8 @@ describe('invalidation broadcast on a Redis Cluster (sharded pub/sub)', () => {
 
   it('survives a restart of the master carrying the channel: local invalidation meanwhile, the cut-off replicas clear their caches, broadcasts resume', async () => {
     const owner = await channelOwner();
-    const all = await threeReplicas(owner);
-    graph.data.reviews.set('p1', [{ id: 'r9', body: 'Changed my mind.' }]);
+    const all = await broadcast.threeReplicas(() => subscribers(owner), 10_000);
+    broadcast.graph.data.reviews.set('p1', [{ id: 'r9', body: 'Changed my mind.' }]);
     await owner.kill();
     try {
       expect(await all[0]!.invalidate([{ kind: 'subgraph', subgraph: 'reviews' }])).toMatchObject({ status: 202 });
@@ -143,48 +72,28 @@ describe('invalidation broadcast on a Redis Cluster (sharded pub/sub)', () => {
     }
     await untilAllAnswer(all, 'Changed my mind.', 10_000);
     for (const { lines } of all.slice(1)) expect(lines.some((line) => String(line.msg).startsWith('Invalidation broadcast back'))).toBe(true);
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && (await subscribers(owner)) !== 3) await sleep(50);
-    expect(await subscribers(owner)).toBe(3);
-    graph.data.reviews.set('p1', [{ id: 'r10', body: 'Back again.' }]);
+    await untilSubscribers(() => subscribers(owner), 3, 10_000);
+    broadcast.graph.data.reviews.set('p1', [{ id: 'r10', body: 'Back again.' }]);
     await sleep(300); // the publishers reconnect on their own schedule
     expect(await all[2]!.invalidate([{ kind: 'subgraph', subgraph: 'reviews' }])).toMatchObject({ status: 202 });
     await untilAllAnswer(all, 'Back again.', 1_000);
   }, 60_000);
 
   it('starts with no cluster node reachable, invalidates locally and warns', async () => {
-    const { logger, lines } = capturingLogger('info');
     const closed = `redis://127.0.0.1:${await freePort()}`;
-    const router = await graph.router({
-      cache: {
-        ...memoryCache,
-        invalidation: { endpoint: INVALIDATION_ENDPOINT, broadcast: { enabled: true, provider_id: 'cluster' } },
-      },
-      config: { storage_providers: { sharedstore: [{ id: 'cluster', cluster_enabled: true, urls: [closed] }] } },
-      logger,
-    });
-    try {
-      graph.reply.reviews.extensions = (call) => ({ entityCacheTags: representationsOf(call).map((r) => [`product:${String(r.upc)}`]) });
-      expect(await firstReview(router)).toBe('Love it!');
-      graph.data.reviews.set('p1', [{ id: 'r9', body: 'Changed my mind.' }]);
-      const listening = lines.find((line) => line.msg === 'Invalidation endpoint listening');
-      const response = await fetch(`http://${String(listening?.listen_addr)}${String(listening?.path)}`, {
-        method: 'POST',
-        headers: { authorization: SHARED_KEY, 'content-type': 'application/json' },
-        body: JSON.stringify([{ kind: 'subgraph', subgraph: 'reviews' }]),
-      });
-      expect(response.status).toBe(202);
-      expect(await firstReview(router)).toBe('Changed my mind.');
-      const warnings = lines.filter((line) => line.level === 'warn' && String(line.msg).startsWith('Invalidation broadcast unavailable'));
-      expect(warnings).toHaveLength(1);
-    } finally {
-      await router.close();
-    }
+    const { router, lines, invalidate } = await broadcast.replica({ id: 'cluster', cluster_enabled: true, urls: [closed] });
+    tagReviewsByProduct(broadcast.graph);
+    expect(await firstReview(router)).toBe('Love it!');
+    broadcast.graph.data.reviews.set('p1', [{ id: 'r9', body: 'Changed my mind.' }]);
+    expect(await invalidate([{ kind: 'subgraph', subgraph: 'reviews' }])).toMatchObject({ status: 202 });
+    expect(await firstReview(router)).toBe('Changed my mind.');
+    const warnings = lines.filter((line) => line.level === 'warn' && String(line.msg).startsWith('Invalidation broadcast unavailable'));
+    expect(warnings).toHaveLength(1);
   });
 
   it('follows the channel when its slot moves to another master', async () => {
     const owner = await channelOwner();
-    const all = await threeReplicas(owner);
+    const all = await broadcast.threeReplicas(() => subscribers(owner), 10_000);
     const target = cluster.nodes.find((node) => node !== owner)!;
     const slot = await owner.cli('CLUSTER', 'KEYSLOT', CHANNEL);
     const [ownerId, targetId] = await Promise.all([owner.cli('CLUSTER', 'MYID'), target.cli('CLUSTER', 'MYID')]);
@@ -193,14 +102,12 @@ describe('invalidation broadcast on a Redis Cluster (sharded pub/sub)', () => {
     await owner.cli('CLUSTER', 'SETSLOT', slot, 'MIGRATING', targetId);
     for (const node of [target, owner, ...cluster.nodes.filter((node) => node !== owner && node !== target)]) await node.cli('CLUSTER', 'SETSLOT', slot, 'NODE', targetId);
     expect(await channelOwner()).toBe(target);
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && (await subscribers(target)) !== 3) await sleep(50);
-    expect(await subscribers(target)).toBe(3);
+    await untilSubscribers(() => subscribers(target), 3, 10_000);
     expect(await subscribers(owner)).toBe(0);
-    graph.data.reviews.set('p1', [{ id: 'r9', body: 'Changed my mind.' }]);
+    broadcast.graph.data.reviews.set('p1', [{ id: 'r9', body: 'Changed my mind.' }]);
     // The replicas that resubscribed have cleared their caches (they may have missed a message): fill them again.
     for (const { router } of all) await firstReview(router);
-    graph.data.reviews.set('p1', [{ id: 'r10', body: 'Moved along.' }]);
+    broadcast.graph.data.reviews.set('p1', [{ id: 'r10', body: 'Moved along.' }]);
     await sleep(300); // the publishers move on their own schedule
     expect(await all[0]!.invalidate([{ kind: 'subgraph', subgraph: 'reviews' }])).toMatchObject({ status: 202 });
     await untilAllAnswer(all, 'Moved along.', 1_000);

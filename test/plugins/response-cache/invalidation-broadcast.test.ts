@@ -2,26 +2,12 @@
  * `response_cache.invalidation.broadcast`: three replicas with the memory
  * provider share one redis-server; an invalidation sent to one reaches all.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TestRouter } from '../../../src/testing/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../../support/redis.js';
-import {
-  type CacheGraph,
-  memoryCache,
-  representationsOf,
-  sleep,
-  useCacheGraph,
-  INVALIDATION_ENDPOINT,
-  type InvalidatingRouter,
-  startWithInvalidationEndpoint,
-} from './fixtures.js';
+import { CHANNEL, firstReview, untilAllAnswer, untilSubscribers, useBroadcastReplicas } from './broadcast-replicas.js';
+import { memoryCache, sleep } from './fixtures.js';
 
-const WITH_REVIEWS = 'query Top($first: Int) { products(first: $first) { upc name reviews { body } } }';
-
-let graph: CacheGraph;
 let redis: RedisServer;
-useCacheGraph((started) => (graph = started));
-
 beforeAll(async () => {
   redis = await startRedis();
 });
@@ -29,64 +15,13 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-type Replica = InvalidatingRouter;
-
-let replicas: Replica[] = [];
-afterEach(async () => {
-  await Promise.all(replicas.map((replica) => replica.router.close()));
-  replicas = [];
-});
-
-async function replica(): Promise<Replica> {
-  const started = await startWithInvalidationEndpoint((logger) =>
-    graph.router({
-      cache: {
-        ...memoryCache,
-        invalidation: {
-          endpoint: INVALIDATION_ENDPOINT,
-          broadcast: { enabled: true, provider_id: 'main' },
-        },
-      },
-      config: { storage_providers: { sharedstore: [{ id: 'main', urls: [redis.url] }] } },
-      logger,
-    }),
-  );
-  replicas.push(started);
-  return started;
-}
-
-async function threeReplicas(): Promise<Replica[]> {
-  const started = await Promise.all([replica(), replica(), replica()]);
-  // Each subscribes in the background: wait until Redis lists three subscribers.
-  const deadline = Date.now() + 5_000;
-  while (Date.now() < deadline && (await redis.cli('PUBSUB', 'NUMSUB', 'router_response_cache:invalidations')).split('\n')[1] !== '3') await sleep(20);
-  graph.reply.reviews.extensions = (call) => ({ entityCacheTags: representationsOf(call).map((r) => [`product:${String(r.upc)}`]) });
-  for (const { router } of started) await router.query({ query: WITH_REVIEWS, variables: { first: 2 } });
-  return started;
-}
-
-async function firstReview(router: TestRouter): Promise<string> {
-  const answer = await router.query({ query: WITH_REVIEWS, variables: { first: 2 } });
-  const products = (answer.body as { data: { products: Array<{ reviews: Array<{ body: string }> }> } }).data.products;
-  return products[0]!.reviews[0]!.body;
-}
-
-/** Polls until every replica answers `body` for p1's first review; resolves with how long that took. */
-async function untilAllAnswer(all: readonly Replica[], body: string, timeoutMs: number): Promise<number> {
-  const start = Date.now();
-  for (const { router } of all) {
-    while ((await firstReview(router)) !== body) {
-      if (Date.now() - start > timeoutMs) throw new Error(`a replica still answers stale data after ${timeoutMs}ms`);
-      await sleep(20);
-    }
-  }
-  return Date.now() - start;
-}
+const broadcast = useBroadcastReplicas(() => ({ id: 'main', urls: [redis.url] }));
+const subscribers = async () => Number((await redis.cli('PUBSUB', 'NUMSUB', CHANNEL)).split('\n')[1]);
 
 describe('invalidation broadcast between replicas', () => {
   it('removes the entry on all three replicas within a second of an invalidation sent to one', async () => {
-    const all = await threeReplicas();
-    graph.data.reviews.set('p1', [{ id: 'r9', body: 'Changed my mind.' }]);
+    const all = await broadcast.threeReplicas(subscribers, 5_000);
+    broadcast.graph.data.reviews.set('p1', [{ id: 'r9', body: 'Changed my mind.' }]);
     for (const { router } of all) expect(await firstReview(router)).toBe('Love it!');
     const sentAt = Date.now();
     // The count is what this replica removed: its own entries only.
@@ -96,8 +31,8 @@ describe('invalidation broadcast between replicas', () => {
   });
 
   it('invalidates locally while Redis is down (one warning), and a replica that was cut off clears its cache when Redis is back', async () => {
-    const all = await threeReplicas();
-    graph.data.reviews.set('p1', [{ id: 'r9', body: 'Changed my mind.' }]);
+    const all = await broadcast.threeReplicas(subscribers, 5_000);
+    broadcast.graph.data.reviews.set('p1', [{ id: 'r9', body: 'Changed my mind.' }]);
     await redis.kill();
     try {
       for (let i = 0; i < 3; i++) {
@@ -115,16 +50,15 @@ describe('invalidation broadcast between replicas', () => {
     await untilAllAnswer(all, 'Changed my mind.', 5_000);
     for (const { lines } of all.slice(1)) expect(lines.some((line) => String(line.msg).startsWith('Invalidation broadcast back'))).toBe(true);
     // And broadcasts resume.
-    const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline && (await redis.cli('PUBSUB', 'NUMSUB', 'router_response_cache:invalidations')).split('\n')[1] !== '3') await sleep(20);
-    graph.data.reviews.set('p1', [{ id: 'r10', body: 'Back again.' }]);
+    await untilSubscribers(subscribers, 3, 5_000);
+    broadcast.graph.data.reviews.set('p1', [{ id: 'r10', body: 'Back again.' }]);
     await sleep(300); // the publisher reconnects on its own schedule
     expect(await all[2]!.invalidate([{ kind: 'subgraph', subgraph: 'reviews' }])).toMatchObject({ status: 202 });
     await untilAllAnswer(all, 'Back again.', 1_000);
   });
 
   it('stops startup when provider_id names no shared store', async () => {
-    await expect(graph.router({ cache: { ...memoryCache, invalidation: { broadcast: { enabled: true, provider_id: 'nope' } } } })).rejects.toThrow(
+    await expect(broadcast.graph.router({ cache: { ...memoryCache, invalidation: { broadcast: { enabled: true, provider_id: 'nope' } } } })).rejects.toThrow(
       /broadcast\.provider_id.*"nope" is not in storage_providers\.sharedstore/s,
     );
   });

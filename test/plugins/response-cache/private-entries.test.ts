@@ -13,12 +13,11 @@ import { decideCaching } from '../../../plugins/response-cache/cache-control.js'
 import { responseCacheOptionsSchema, useResponseCache, type ResponseCacheOptions } from '../../../plugins/response-cache/index.js';
 import { startRedis, type RedisServer } from '../../support/redis.js';
 import { capturingLogger, SHARED_KEY } from './fixtures.js';
+import { LINK, usePerUserSubgraphs, type User } from './per-user-subgraphs.js';
 import { bearer, sign, signingKey, startJwksServer, type JwksServer, type SigningKey } from '../authentication/jwks-fixtures.js';
 
-const LINK = `extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])`;
-
 /** Per user: the name `me` answers and the rating `myRating` answers. */
-const USERS: Record<string, { name: string; rating: number }> = {
+const USERS: Record<string, User> = {
   alice: { name: 'Alice', rating: 5 },
   bob: { name: 'Bob', rating: 1 },
 };
@@ -36,37 +35,14 @@ let jwks: JwksServer;
 let key: SigningKey;
 let router: TestRouter | undefined;
 
+// The root answer holds `me`, the entity answer `myRating`: both private. (One operation, one root fetch.)
+const privateReply = () => ({ headers: { 'cache-control': 'private, max-age=60' } });
+usePerUserSubgraphs({ userOf, reply: { shop: privateReply, ratings: privateReply } }, (started) => ({ shop, ratings } = started));
+
 beforeAll(async () => {
   redis = await startRedis();
   key = await signingKey('k1', 'ES256');
   jwks = await startJwksServer([key]);
-  shop = await startSubgraph({
-    name: 'shop',
-    typeDefs: `${LINK}
-      type Query { me: Viewer product(upc: ID!): Product }
-      type Viewer { name: String }
-      type Product @key(fields: "upc") { upc: ID! name: String }`,
-    resolvers: {
-      Query: {
-        me: (_: unknown, __: unknown, context: unknown) => (userOf(context) ? { name: userOf(context)!.name } : null),
-        product: (_: unknown, args: { upc: string }) => ({ upc: args.upc, name: `Product ${args.upc}` }),
-      },
-    },
-    // The root answer holds `me`: private. (One operation, one root fetch.)
-    reply: () => ({ headers: { 'cache-control': 'private, max-age=60' } }),
-  });
-  ratings = await startSubgraph({
-    name: 'ratings',
-    typeDefs: `${LINK}
-      type Product @key(fields: "upc") { upc: ID! myRating: Int }`,
-    resolvers: {
-      Product: {
-        __resolveReference: (ref: { upc: string }) => ({ upc: ref.upc }),
-        myRating: (_: unknown, __: unknown, context: unknown) => userOf(context)?.rating ?? null,
-      },
-    },
-    reply: () => ({ headers: { 'cache-control': 'private, max-age=60' } }),
-  });
 });
 
 beforeEach(async () => {
@@ -76,12 +52,10 @@ beforeEach(async () => {
 afterEach(async () => {
   await router?.close();
   router = undefined;
-  shop.reset();
-  ratings.reset();
 });
 
 afterAll(async () => {
-  await Promise.all([shop?.close(), ratings?.close(), jwks?.close(), redis?.stop()]);
+  await Promise.all([jwks?.close(), redis?.stop()]);
 });
 
 const redisCache = (extra: Partial<ResponseCacheOptions>): ResponseCacheOptions => ({

@@ -1,10 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, RouterError } from '../../../src/index.js';
-import { loadRouterSetup } from '../../../src/setup/index.js';
+import { loadConfigText } from '../../support/config-file.js';
 import { startRedis, type RedisServer } from '../../support/redis.js';
 import { capturingLogger, freePort, memoryCache, SHARED_KEY, startCacheGraph, type CacheGraph } from './fixtures.js';
 
@@ -19,13 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([graph?.close(), redis?.stop(), dir ? rm(dir, { recursive: true, force: true }) : undefined]);
 });
-
-/** Loads a router.config.yaml the way `switchyard router -c` does. */
-async function loadConfigText(text: string, env: Record<string, string> = {}) {
-  const path = join(dir, `router-${Math.random().toString(36).slice(2)}.config.yaml`);
-  await writeFile(path, `version: "1"\n${text}`);
-  return loadRouterSetup({ configPath: path, env });
-}
 
 /** The error a promise rejects with. */
 async function failure(promise: Promise<unknown>): Promise<RouterError> {
@@ -100,9 +93,9 @@ describe('startup log', () => {
   });
 
   it('is switched on by the config file, with cache-tags before it', async () => {
-    const setup = await loadConfigText('response_cache:\n  enabled: true\n  storage:\n    provider: memory\n');
+    const setup = await loadConfigText(dir, 'response_cache:\n  enabled: true\n  storage:\n    provider: memory\n');
     expect(setup.plugins.map((plugin) => plugin.name)).toEqual(['cache-tags', 'response-cache']);
-    const off = await loadConfigText('response_cache:\n  enabled: false\n');
+    const off = await loadConfigText(dir, 'response_cache:\n  enabled: false\n');
     expect(off.plugins).toEqual([]);
   });
 });
@@ -119,7 +112,7 @@ describe('startup failures', () => {
       '  storage:',
       '    provider_id: mian',
     ].join('\n');
-    const fromFile = await failure(loadConfigText(text));
+    const fromFile = await failure(loadConfigText(dir, text));
     expect(fromFile).toBeInstanceOf(ConfigError);
     expect(fromFile.code).toBe('CONFIG_INVALID');
     expect(fromFile.message).toContain('[response-cache] response_cache.storage.provider_id: "mian" is not in storage_providers.sharedstore (declared: main)');
@@ -129,18 +122,18 @@ describe('startup failures', () => {
   });
 
   it.each([['0s'], ['500ms'], ['-1s']])('fails for fallback_ttl %s in the file', async (value) => {
-    const error = await failure(loadConfigText(`response_cache:\n  enabled: true\n  fallback_ttl: ${value}\n  storage:\n    provider: memory\n`));
+    const error = await failure(loadConfigText(dir, `response_cache:\n  enabled: true\n  fallback_ttl: ${value}\n  storage:\n    provider: memory\n`));
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.message).toMatch(/\[response-cache\] response_cache\.fallback_ttl: .*(must be at least 1s|negative)/);
   });
 
   it('fails for fallback_ttl below 1s from the environment', async () => {
-    const error = await failure(loadConfigText('response_cache:\n  enabled: true\n  storage:\n    provider: memory\n', { RESPONSE_CACHE_FALLBACK_TTL: '0s' }));
+    const error = await failure(loadConfigText(dir, 'response_cache:\n  enabled: true\n  storage:\n    provider: memory\n', { RESPONSE_CACHE_FALLBACK_TTL: '0s' }));
     expect(error.message).toContain('[response-cache] RESPONSE_CACHE_FALLBACK_TTL (response_cache.fallback_ttl): must be at least 1s');
   });
 
   it('fails when enabled without storage', async () => {
-    const error = await failure(loadConfigText('response_cache:\n  enabled: true\n'));
+    const error = await failure(loadConfigText(dir, 'response_cache:\n  enabled: true\n'));
     expect(error.message).toContain(
       '[response-cache] response_cache.storage: is required when enabled is true; set storage.provider: memory, or sharedstore with storage.provider_id',
     );

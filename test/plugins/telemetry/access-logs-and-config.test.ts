@@ -2,16 +2,18 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accessLogsSection, telemetrySection } from '../../../plugins/telemetry/config.js';
 import { ACCESS_LOG_MESSAGE, useAccessLogs, useTelemetry } from '../../../plugins/telemetry/index.js';
 import { exportTargets, resolveServiceName } from '../../../plugins/telemetry/otel-env.js';
 import { telemetryOptionsSchema } from '../../../plugins/telemetry/options.js';
 import { builtinSections } from '../../../src/cli/builtin-plugins.js';
-import { createLogger, parseConfig, sectionPlugins, type LoadedConfig } from '../../../src/index.js';
+import { parseConfig, sectionPlugins, type LoadedConfig } from '../../../src/index.js';
 import { loadRouterSetup } from '../../../src/setup/index.js';
-import { startSubgraph, startTestRouter, type TestSubgraph } from '../../../src/testing/index.js';
-import { productsSubgraph, reviewsSubgraph, TOP_PRODUCTS, usersSubgraph } from './fixtures.js';
+import { startTestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { TOP_PRODUCTS } from './fixtures.js';
+import { captureLogs } from '../../support/capture-logs.js';
+import { useTelemetrySubgraphs } from './use-subgraphs.js';
 
 /** The plugins each section switches on, as `switchyard router` builds them. */
 const telemetryPlugins = (config: LoadedConfig) => sectionPlugins(telemetrySection, config, {});
@@ -20,20 +22,9 @@ const accessLogsPlugins = (config: LoadedConfig) => sectionPlugins(accessLogsSec
 let products: TestSubgraph;
 let reviews: TestSubgraph;
 let users: TestSubgraph;
+useTelemetrySubgraphs((started) => ({ products, reviews, users } = started));
 
-beforeAll(async () => {
-  [products, reviews, users] = await Promise.all([startSubgraph(productsSubgraph()), startSubgraph(reviewsSubgraph()), startSubgraph(usersSubgraph())]);
-});
-
-afterAll(async () => {
-  await Promise.all([products.close(), reviews.close(), users.close()]);
-});
-
-function capturingLogger(): { logger: ReturnType<typeof createLogger>; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
-  return { logger, lines };
-}
+const capturingLogger = () => captureLogs('info');
 
 describe('access logs', () => {
   it('writes one JSON line per request with the operation, client, status, duration and subgraph calls', async () => {

@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useCacheTags } from '../../../plugins/cache-tags/index.js';
 import { useResponseCache } from '../../../plugins/response-cache/index.js';
 import { useTelemetry } from '../../../plugins/telemetry/index.js';
 import { otlpNameOf } from '../../../plugins/telemetry/metric-producer.js';
 import { startSubgraph, startTestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { productsSubgraph, reviewsSubgraph, TOP_PRODUCTS, TOP_PRODUCTS_DATA, usersSubgraph } from './fixtures.js';
+import { useTelemetrySubgraphs } from './use-subgraphs.js';
 import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
 
 let products: TestSubgraph;
 let reviews: TestSubgraph;
 let users: TestSubgraph;
-
-beforeAll(async () => {
-  [products, reviews, users] = await Promise.all([startSubgraph(productsSubgraph()), startSubgraph(reviewsSubgraph()), startSubgraph(usersSubgraph())]);
-});
-
-afterAll(async () => {
-  await Promise.all([products.close(), reviews.close(), users.close()]);
-});
+useTelemetrySubgraphs((started) => ({ products, reviews, users } = started));
 
 describe('telemetry: OTLP metrics', () => {
   it('exports the router metrics under semantic-convention names, also with the Prometheus endpoint off', async () => {
