@@ -12,6 +12,7 @@ import { capDeadlineHeaders } from './call-deadline.js';
 import { callOperation, forwardedHeaders } from './call-operation.js';
 import { asFailure, errorAnswer } from './connect-errors.js';
 import type { AnyRequest, AnyResponse } from './json-calls.js';
+import { DECODER_RECURSION_LIMIT } from './message-depth.js';
 import type { MethodTable } from './method-table.js';
 
 /** A request handler of connect-node. */
@@ -24,6 +25,9 @@ export function binaryHandler(table: MethodTable, router: RouterHandle, maxBody:
     grpc: true,
     grpcWeb: true,
     readMaxBytes: maxBody,
+    // The same bound as the JSON form's (message-depth.ts); connect-node reports a binary message beyond it as `internal`.
+    binaryOptions: { recursionLimit: DECODER_RECURSION_LIMIT },
+    jsonOptions: { recursionLimit: DECODER_RECURSION_LIMIT },
     // Checked before a request gets here, with the listener's own messages (docs/connect.md).
     requireConnectProtocolHeader: false,
     routes(routes) {

@@ -71,7 +71,12 @@ export async function startConnectService(context: PluginContext, options: Conne
   };
 
   const unsubscribe = router.onGraphChange(() => {
-    serving = bind();
+    // bindMethods keeps a method's failure to that method; this only guards against the unforeseen.
+    try {
+      serving = bind();
+    } catch (error) {
+      log.error({ err: error }, 'Connect RPCs cannot be bound to the new graph; the previous ones stay in service');
+    }
   });
   let listener: ConnectListener;
   try {

@@ -7,14 +7,20 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import { promisify } from 'node:util';
+import { brotliDecompress as brotliDecompressCallback, gunzip as gunzipCallback, type ZlibOptions } from 'node:zlib';
 import { fromBinary, fromJson, toBinary, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { Logger, RouterHandle } from '../../src/index.js';
 import { connectTimeoutOf } from './call-deadline.js';
 import { callOperation, forwardedHeaders } from './call-operation.js';
 import { asFailure, ConnectFailure, errorAnswer, invalidArgument } from './connect-errors.js';
+import { binaryWithinDepth, DECODER_RECURSION_LIMIT, jsonWithinDepth, tooDeep } from './message-depth.js';
 import type { MethodEntry } from './method-table.js';
 import { readBody } from './read-body.js';
+
+const gunzip = promisify<Buffer, ZlibOptions, Buffer>(gunzipCallback);
+const brotliDecompress = promisify<Buffer, ZlibOptions, Buffer>(brotliDecompressCallback);
 
 /** A request of either HTTP version. */
 export type AnyRequest = IncomingMessage | Http2ServerRequest;
@@ -65,8 +71,9 @@ function parseMessage(entry: MethodEntry, text: string): Record<string, unknown>
     throw invalidArgument(`malformed JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalidArgument(`the message must be a JSON object of the ${entry.method.input.name} fields`);
+  if (!jsonWithinDepth(parsed)) throw tooDeep(entry.method.input);
   try {
-    return fromJson(entry.method.input, parsed) as unknown as Record<string, unknown>;
+    return fromJson(entry.method.input, parsed, { recursionLimit: DECODER_RECURSION_LIMIT }) as unknown as Record<string, unknown>;
   } catch (error) {
     throw invalidArgument(error instanceof Error ? error.message : String(error));
   }
@@ -74,8 +81,9 @@ function parseMessage(entry: MethodEntry, text: string): Record<string, unknown>
 
 /** A request message in the Connect protocol's binary form; what does not decode is the client's mistake. */
 function parseBinaryMessage(entry: MethodEntry, bytes: Uint8Array): Record<string, unknown> {
+  if (!binaryWithinDepth(entry.method.input, bytes)) throw tooDeep(entry.method.input);
   try {
-    return fromBinary(entry.method.input, bytes) as unknown as Record<string, unknown>;
+    return fromBinary(entry.method.input, bytes, { recursionLimit: DECODER_RECURSION_LIMIT }) as unknown as Record<string, unknown>;
   } catch (error) {
     throw invalidArgument(`malformed ${entry.method.input.name} message: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -137,12 +145,37 @@ async function run(
   }
 }
 
+/** `Content-Encoding` of a request body answered here. */
+export type BodyCompression = 'identity' | 'gzip' | 'br';
+
+function tooLarge(maxBody: number): ConnectFailure {
+  return new ConnectFailure(Code.ResourceExhausted, `request body larger than ${maxBody} bytes (limits.max_request_body)`);
+}
+
+/** A compressed body's bytes, at most `maxBody` of them once decompressed (as connect-node bounds them). */
+async function decompressed(body: Buffer, compression: BodyCompression, maxBody: number): Promise<Buffer> {
+  if (compression === 'identity') return body;
+  try {
+    return await (compression === 'gzip' ? gunzip : brotliDecompress)(body, { maxOutputLength: maxBody });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(maxBody);
+    throw invalidArgument(`the body does not decompress as ${compression}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 /** Answers a Connect unary POST with a JSON body, or a binary one (`application/proto`) when `binary`. */
-export async function answerJsonPost(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse, binary = false): Promise<void> {
+export async function answerJsonPost(
+  context: JsonCallContext,
+  entry: MethodEntry,
+  req: AnyRequest,
+  res: AnyResponse,
+  binary = false,
+  compression: BodyCompression = 'identity',
+): Promise<void> {
   try {
     const body = await readBody(req, context.maxBody);
-    if (body === undefined) throw new ConnectFailure(Code.ResourceExhausted, `request body larger than ${context.maxBody} bytes (limits.max_request_body)`);
-    await run(context, entry, req, res, body, 'POST', binary ? PROTO_ENCODING : JSON_ENCODING);
+    if (body === undefined) throw tooLarge(context.maxBody);
+    await run(context, entry, req, res, await decompressed(body, compression, context.maxBody), 'POST', binary ? PROTO_ENCODING : JSON_ENCODING);
   } catch (error) {
     sendFailure(res, error, context.log);
   }

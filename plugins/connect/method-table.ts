@@ -2,8 +2,9 @@
  * The methods the listener serves, bound to the graph being served: each
  * operation validated against the graph's client-facing schema and given
  * its request and response converters. Rebuilt when a contract or the
- * graph changes; a method that does not fit the graph answers `internal`
- * with the reason (and the reason is logged once).
+ * graph changes; a method that does not fit the graph, or whose converters
+ * cannot be built, answers `internal` with the reason (logged once, naming
+ * the operation) while the other methods are served.
  */
 import type { DescMethod } from '@bufbuild/protobuf';
 import { Kind, specifiedRules, validate, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
@@ -65,9 +66,15 @@ export function bindMethods(contracts: readonly LoadedContract[], schema: GraphQ
       try {
         table.set(path, { path, method, operation, plan: planFor(method, operation, schema, contract.proto.variableNames), problem: undefined });
       } catch (error) {
-        if (!(error instanceof PlanMismatch)) throw error;
-        const problem = `${operation.file}: ${error.message}; regenerate the contract against this graph`;
-        log.error({ rpc: path, reason: problem }, 'Connect RPC cannot be served on this graph');
+        // One method that cannot be prepared answers `internal` on its own; the others are served.
+        const problem =
+          error instanceof PlanMismatch
+            ? `${operation.file}: ${error.message}; regenerate the contract against this graph`
+            : `${operation.file}: the router could not prepare operation ${operation.name}; see the router log`;
+        log.error(
+          { rpc: path, operation: operation.name, reason: problem, ...(error instanceof PlanMismatch ? {} : { err: error }) },
+          'Connect RPC cannot be served on this graph',
+        );
         table.set(path, { path, method, operation, plan: undefined, problem });
       }
     }

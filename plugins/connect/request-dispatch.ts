@@ -10,7 +10,7 @@ import { Code } from '@connectrpc/connect';
 import type { Logger, RouterHandle } from '../../src/index.js';
 import type { BinaryHandler } from './binary-adapter.js';
 import { ConnectFailure, invalidArgument } from './connect-errors.js';
-import { answerJsonGet, answerJsonPost, sendFailure, type AnyRequest, type AnyResponse } from './json-calls.js';
+import { answerJsonGet, answerJsonPost, sendFailure, type AnyRequest, type AnyResponse, type BodyCompression } from './json-calls.js';
 import type { MethodEntry, MethodTable } from './method-table.js';
 
 /** What the dispatcher reads on every request. */
@@ -36,19 +36,23 @@ function requireProtocolVersion(req: AnyRequest): void {
   if (version !== '1') throw invalidArgument(`Connect-Protocol-Version must be 1, got "${String(version)}"`);
 }
 
-function isCompressed(req: AnyRequest): boolean {
-  const encoding = req.headers['content-encoding'];
-  return encoding !== undefined && encoding !== 'identity';
+/** The body's compression when it is one answered here (none, gzip, br); undefined for another, left to connect-node. */
+function compressionOf(req: AnyRequest): BodyCompression | undefined {
+  const encoding = String(req.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
+  return encoding === 'identity' || encoding === 'gzip' || encoding === 'br' ? encoding : undefined;
 }
 
-/** Unary Connect calls (JSON or uncompressed binary) are answered here; the rest goes to connect-node. */
-type Route = { kind: 'post'; binary: boolean } | { kind: 'get'; message: string; binary: boolean } | { kind: 'binary' };
+/** Unary Connect POSTs (JSON or binary, plain, gzip or br) and GETs are answered here; the rest goes to connect-node. */
+type Route = { kind: 'post'; binary: boolean; compression: BodyCompression } | { kind: 'get'; message: string; binary: boolean } | { kind: 'binary' };
 
 function routePost(req: AnyRequest): Route {
   const type = mediaType(req);
   if (type === 'application/json' || type === 'application/proto') {
     requireProtocolVersion(req);
-    return isCompressed(req) ? { kind: 'binary' } : { kind: 'post', binary: type === 'application/proto' };
+    const compression = compressionOf(req);
+    return compression === undefined ? { kind: 'binary' } : { kind: 'post', binary: type === 'application/proto', compression };
   }
   if (GRPC_TYPE.test(type)) return { kind: 'binary' };
   throw invalidArgument(`Content-Type must be application/json (or application/proto, or a gRPC / gRPC-Web type), got ${type === '' ? 'none' : `"${type}"`}`);
@@ -91,7 +95,7 @@ export function createDispatcher(context: DispatchContext): (req: AnyRequest, re
         const allow = entry.operation.type === 'query' ? 'GET, POST' : 'POST';
         throw new ConnectFailure(Code.Unimplemented, `method ${req.method} is not allowed; use ${allow.replace(', ', ' or ')}`, { status: 405, headers: { allow } });
       }
-      if (route.kind === 'post') void answerJsonPost(json, entry, req, res, route.binary);
+      if (route.kind === 'post') void answerJsonPost(json, entry, req, res, route.binary, route.compression);
       else if (route.kind === 'get') void answerJsonGet(json, entry, req, res, route.message, route.binary);
       else binary(req, res);
     } catch (error) {

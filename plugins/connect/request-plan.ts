@@ -34,6 +34,18 @@ interface FieldStep {
   readonly convert: Convert;
 }
 
+/**
+ * What one plan's converters share: the converter of each (proto message,
+ * input type) pair built so far. A recursive input type
+ * (`input Node { children: [Node!] }`, a message that holds itself, legal
+ * proto3) reaches its own pair again while it is being built and gets the
+ * same converter, so building ends; converting ends with the message, whose
+ * depth the decoder bounds (message-depth.ts).
+ */
+interface PlanContext {
+  readonly messages: Map<string, Convert>;
+}
+
 /** Turns a request message into the operation's variables. */
 export type VariablesFromMessage = (message: Record<string, unknown>) => Record<string, unknown>;
 
@@ -77,7 +89,7 @@ function enumIn(protoEnum: DescEnum, graphqlEnum: GraphQLEnumType): Convert {
 }
 
 /** The converter of one value (a list item, or a singular field) of a proto field for a GraphQL type without its list. */
-function itemConverter(field: DescField, kind: 'scalar' | 'enum' | 'message', type: GraphQLInputType, schema: GraphQLSchema, path: string): Convert {
+function itemConverter(field: DescField, kind: 'scalar' | 'enum' | 'message', type: GraphQLInputType, context: PlanContext, path: string): Convert {
   const named = getNamedType(type);
   if (kind === 'enum') {
     if (!isEnumType(named)) throw new PlanMismatch(`${path}: the proto has an enum where the operation has ${named.name}`);
@@ -87,7 +99,7 @@ function itemConverter(field: DescField, kind: 'scalar' | 'enum' | 'message', ty
     const message = field.message!;
     if (isWrapper(message)) return (value) => (value !== null && typeof value === 'object' && 'value' in value ? scalarIn(value.value) : scalarIn(value));
     if (!isInputObjectType(named)) throw new PlanMismatch(`${path}: the proto has message ${message.name} where the operation has ${named.name}`);
-    return messageIn(message, named, schema, path);
+    return messageIn(message, named, context, path);
   }
   return scalarIn;
 }
@@ -102,12 +114,12 @@ function required(convert: Convert, nonNull: boolean): Convert {
 }
 
 /** The converter of a field for a GraphQL input type (list, non-null and all). */
-function fieldConverter(field: DescField, type: GraphQLInputType, schema: GraphQLSchema, path: string): Convert {
+function fieldConverter(field: DescField, type: GraphQLInputType, context: PlanContext, path: string): Convert {
   const nonNull = isNonNullType(type);
   const inner = nonNull ? type.ofType : type;
   if (field.fieldKind === 'list') {
     if (!isListType(inner)) throw new PlanMismatch(`${path}: the proto has a list where the operation has ${String(type)}`);
-    const item = itemConverter(field, field.listKind, inner.ofType, schema, path);
+    const item = itemConverter(field, field.listKind, inner.ofType, context, path);
     // Protobuf cannot tell an empty list from no list: a nullable list left empty is left out.
     return (value, at) => {
       const list = value as unknown[];
@@ -117,7 +129,7 @@ function fieldConverter(field: DescField, type: GraphQLInputType, schema: GraphQ
   }
   if (field.fieldKind === 'map') throw new PlanMismatch(`${path}: map fields have no GraphQL counterpart`);
   if (isListType(inner)) throw new PlanMismatch(`${path}: the operation has a list (${String(type)}) where the proto has a single value`);
-  const convert = itemConverter(field, field.fieldKind, inner, schema, path);
+  const convert = itemConverter(field, field.fieldKind, inner, context, path);
   // A proto scalar has no "unset": for a nullable GraphQL value (a custom scalar as `string`), its zero value means null.
   if (field.fieldKind === 'scalar' && !nonNull) return (value, at) => (isZero(value) ? undefined : convert(value, at));
   return required(convert, nonNull);
@@ -136,7 +148,15 @@ function stepsToFunction(steps: readonly FieldStep[]): Convert {
   };
 }
 
-function messageIn(message: DescMessage, input: GraphQLInputObjectType, schema: GraphQLSchema, path: string): Convert {
+function messageIn(message: DescMessage, input: GraphQLInputObjectType, context: PlanContext, path: string): Convert {
+  const key = `${message.typeName} ${input.name}`;
+  const known = context.messages.get(key);
+  if (known) return known;
+  // Registered before its fields are built: a field of the same pair (recursion) calls through it.
+  let convert: Convert | undefined;
+  context.messages.set(key, function convertMessage(value, at) {
+    return convert!(value, at);
+  });
   const inputFields = Object.values(input.getFields());
   const byKey = new Map(inputFields.map((f) => [matchKey(f.name), f]));
   const steps: FieldStep[] = [];
@@ -145,11 +165,12 @@ function messageIn(message: DescMessage, input: GraphQLInputObjectType, schema: 
     const target = byKey.get(matchKey(field.name));
     if (!target) throw new PlanMismatch(`${path}: proto field ${message.name}.${field.name} matches no field of input ${input.name}`);
     covered.add(target.name);
-    steps.push({ localName: field.localName, target: target.name, label: field.jsonName, convert: fieldConverter(field, target.type, schema, `${path}.${target.name}`) });
+    steps.push({ localName: field.localName, target: target.name, label: field.jsonName, convert: fieldConverter(field, target.type, context, `${path}.${target.name}`) });
   }
   const missing = inputFields.find((f) => !covered.has(f.name) && isNonNullType(f.type) && f.defaultValue === undefined);
   if (missing) throw new PlanMismatch(`${path}: required field ${input.name}.${missing.name} has no field in proto message ${message.name}`);
-  return stepsToFunction(steps);
+  convert = stepsToFunction(steps);
+  return convert;
 }
 
 /**
@@ -166,6 +187,7 @@ export function buildRequestPlan(
   const definitions = operation.variableDefinitions ?? [];
   const byKey = new Map(definitions.map((d) => [matchKey(d.variable.name.value), d]));
   const byName = new Map(definitions.map((d) => [d.variable.name.value, d]));
+  const context: PlanContext = { messages: new Map() };
   const steps: FieldStep[] = [];
   const covered = new Set<string>();
   for (const field of message.fields) {
@@ -178,7 +200,7 @@ export function buildRequestPlan(
     covered.add(name);
     // A variable with a default is optional whatever its type says.
     const effective = definition.defaultValue !== undefined && isNonNullType(type) ? type.ofType : type;
-    steps.push({ localName: field.localName, target: name, label: field.jsonName, convert: fieldConverter(field, effective, schema, `$${name}`) });
+    steps.push({ localName: field.localName, target: name, label: field.jsonName, convert: fieldConverter(field, effective, context, `$${name}`) });
   }
   const missing = definitions.find((d) => !covered.has(d.variable.name.value));
   if (missing) throw new PlanMismatch(`variable $${missing.variable.name.value} has no field in proto message ${message.name}`);

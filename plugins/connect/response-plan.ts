@@ -45,6 +45,8 @@ interface Match {
 interface Context {
   readonly schema: GraphQLSchema;
   readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+  /** Type names of the messages being built around this one: a recursive message meets its own name here. */
+  readonly enclosing: ReadonlySet<string>;
 }
 
 const WRAPPER_SCALARS: Readonly<Record<string, ScalarType>> = {
@@ -156,13 +158,23 @@ function fieldOut(field: DescField, matches: readonly Match[], context: Context,
   return itemOut(field, field.fieldKind, type, matches, context, path);
 }
 
-function messageOut(message: DescMessage, sources: readonly Source[], context: Context, path: string): (object: Record<string, unknown>) => Record<string, unknown> {
-  const steps = message.fields.map((field) => {
+/**
+ * Builds a message's converter beside the selections it was made from.
+ * Building follows the selections, which are finite, so a recursive message
+ * (`message User { User friend = 3; }`) ends where they do: its field the
+ * operation does not select at that level is left out of the answer.
+ */
+function messageOut(message: DescMessage, sources: readonly Source[], outer: Context, path: string): (object: Record<string, unknown>) => Record<string, unknown> {
+  const context: Context = { ...outer, enclosing: new Set(outer.enclosing).add(message.typeName) };
+  const steps = message.fields.flatMap((field) => {
     const matches = collectMatches(sources, matchKey(field.name), context);
     const at = path === '' ? field.name : `${path}.${field.name}`;
-    if (matches.length === 0) throw new PlanMismatch(`proto field ${message.name}.${field.name} matches no selection of the operation (at ${at})`);
+    if (matches.length === 0) {
+      if (field.message !== undefined && context.enclosing.has(field.message.typeName)) return [];
+      throw new PlanMismatch(`proto field ${message.name}.${field.name} matches no selection of the operation (at ${at})`);
+    }
     const keys = [...new Set(matches.map((m) => m.node.alias?.value ?? m.node.name.value))];
-    return { jsonName: field.jsonName, keys, convert: fieldOut(field, matches, context, at) };
+    return [{ jsonName: field.jsonName, keys, convert: fieldOut(field, matches, context, at) }];
   });
   return function toMessageJson(object) {
     const out: Record<string, unknown> = {};
@@ -189,5 +201,5 @@ export function buildResponsePlan(
 ): JsonFromData {
   const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
   if (!root) throw new PlanMismatch(`the graph has no ${operation.operation} type`);
-  return messageOut(message, [{ selections: operation.selectionSet.selections, type: root }], { schema, fragments }, '');
+  return messageOut(message, [{ selections: operation.selectionSet.selections, type: root }], { schema, fragments, enclosing: new Set() }, '');
 }
