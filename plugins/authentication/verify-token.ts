@@ -17,6 +17,8 @@ export class TokenError extends Error {
 
 /** Verified tokens remembered per router process. */
 const VERIFIED_TOKENS = 10_000;
+/** Estimated heap of the remembered tokens and identities: 10,000 tokens of 1 KB fit, fewer long ones. */
+const VERIFIED_BYTES = 64 * 1024 * 1024;
 /** Longer tokens are refused without being read (real ones are a few KB). */
 const MAX_TOKEN_LENGTH = 16 * 1024;
 
@@ -27,7 +29,12 @@ interface Verified {
 }
 
 export class TokenVerifier {
-  private readonly verified = new LRUCache<string, Verified>({ max: VERIFIED_TOKENS });
+  private readonly verified = new LRUCache<string, Verified>({
+    max: VERIFIED_TOKENS,
+    maxSize: VERIFIED_BYTES,
+    // The token (key) and its decoded claims, which are at most its length in text but larger as objects.
+    sizeCalculation: (_entry, token) => 512 + token.length * 6,
+  });
 
   constructor(
     private readonly providers: readonly JwksProvider[],

@@ -78,7 +78,16 @@ export interface FilteredOperation {
   readonly removals: RemovalNode;
   /** `Type.field` of every removed field (for the 403 of reject mode). */
   readonly coordinates: readonly string[];
+  /**
+   * Estimated heap this result holds beyond the client's document: the nodes
+   * it rewrote, the removal records and the key. Unchanged subtrees are the
+   * client document's own (and through their locations hold all of it).
+   */
+  readonly ownBytes: number;
 }
+
+/** Estimated heap of one AST node, removal record or small array it makes (graphql-js nodes are some 100-200 bytes). */
+const NODE_BYTES = 256;
 
 /** Scopes and policies the rules of an operation's fields name. */
 export function operationFacts(rules: GraphRules, document: DocumentNode, operationName: string | undefined): OperationFacts {
@@ -136,6 +145,8 @@ export function filterOperation(
   if (!operation || !root) return undefined;
   const fragments = fragmentsOf(document);
   const coordinates: string[] = [];
+  /** Estimated heap of what the rewrite makes (see `ownBytes`). */
+  let made = 0;
   const rewrittenFragments = new Map<string, { set: SelectionSetNode | undefined; node: RemovalNode | undefined; changed: boolean }>();
 
   const skipped = (directives: readonly DirectiveNode[] | undefined): boolean => {
@@ -175,6 +186,7 @@ export function filterOperation(
         if (reason) {
           const coordinate = `${parent.name}.${selection.name.value}`;
           ensure().removed.push({ key, conditions: [], nonNull: isNonNullType(definition.type), coordinate, reason });
+          made += NODE_BYTES;
           coordinates.push(coordinate);
           changed = true;
           continue;
@@ -193,12 +205,16 @@ export function filterOperation(
         const child = inner.node ?? { removed: [], children: [], typename: false };
         const needsType = inner.selections.length === 0 || hasConditions(child);
         if (needsType) child.typename = true;
+        made += (needsType ? 5 : 2) * NODE_BYTES + inner.selections.length * 8;
         const field: FieldNode = {
           ...selection,
           selectionSet: { kind: Kind.SELECTION_SET, selections: needsType ? [...inner.selections, typenameField()] : inner.selections },
         };
         selections.push(field);
-        if (inner.node || needsType) ensure().children.push({ key, conditions: [], type: definition.type, node: child });
+        if (inner.node || needsType) {
+          ensure().children.push({ key, conditions: [], type: definition.type, node: child });
+          made += NODE_BYTES;
+        }
       } else {
         const isInline = selection.kind === Kind.INLINE_FRAGMENT;
         const typeName = isInline ? selection.typeCondition?.name.value : fragments.get(selection.name.value)?.typeCondition.name.value;
@@ -210,6 +226,7 @@ export function filterOperation(
         let inner: { set: SelectionSetNode | undefined; node: RemovalNode | undefined; changed: boolean };
         if (isInline) {
           const result = rewrite(selection.selectionSet, type);
+          made += 2 * NODE_BYTES + result.selections.length * 8;
           inner = { set: result.selections.length > 0 ? { kind: Kind.SELECTION_SET, selections: result.selections } : undefined, node: result.node, changed: result.changed };
         } else {
           const name = selection.name.value;
@@ -218,6 +235,7 @@ export function filterOperation(
             // A placeholder first: a fragment spread inside itself is invalid and was refused by validation, but never loop.
             rewrittenFragments.set(name, { set: undefined, node: undefined, changed: false });
             const result = rewrite(fragments.get(name)!.selectionSet, type);
+            made += NODE_BYTES + result.selections.length * 8;
             known = { set: result.selections.length > 0 ? { kind: Kind.SELECTION_SET, selections: result.selections } : undefined, node: result.node, changed: result.changed };
             rewrittenFragments.set(name, known);
           }
@@ -228,6 +246,7 @@ export function filterOperation(
           const target = ensure();
           for (const removed of inner.node.removed) target.removed.push({ ...removed, conditions: [...condition, ...removed.conditions] });
           for (const child of inner.node.children) target.children.push({ ...child, conditions: [...condition, ...child.conditions] });
+          made += (inner.node.removed.length + inner.node.children.length) * 2 * NODE_BYTES;
         }
         if (!inner.changed) {
           selections.push(selection);
@@ -263,7 +282,10 @@ export function filterOperation(
   });
   const filtered: DocumentNode = { kind: Kind.DOCUMENT, definitions };
   const key = `authorization\n${operationName ?? ''}\n${JSON.stringify(conditions)}\n${print(filtered)}`;
-  return { document: filtered, operationType: operation.operation, cacheKey: key, removals, coordinates: [...new Set(coordinates)] };
+  made += (4 + definitions.length) * NODE_BYTES + result.selections.length * 8;
+  const unique = [...new Set(coordinates)];
+  const ownBytes = made + key.length * 2 + unique.reduce((sum, coordinate) => sum + 64 + coordinate.length * 2, 0);
+  return { document: filtered, operationType: operation.operation, cacheKey: key, removals, coordinates: unique, ownBytes };
 }
 
 function hasConditions(node: RemovalNode): boolean {

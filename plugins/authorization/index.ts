@@ -2,8 +2,9 @@
  * `authorization`: the supergraph's `@authenticated`, `@requiresScopes` and
  * `@policy`, enforced before fetching. In the plan stage the operation loses
  * the fields the caller may not see (per graph, operation and grant,
- * memoised; the plan of the filtered text is cached as any plan); after the
- * merge those fields come back `null` with an `UNAUTHORIZED_FIELD_OR_TYPE`
+ * memoised within a byte bound, operation-memo.ts; the plan of the filtered
+ * text is cached as any plan); after the merge those fields come back
+ * `null` with an `UNAUTHORIZED_FIELD_OR_TYPE`
  * error at their path (or, with `reject_operation_if_unauthorized`, the
  * operation fails with 403). The caller's identity comes from the
  * `authentication` plugin's request state; `require_authentication` refuses
@@ -11,7 +12,6 @@
  * `authentication.ignore_introspection` says so. docs/authentication.md
  */
 import type { DocumentNode } from 'graphql';
-import { LRUCache } from 'lru-cache';
 import {
   definePlugin,
   RouterError,
@@ -28,9 +28,10 @@ import { AUTHENTICATION, INTROSPECTION_WITHOUT_TOKEN, type AuthenticatedIdentity
 import { applyRemovals, UNAUTHORIZED_CODE } from './apply-removals.js';
 import { authorizationConfigSchema, authorizationSection } from './config.js';
 import { authorizationErrors } from './errors.js';
-import { filterOperation, operationFacts, type FilteredOperation, type OperationFacts, type RemovalNode } from './filter-operation.js';
+import { filterOperation, operationFacts, type OperationFacts, type RemovalNode } from './filter-operation.js';
 import { GraphRules, type Grant } from './graph-rules.js';
 import { isIntrospectionOnly } from './introspection-only.js';
+import { OperationMemo } from './operation-memo.js';
 
 export { authorizationConfigSchema, type AuthorizationConfig, type AuthorizationConfigInput } from './config.js';
 export { UNAUTHORIZED_CODE } from './apply-removals.js';
@@ -55,14 +56,10 @@ const optionsSchema = authorizationConfigSchema.extend({
   policy: z.custom<PolicyHook>((value) => typeof value === 'function', { error: 'must be a function (policy, context) => boolean' }).optional(),
 });
 
-/** Memoised filter results per graph. */
-const FILTER_MEMO = 2000;
-
 interface GraphAuthorization {
   readonly rules: GraphRules;
-  readonly facts: LRUCache<string, OperationFacts>;
-  /** Filtered operations by plan cache key + grant; `null`: the grant sees everything. */
-  readonly filtered: LRUCache<string, FilteredOperation | 'all'>;
+  /** Facts and filtered forms per document, bounded by entries and bytes. */
+  readonly memo: OperationMemo;
 }
 
 /** The request, kept for the policy hook. */
@@ -92,7 +89,7 @@ export const useAuthorization: PluginFactory<typeof optionsSchema> = definePlugi
     const forGraph = (graph: GraphInfo): GraphAuthorization => {
       let known = graphs.get(graph);
       if (!known) {
-        known = { rules: new GraphRules(graph), facts: new LRUCache({ max: FILTER_MEMO }), filtered: new LRUCache({ max: FILTER_MEMO }) };
+        known = { rules: new GraphRules(graph), memo: new OperationMemo() };
         graphs.set(graph, known);
       }
       return known;
@@ -151,20 +148,14 @@ export const useAuthorization: PluginFactory<typeof optionsSchema> = definePlugi
           const authorization = forGraph(graph);
           if (!authorization.rules.any) return;
           const input = event.input;
-          let facts = authorization.facts.get(input.cacheKey);
-          if (!facts) {
-            facts = operationFacts(authorization.rules, input.document, input.operationName);
-            authorization.facts.set(input.cacheKey, facts);
-          }
+          const { rules, memo } = authorization;
+          const facts = memo.factsOf(input.document, input.operationName, () => operationFacts(rules, input.document, input.operationName));
           if (!facts.restricted) return;
           const identity = event.state.get(AUTHENTICATION);
           const grant = await grantOf(facts, identity, event.state.get(REQUEST), event.log);
-          const grantKey = `${grant.authenticated ? 1 : 0} ${[...grant.scopes].join(' ')} | ${[...grant.policies].join(' ')}\n${input.cacheKey}`;
-          let filtered = authorization.filtered.get(grantKey);
-          if (!filtered) {
-            filtered = filterOperation(authorization.rules, input.document, input.operationName, input.conditions, grant) ?? 'all';
-            authorization.filtered.set(grantKey, filtered);
-          }
+          // What the filtered form depends on besides the document: small, whatever the document's size.
+          const formKey = `${grant.authenticated ? 1 : 0} ${[...grant.scopes].join(' ')} | ${[...grant.policies].join(' ')}\n${JSON.stringify(input.operationName ?? null)}\n${JSON.stringify(input.conditions)}`;
+          const filtered = memo.formOf(input.document, formKey, () => filterOperation(rules, input.document, input.operationName, input.conditions, grant) ?? 'all');
           if (filtered === 'all') return;
           for (const _ of filtered.coordinates) refused.inc({ reason: grant.authenticated ? 'forbidden' : 'unauthenticated' });
           // A subscription selects one root field: without it there is no stream to send nulls on, so it is refused.
@@ -176,7 +167,7 @@ export const useAuthorization: PluginFactory<typeof optionsSchema> = definePlugi
             });
           }
           event.setInput({ ...input, document: filtered.document, cacheKey: filtered.cacheKey });
-          event.state.set(REMOVALS, { removals: filtered.removals, graph: authorization.rules });
+          event.state.set(REMOVALS, { removals: filtered.removals, graph: rules });
         },
         onMerge(event) {
           const removed = event.state.get(REMOVALS);
