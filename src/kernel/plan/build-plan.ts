@@ -1,4 +1,5 @@
 import { Kind, print, type DocumentNode, type SelectionNode, type SelectionSetNode } from 'graphql';
+import { RouterError } from '../errors.js';
 import type { FederationIndex } from '../graph/federation-index.js';
 import type { FetchGroup } from './fetch-group.js';
 import { normalizeOperation, selectOperation, type NormalizedOperation } from './normalize.js';
@@ -33,7 +34,11 @@ export function buildQueryPlan(
   const definition = selectOperation(document, operationName);
   const { rootTypes } = index.supergraph;
   const rootType = definition.operation === 'mutation' ? rootTypes.mutation : definition.operation === 'subscription' ? rootTypes.subscription : rootTypes.query;
-  const operation = normalizeOperation(document, definition, rootType ?? 'Query', conditions, {
+  // Never another root type in its place: a mutation planned on Query would run Query's fields as a mutation.
+  if (rootType === undefined) {
+    throw new RouterError('GRAPHQL_VALIDATION_FAILED', `Schema is not configured to execute ${definition.operation} operation.`, { status: 400 });
+  }
+  const operation = normalizeOperation(document, definition, rootType, conditions, {
     isObjectType: (name) => index.type(name)?.kind === 'OBJECT',
     fieldType: (parent, field) => index.fieldNamedType(parent, field),
     satisfies: (objectType, condition) => index.satisfies(objectType, condition),

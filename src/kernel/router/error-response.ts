@@ -35,11 +35,15 @@ export function errorResponse(error: unknown, log: Logger): OperationResponse {
   };
 }
 
-/** A 400 request error carrying GraphQL errors (syntax, validation, variables). */
+/**
+ * A 400 request error carrying GraphQL errors (syntax, validation, variables).
+ * graphql-js hands back what its helpers threw among these errors; anything
+ * that is not a GraphQLError keeps only its message.
+ */
 export function requestErrors(errors: readonly GraphQLError[], code: string): OperationResponse {
-  const json: GraphQLErrorJSON[] = errors.map((error) => {
-    const entry = error.toJSON() as GraphQLErrorJSON;
-    entry.extensions = { ...entry.extensions, code: (error.extensions?.code as string | undefined) ?? code };
+  const json: GraphQLErrorJSON[] = (errors as readonly unknown[]).map((error) => {
+    const entry: GraphQLErrorJSON = error instanceof GraphQLError ? (error.toJSON() as GraphQLErrorJSON) : { message: error instanceof Error ? error.message : String(error) };
+    entry.extensions = { ...entry.extensions, code: (entry.extensions?.code as string | undefined) ?? code };
     return entry;
   });
   return { body: { errors: json }, status: 400, requestError: true, headers: {} };

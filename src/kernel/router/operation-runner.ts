@@ -1,4 +1,4 @@
-import { getVariableValues, GraphQLError, isNonNullType, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { GraphQLError, isNonNullType, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import type { CoreConfig } from '../config/core-schema.js';
 import { RouterError } from '../errors.js';
 import { executePlan } from '../execute/execute-plan.js';
@@ -17,6 +17,7 @@ import type { ExecutionEngine } from './execution-engine.js';
 import { errorResponse, requestErrors } from './error-response.js';
 import { runIntrospection } from './introspection.js';
 import type { StageHooks } from './plugin-host.js';
+import { coerceVariables } from './variable-coercion.js';
 import { checkDocumentShape, checkIntrospection, isStackOverflow, nestedTooDeeply } from './request-limits.js';
 
 /** What every operation of a router shares. */
@@ -133,6 +134,10 @@ export async function prepareOperation(env: OperationEnvironment, request: Opera
     // Introspection off holds whatever validation rules plugins set.
     checkIntrospection(document, env.config.introspection.enabled);
     const operation = selectOperation(document, request.operationName);
+    // graphql-js's validate() lets an operation type the schema lacks through (its execute() refuses it): refused here, before planning.
+    if (!graph.apiSchema.getRootType(operation.operation)) {
+      return requestErrors([new GraphQLError(`Schema is not configured to execute ${operation.operation} operation.`, { nodes: operation })], 'GRAPHQL_VALIDATION_FAILED');
+    }
     // Subscriptions may stream from a GET (EventSource can only GET); mutations never run from one.
     if (request.method === 'GET' && operation.operation === 'mutation') {
       throw new RouterError('METHOD_NOT_ALLOWED', `Can only perform a query operation from a GET request; send ${operation.operation}s with POST.`, {
@@ -140,7 +145,7 @@ export async function prepareOperation(env: OperationEnvironment, request: Opera
         headers: { allow: 'POST' },
       });
     }
-    const coerced = getVariableValues(graph.apiSchema, operation.variableDefinitions ?? [], { ...request.variables }, { maxErrors: 50 });
+    const coerced = coerceVariables(graph.apiSchema, operation.variableDefinitions ?? [], request.variables);
     if (coerced.errors) return requestErrors(coerced.errors, 'BAD_USER_INPUT');
     const context: OperationContext = { env, graph, request, scope, variables: request.variables ?? {} };
     return { session, document, operation, coerced: coerced.coerced, context };

@@ -1,0 +1,72 @@
+/**
+ * Variable values, from the client's JSON to the values execution uses.
+ * graphql-js coerces input values recursively: a value nested a few hundred
+ * levels deep (a recursive input type, `input I { b: [I!] }`) overflows the
+ * stack, and `getVariableValues` hands the `RangeError` back among its
+ * errors. So the values the operation declares are first held to the
+ * nesting bound documents have (MAX_NESTING), by a scan with an explicit
+ * stack; whatever else coercion reports that is not a GraphQL error is still
+ * the client's input, so a 400 too.
+ */
+import { getVariableValues, GraphQLError, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
+import { RouterError } from '../errors.js';
+import { MAX_NESTING } from './document-scan.js';
+import { isStackOverflow } from './request-limits.js';
+
+/** Variables coerced to their declared types, or the errors that refuse the request (code `BAD_USER_INPUT`). */
+export type CoercedVariables = { readonly coerced: Record<string, unknown>; readonly errors?: undefined } | { readonly errors: readonly GraphQLError[] };
+
+/**
+ * Coerces the variables `definitions` declare. Throws a 400 `RouterError`
+ * (`BAD_USER_INPUT`) when a declared variable's value nests lists and
+ * objects deeper than MAX_NESTING; undeclared variables are ignored, as
+ * coercion ignores them.
+ */
+export function coerceVariables(schema: GraphQLSchema, definitions: readonly VariableDefinitionNode[], variables: Readonly<Record<string, unknown>> | undefined): CoercedVariables {
+  const inputs: Record<string, unknown> = { ...variables };
+  for (const definition of definitions) {
+    const name = definition.variable.name.value;
+    if (Object.hasOwn(inputs, name) && nestingExceeds(inputs[name], MAX_NESTING)) throw variableTooDeep(name);
+  }
+  const result = getVariableValues(schema, definitions, inputs, { maxErrors: 50 });
+  if (!result.errors) return { coerced: result.coerced };
+  const errors: GraphQLError[] = [];
+  for (const error of result.errors as readonly unknown[]) {
+    if (error instanceof GraphQLError) errors.push(error);
+    // The scan makes this unreachable for JSON values; kept for values code passes to `router.execute`.
+    else if (isStackOverflow(error)) throw variableTooDeep(undefined);
+    else errors.push(new GraphQLError(`Variables could not be coerced: ${error instanceof Error ? error.message : String(error)}`, { extensions: { code: 'BAD_USER_INPUT' } }));
+  }
+  return { errors };
+}
+
+/**
+ * Whether `value` nests arrays and objects more than `bound` levels deep
+ * (`{}` and `[]` are one level), with an explicit stack: linear in the size
+ * of a value parsed from JSON (a tree), and it stops at the first path past
+ * the bound (so a cyclic value from code ends too).
+ */
+export function nestingExceeds(value: unknown, bound: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const values: object[] = [value];
+  const depths: number[] = [1];
+  for (let next = values.pop(); next !== undefined; next = values.pop()) {
+    const depth = depths.pop()!;
+    if (depth > bound) return true;
+    const children: unknown[] = Array.isArray(next) ? next : Object.values(next);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+function variableTooDeep(name: string | undefined): RouterError {
+  const subject = name === undefined ? 'A variable' : `Variable "$${name}"`;
+  return new RouterError('BAD_USER_INPUT', `${subject} nests lists and objects more than ${MAX_NESTING} levels deep; the router accepts at most ${MAX_NESTING}.`, {
+    status: 400,
+  });
+}
