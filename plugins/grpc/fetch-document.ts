@@ -11,9 +11,18 @@ export interface FetchDocument {
   readonly fragments: Readonly<Record<string, FragmentDefinitionNode>>;
 }
 
+/** Heap the parsed fetch texts may take, estimated. */
+const MAX_BYTES = 64 * 1024 * 1024;
+
+/** A parsed text's heap, roughly: the text itself and about 16 bytes of syntax tree per character (tokens of a few characters, each an AST node). */
+function estimateBytes(text: string): number {
+  return 64 + text.length * 18;
+}
+
 /** Parsed fetch texts by text and operation name (LRU). */
 export class FetchDocuments {
-  private readonly cache = new LRUCache<string, FetchDocument>({ max: 1000 });
+  // Fetch texts can carry a client's literals (up to limits.max_request_body each): bounded by estimated heap too.
+  private readonly cache = new LRUCache<string, FetchDocument>({ max: 1000, maxSize: MAX_BYTES, sizeCalculation: (_document, key) => estimateBytes(key) });
 
   /** Parses (or recalls) a fetch; throws an `Error` when the text holds no such operation. */
   get(query: string, operationName: string | undefined): FetchDocument {

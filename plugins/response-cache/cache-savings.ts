@@ -6,6 +6,8 @@ const SMOOTHING = 0.2;
 
 /** Fetch shapes whose latency is remembered (least recently used forgotten beyond). */
 const MAX_SHAPES = 2000;
+/** Heap the remembered shapes may take (their text, counted at two bytes a character). */
+const MAX_SHAPE_BYTES = 16 * 1024 * 1024;
 
 /**
  * What the cache saved. A fetch the cache answered whole is a subgraph
@@ -21,7 +23,8 @@ const MAX_SHAPES = 2000;
  * (so the counts of one subgraph add up to its calls).
  */
 export class CacheSavings {
-  private readonly latencyMs = new LRUCache<string, number>({ max: MAX_SHAPES });
+  // Shapes are fetch texts, which can carry a client's literals: bounded by their bytes too.
+  private readonly latencyMs = new LRUCache<string, number>({ max: MAX_SHAPES, maxSize: MAX_SHAPE_BYTES, sizeCalculation: (_ms, shape) => 64 + shape.length * 2 });
   private readonly partialCounter: Counter;
   private readonly avoidedCounter: Counter;
   private readonly savedCounter: Counter;
