@@ -112,7 +112,8 @@ class ManifestSource implements OperationSource {
           this.schedule();
         });
       },
-      pollIntervalMs + Math.random() * pollJitterMs,
+      // Each key is at most 2^31-1 ms, their sum may not be: past that, Node would fire at once.
+      Math.min(pollIntervalMs + Math.random() * pollJitterMs, 2 ** 31 - 1),
     );
     this.timer.unref();
   }

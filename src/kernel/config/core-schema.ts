@@ -4,7 +4,8 @@
  * Plugin sections are merged in by `buildConfigSchema` (load-config.ts).
  */
 
-import { byteSize, duration, hostPort, regex, url, z } from './schema-helpers.js';
+import { headerNamePattern } from './header-name-pattern.js';
+import { byteSize, duration, hostPort, url, z } from './schema-helpers.js';
 
 /** Log levels of `log_level` (pino's, plus `silent`). */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -33,7 +34,7 @@ const propagateRule = z
     /** Exact header name (case-insensitive). One of `named` / `matching`. */
     named: nonEmpty().optional(),
     /** Regular expression matched against header names. One of `named` / `matching`. */
-    matching: regex().optional(),
+    matching: headerNamePattern().optional(),
     /** Value sent when the client did not send the header. Default: none (nothing sent). */
     default: z.string().optional(),
     /** Name the header is sent under to the subgraph. Default: its own name. */
@@ -57,7 +58,7 @@ const removeRule = z
     /** Exact header name (case-insensitive). One of `named` / `matching`. */
     named: nonEmpty().optional(),
     /** Regular expression matched against header names. One of `named` / `matching`. */
-    matching: regex().optional(),
+    matching: headerNamePattern().optional(),
   })
   .superRefine(oneHeaderSelector);
 

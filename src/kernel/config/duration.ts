@@ -9,8 +9,16 @@
  * unit is ambiguous (Go's `time.Duration`, which Cosmo users know, counts
  * nanoseconds; many Node tools count milliseconds).
  *
- * Values are milliseconds with microsecond resolution (`1.5ms` = 1.5).
+ * Values are milliseconds with microsecond resolution (`1.5ms` = 1.5), and
+ * at most `MAX_DURATION_MS` (596h31m23.647s, about 24.8 days): the longest
+ * wait a Node timer keeps. Node turns a longer one into 1 ms, so a
+ * `refresh_interval: 600h` would fetch the JWKS every millisecond; it is
+ * refused instead. No duration key gives a huge value a meaning of its own
+ * ("never"), so none is clamped.
  */
+
+/** The longest accepted duration, in ms: 2³¹−1, the longest delay `setTimeout` honours. */
+export const MAX_DURATION_MS = 2 ** 31 - 1;
 
 /** Outcome of parsing a config string: the value, or the reason it was refused. */
 export type ParseResult<T> =
@@ -65,7 +73,9 @@ export function tryParseDuration(text: string): ParseResult<number> {
     position += part.length;
   }
   const ms = Math.round(total * 1000) / 1000;
-  if (!Number.isSafeInteger(Math.floor(ms))) return refuse(`"${text}" is too large`);
+  if (!(ms <= MAX_DURATION_MS)) {
+    return refuse(`"${text}" is too long; the longest duration is ${formatDuration(MAX_DURATION_MS)} (about 24.8 days)`);
+  }
   return { ok: true, value: ms };
 }
 

@@ -1,6 +1,7 @@
 import type { CircuitBreakerPolicy, RetryPolicy } from '../config/core-schema.js';
 import { RouterError } from '../errors.js';
 import type { StageWrapper } from '../pipeline/hooks.js';
+import { failureKind, httpStatus } from './subgraph-failure.js';
 
 /** What wraps a subgraph call (the fetch stage) for `aroundStage`. */
 export type FetchWrapper = StageWrapper<'fetch'>;
@@ -10,8 +11,8 @@ const RETRYABLE_STATUS = new Set([502, 503, 504]);
 
 /** Whether a failed call may be retried: it never reached the subgraph's resolvers, or a proxy said so. */
 function retryable(error: unknown): boolean {
-  if (!(error instanceof RouterError) || error.code !== 'SUBGRAPH_REQUEST_FAILED') return false;
-  const status = (error.extensions?.http as { status?: number } | undefined)?.status;
+  if (failureKind(error) !== 'unavailable') return false;
+  const status = httpStatus(error as RouterError);
   return status === undefined || RETRYABLE_STATUS.has(status);
 }
 
@@ -46,15 +47,16 @@ export function retryWrapper(policy: RetryPolicy): FetchWrapper {
 
 /**
  * A per-subgraph circuit breaker: after `failure_threshold` consecutive
- * failures it opens and calls fail at once with `SUBGRAPH_CIRCUIT_OPEN`;
- * after `cooldown` one trial call may pass: success closes it, failure
- * opens it again.
+ * failures of the subgraph itself (timeouts, unreachable, 5xx:
+ * subgraph-failure.ts) it opens and calls fail at once with
+ * `SUBGRAPH_CIRCUIT_OPEN`; after `cooldown` one trial call may pass: success
+ * closes it, failure opens it again. Other errors leave the count as it is.
  */
 export function circuitBreakerWrapper(policy: CircuitBreakerPolicy, subgraph: string): FetchWrapper {
   let failures = 0;
   let openUntil = 0;
   let trialInFlight = false;
-  return async function sendThroughBreaker(request, perform) {
+  return async function sendThroughBreaker(request, perform, signal) {
     const now = Date.now();
     const open = failures >= policy.failure_threshold;
     if (open && (now < openUntil || trialInFlight)) {
@@ -67,7 +69,8 @@ export function circuitBreakerWrapper(policy: CircuitBreakerPolicy, subgraph: st
       failures = 0;
       return response;
     } catch (error) {
-      if (error instanceof RouterError && (error.code === 'SUBGRAPH_REQUEST_FAILED' || error.code === 'SUBGRAPH_TIMEOUT')) {
+      // Not a request the router could not make, a 4xx or a caller that gave up: one client must not open the circuit for all.
+      if (failureKind(error, signal) !== 'not-the-subgraph') {
         failures++;
         if (failures >= policy.failure_threshold) openUntil = Date.now() + policy.cooldown;
       }
