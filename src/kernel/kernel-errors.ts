@@ -14,7 +14,7 @@ const request = {
     status: 400,
     statusText: REQUEST_ERROR_STATUS,
     description:
-      'The request is not a GraphQL request: no `query`, malformed JSON, wrong content type; `variables` or `extensions` that are not valid JSON (GET parameters or a form body) or not JSON objects; `operationName`, `documentId` or `doc_id` that are not strings (or an empty id); a batch entry that is not an operation (that entry only); a `Host` header no URL can hold; a request nested too deeply to be read.',
+      'The request is not a GraphQL request: no `query`, malformed JSON, wrong content type; `variables` or `extensions` that are not valid JSON (GET parameters or a form body) or not JSON objects; `operationName`, `documentId` or `doc_id` that are not strings (or an empty id); a batch entry that is not an operation (that entry only); a malformed multipart `map`; a `Host` header no URL can hold; a request nested too deeply to be read; a body sent compressed (a `Content-Encoding` other than `identity`) or in a charset other than UTF-8 (415).',
     solution: 'Send `{"query": "..."}` as JSON with `Content-Type: application/json`, or a GET with `?query=` (`variables` and `extensions` as URL-encoded JSON objects).',
   },
   GRAPHQL_PARSE_FAILED: {
@@ -26,13 +26,14 @@ const request = {
   GRAPHQL_VALIDATION_FAILED: {
     status: 400,
     statusText: REQUEST_ERROR_STATUS,
-    description: "The operation does not validate against the graph's schema (unknown field, wrong argument, introspection while it is disabled).",
+    description:
+      "The operation does not validate against the graph's schema (unknown field, wrong argument, introspection while it is disabled, a mutation or subscription on a graph without that root type).",
     solution: 'Fix the operation; check the schema in the playground.',
   },
   BAD_USER_INPUT: {
     status: 400,
     statusText: REQUEST_ERROR_STATUS,
-    description: 'A variable is missing or has a value of the wrong type.',
+    description: 'A variable is missing or has a value of the wrong type, or its value nests lists and objects more than 256 levels deep.',
     solution: 'Send every required variable with a value of its declared type.',
   },
   OPERATION_NOT_FOUND: {

@@ -4,6 +4,7 @@
  * `shutdown_delay`, closes its listeners and gives in-flight requests
  * `grace_period` (Router.close), and stops.
  */
+import { availableParallelism } from 'node:os';
 import { InvalidArgumentError, type Command } from 'commander';
 import { createRouter } from '../../kernel/router/router.js';
 import { parseListenAddress } from '../../kernel/router/listen-address.js';
@@ -22,9 +23,16 @@ interface RouterOptions {
   workers: number;
 }
 
-function positiveInteger(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+/** The most `--workers` a machine takes: 4 per CPU (more only adds memory and context switches). */
+function maxWorkers(): number {
+  return 4 * availableParallelism();
+}
+
+/** `--workers <n>`: a plain whole number (digits only, no `1e1`) from 1 to maxWorkers(). */
+function workerCount(value: string): number {
+  const max = maxWorkers();
+  const n = /^[1-9][0-9]{0,5}$/.test(value) ? Number(value) : 0;
+  if (n < 1 || n > max) throw new InvalidArgumentError(`expected a whole number from 1 to ${max} (4 per CPU), written in digits`);
   return n;
 }
 
@@ -95,7 +103,7 @@ export function registerRouterCommand(program: Command): Command {
     .option('-c, --config <file>', 'router config file (router.config.yaml)')
     .option('--supergraph <file|url>', 'execution config JSON or supergraph SDL, by path or http(s) URL')
     .option('--listen-addr <host:port>', 'address to listen on (overrides listen_addr)', listenAddress)
-    .option('--workers <n>', 'worker processes sharing the port', positiveInteger, 1)
+    .option('--workers <n>', 'worker processes sharing the port (1 to 4 per CPU)', workerCount, 1)
     .exitOverride(exitForUsageError)
     .action(runRouter);
 }

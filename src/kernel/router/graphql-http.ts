@@ -8,8 +8,9 @@
  * streaming endpoint's (subscriptions/streaming-http.ts). The answers are
  * the ones graphql-yoga gave before the router took them over, kept byte for
  * byte (test/kernel/router/graphql-http.test.ts), except where those were
- * unbounded: a 406 lists each offered type once, and a multipart `map` may
- * only fill `null` placeholders, at most MAX_MULTIPART_MAP_PATHS of them.
+ * unbounded or too lenient: a 406 lists each offered type once, a multipart
+ * `map` must be well formed (multipart-body.ts), a compressed or non-UTF-8
+ * body is a 415 (body-encoding.ts), and no error quotes the body's text.
  *
  * The request is reached through `GraphQLHttpRequest`, so node's
  * `IncomingMessage` and a fetch `Request` (the router's in-process `handle`)
@@ -18,7 +19,9 @@
 import { GraphQLError } from 'graphql';
 import { memoOn } from '../object-memo.js';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
-import { badRequest, paramsFromSearch, readParams } from './graphql-params.js';
+import { unreadableBodyReason } from './body-encoding.js';
+import { badRequest, jsonSyntaxReason, paramsFromSearch, readParams } from './graphql-params.js';
+import { parseMultipart } from './multipart-body.js';
 import { operationRequestOf, type GraphQLParams } from './operation-request.js';
 import { tooLargeMessage } from './request-body.js';
 import { resultContentType, resultFormatFor, resultStatus, type ResultFormat } from './result-head.js';
@@ -80,9 +83,12 @@ export async function answerGraphQL(request: GraphQLHttpRequest, options: GraphQ
   if (method !== 'GET' && method !== 'POST') {
     return errorAnswer(requestError('GraphQL only supports GET and POST requests.', 405, { headers: ALLOW_GET_POST }), format);
   }
-  const kind = method === 'POST' ? bodyKindOf(request.header('content-type')) : undefined;
+  const contentType = method === 'POST' ? firstContentType(request.header('content-type')) : undefined;
+  const kind = contentType === undefined ? undefined : BODY_KINDS.get(contentType.split(';')[0]!.trim().toLowerCase());
   // Not read at all: no GraphQL answer describes it.
   if (method === 'POST' && kind === undefined) return { status: 415, headers: {}, body: undefined };
+  const unreadable = contentType === undefined ? undefined : unreadableBodyReason(contentType, request.header('content-encoding'));
+  if (unreadable !== undefined) return format === undefined ? { status: 415, headers: {}, body: undefined } : errorAnswer(requestError(unreadable, 415), format);
   // Nothing could be sent back: the body is not read and nothing runs.
   if (format === undefined) return notAcceptable();
   let parsed: unknown;
@@ -181,10 +187,9 @@ function notAcceptable(): GraphQLHttpAnswer {
   return { status: 406, headers: { accept: OFFERED }, body: undefined };
 }
 
-function bodyKindOf(contentType: string | undefined): BodyKind | undefined {
-  if (contentType === undefined) return undefined;
-  // A list of types is not valid HTTP, but some clients send one: the first counts.
-  return BODY_KINDS.get(contentType.split(',')[0]!.split(';')[0]!.trim().toLowerCase());
+/** The `Content-Type` that counts: a list of types is not valid HTTP, but some clients send one, and the first counts. */
+function firstContentType(header: string | undefined): string | undefined {
+  return header?.split(',')[0];
 }
 
 /** The parsed body: a parameter object, a batch (array), or what the client sent instead (checked by `checkEntry`). */
@@ -208,101 +213,13 @@ function parseJsonBody(bytes: Buffer): unknown {
   try {
     body = JSON.parse(utf8(bytes));
   } catch (error) {
-    const cause = error as Error;
+    // The reason says where parsing stopped, never what the body said there.
     throw new GraphQLError('POST body sent invalid JSON.', {
-      extensions: { code: 'BAD_REQUEST', originalError: { name: cause.name, message: cause.message }, http: { status: 400 } },
+      extensions: { code: 'BAD_REQUEST', originalError: { name: 'SyntaxError', message: jsonSyntaxReason(error) }, http: { status: 400 } },
     });
   }
   if (body === null || typeof body !== 'object') throw badRequest(`POST body is expected to be object but received ${body === null ? 'null' : typeof body}`);
   return body;
-}
-
-/**
- * How many paths a multipart `map` may name in all: each is walked once, so
- * this bounds the work a small body can ask for (docs/security.md "Limits").
- */
-export const MAX_MULTIPART_MAP_PATHS = 1000;
-
-/**
- * A `multipart/form-data` body as the GraphQL multipart request spec sends
- * it: `operations` (the parameters, or a batch), `map` (which variables get
- * which file part). A map path may only fill a `null` the client put in
- * `operations` (the spec's placeholder for a file); anything else is a 400.
- */
-async function parseMultipart(bytes: Buffer, contentType: string): Promise<unknown> {
-  let form: FormData;
-  try {
-    form = await new Response(new Uint8Array(bytes), { headers: { 'content-type': contentType } }).formData();
-  } catch (error) {
-    throw badRequest(`POST body sent invalid multipart data: ${(error as Error).message}`);
-  }
-  // FormData.get scans every entry: read them into a map once (the first of a repeated name counts, as get() does).
-  const fields = new Map<string, FormDataEntryValue>();
-  for (const [name, value] of form) if (!fields.has(name)) fields.set(name, value);
-  const operationsField = fields.get('operations');
-  if (!operationsField) throw badRequest('Missing multipart form field "operations"');
-  const operations = jsonField('operations', operationsField);
-  const mapField = fields.get('map');
-  if (mapField == null) return operations;
-  const map = jsonField('map', mapField);
-  if (map !== null && typeof map === 'object' && operations !== null && typeof operations === 'object') {
-    let count = 0;
-    for (const [part, paths] of Object.entries(map)) {
-      if (!Array.isArray(paths)) continue;
-      count += paths.length;
-      if (count > MAX_MULTIPART_MAP_PATHS) {
-        throw requestError(`Multipart form field "map" names more than ${MAX_MULTIPART_MAP_PATHS} paths.`, 413);
-      }
-      for (const path of paths) if (typeof path === 'string') fillPlaceholder(operations as object, path, fields.get(part) ?? null);
-    }
-  }
-  return operations;
-}
-
-/** A multipart form field holding JSON text (`operations`, `map`), parsed. */
-function jsonField(name: string, value: FormDataEntryValue): unknown {
-  if (typeof value !== 'string') throw badRequest(`Multipart form field "${name}" must be a string`);
-  try {
-    return JSON.parse(value);
-  } catch {
-    throw badRequest(`Multipart form field "${name}" must be a valid JSON string`);
-  }
-}
-
-/** Names that would reach a prototype rather than the client's data. */
-const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
-
-/** An array index as JSON would write it (`0`, `12`; not `01`, `-1`, `length`). */
-const CANONICAL_INDEX = /^(?:0|[1-9]\d*)$/;
-
-/**
- * Puts a file at `a.b.c` in `operations`: every step must be the client's
- * own object or array entry, and the last one a `null`. Throws a 400 otherwise.
- */
-function fillPlaceholder(operations: object, path: string, value: unknown): void {
-  const keys = path.split('.');
-  let current: unknown = operations;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    if (current === null || typeof current !== 'object' || UNSAFE_KEYS.has(key) || !hasEntry(current, key)) throw badPath(path);
-    const container = current as Record<string, unknown>;
-    if (i === keys.length - 1) {
-      if (container[key] !== null) throw badPath(path);
-      container[key] = value;
-      return;
-    }
-    current = container[key];
-  }
-}
-
-/** Whether `key` names data the client sent: an own property, or an index within an array. */
-function hasEntry(container: object, key: string): boolean {
-  if (Array.isArray(container)) return CANONICAL_INDEX.test(key) && Number(key) < container.length;
-  return Object.hasOwn(container, key);
-}
-
-function badPath(path: string): GraphQLError {
-  return badRequest(`Multipart form field "map" path "${path.length > 100 ? `${path.slice(0, 100)}…` : path}" does not name a null placeholder in "operations".`);
 }
 
 /** UTF-8 text, a byte-order mark dropped (as the fetch API's `text()` does). */

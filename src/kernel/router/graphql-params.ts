@@ -39,9 +39,23 @@ function jsonParam(search: URLSearchParams, name: 'variables' | 'extensions'): u
   try {
     return JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof SyntaxError ? `: ${error.message}` : '';
-    throw badRequest(`The "${name}" parameter is not valid JSON${reason}. Send it as a JSON object, URL-encoded.`);
+    throw badRequest(`The "${name}" parameter is not valid JSON: ${jsonSyntaxReason(error)}. Send it as a JSON object, URL-encoded.`);
   }
+}
+
+/**
+ * V8's own `JSON.parse` messages that quote none of the input: a fixed text
+ * and where parsing stopped. Its other messages (`Unexpected token 'x', "..."
+ * is not valid JSON`) copy the client's text, and no error repeats that.
+ */
+const QUOTES_NO_INPUT = /^(?:Unexpected end of JSON input|(?!Unexpected token)[A-Za-z ',{}[\]-]{1,80} at position \d{1,10}(?: \(line \d{1,10} column \d{1,10}\))?)$/;
+
+/** Why `JSON.parse` refused a client's text, saying where when it can, without quoting the text. */
+export function jsonSyntaxReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : '';
+  if (QUOTES_NO_INPUT.test(message)) return message;
+  const position = / at position (\d{1,10})/.exec(message)?.[1];
+  return position === undefined ? 'Unexpected token in JSON' : `Unexpected token in JSON at position ${position}`;
 }
 
 /** Parameter names a GraphQL request may carry: GraphQL over HTTP's, plus persisted document ids. */
@@ -66,7 +80,7 @@ export function readParams(fields: Readonly<Record<string, unknown>>): GraphQLPa
   if (id != null && (typeof id !== 'string' || id === '')) return badRequest(`Expected "documentId" param to be a non-empty string, but given ${describe(id)}.`);
   if (relayId != null && (typeof relayId !== 'string' || relayId === '')) return badRequest(`Expected "doc_id" param to be a non-empty string, but given ${describe(relayId)}.`);
   for (const name in fields) {
-    if (fields[name] != null && !KNOWN_PARAMS.has(name)) return badRequest(`Unexpected parameter "${name}" in the request body.`);
+    if (fields[name] != null && !KNOWN_PARAMS.has(name)) return badRequest(`Unexpected parameter "${bounded(name)}" in the request body.`);
   }
   // The one reading of the id, for every entry: GraphQL over HTTP's `documentId`, else Relay's `doc_id`.
   const documentId = (id ?? relayId ?? undefined) as string | undefined;
@@ -98,6 +112,11 @@ function paramError(message: string, http: { spec?: boolean; headers?: Record<st
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A client's parameter name as an error quotes it: at most 100 characters. */
+function bounded(name: string): string {
+  return name.length > 100 ? `${name.slice(0, 100)}…` : name;
 }
 
 function typeName(value: unknown): string {

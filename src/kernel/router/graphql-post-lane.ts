@@ -29,11 +29,14 @@ export interface PostLaneOptions {
   readonly fallback: (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void>;
 }
 
-/** Whether a request may take the lane, judged from its head alone. */
+/** `application/json`, at most with a UTF-8 charset: other parameters, and other charsets (415), are the general handler's. */
+const PLAIN_JSON = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
+
+/** Whether a request may take the lane, judged from its head alone. A compressed body (415) is the general handler's. */
 export function postLaneCandidate(req: IncomingMessage, maxBodyBytes: number): boolean {
-  if (req.method !== 'POST' || req.url !== '/graphql') return false;
+  if (req.method !== 'POST' || req.url !== '/graphql' || req.headers['content-encoding'] !== undefined) return false;
   const type = req.headers['content-type'];
-  if (type === undefined || !/^application\/json\s*(;|$)/i.test(type)) return false;
+  if (type === undefined || !PLAIN_JSON.test(type)) return false;
   const length = req.headers['content-length'];
   return length !== undefined && /^\d+$/.test(length) && Number(length) <= maxBodyBytes && resultTypeFor(req.headers.accept) !== undefined;
 }

@@ -38,17 +38,19 @@ export type ResultFormat = ResultType | 'text/event-stream' | 'multipart/mixed';
 export function resultFormatFor(accept: string | undefined): ResultFormat | undefined {
   const type = resultTypeFor(accept);
   if (type !== undefined || !accept) return type;
-  const asked = utf8MediaTypes(accept);
-  if (asked.some((entry) => matches(entry, 'multipart/mixed'))) return 'multipart/mixed';
-  if (asked.some((entry) => matches(entry, 'text/event-stream'))) return 'text/event-stream';
+  const ranges = acceptedRanges(accept).filter((range) => range.q > 0);
+  if (ranges.some((range) => matches(range.mediaType, 'multipart/mixed'))) return 'multipart/mixed';
+  if (ranges.some((range) => matches(range.mediaType, 'text/event-stream'))) return 'text/event-stream';
   return undefined;
 }
 
 /**
- * The media type a single result is answered with, reading `Accept` as the
- * router always has (whitespace dropped, lower case, non-utf-8 charsets
- * skipped, quality values ignored, the first listed entry that matches wins,
- * and `application/json` when it matches both); undefined when none fits (406).
+ * The media type a single result is answered with, by `Accept` (RFC 9110
+ * 12.5.1): each type takes the quality of the most specific range that
+ * covers it, `q=0` meaning "not acceptable"; the highest quality wins, then
+ * the type of the first listed range, then `application/json` (when one
+ * wildcard range covers both). Ranges asking for a charset other than utf-8
+ * are left out. Undefined when no type is acceptable (406).
  */
 export function resultTypeFor(accept: string | undefined): ResultType | undefined {
   const key = accept ?? '';
@@ -63,22 +65,53 @@ export function resultTypeFor(accept: string | undefined): ResultType | undefine
 /** `resultTypeFor` answers by Accept value. */
 const knownAccepts = new Map<string, ResultType | undefined>();
 
-function readAccept(accept: string | undefined): ResultType | undefined {
-  for (const mediaType of utf8MediaTypes(accept || '*/*')) {
-    for (const type of RESULT_TYPES) if (matches(mediaType, type)) return type;
-  }
-  return undefined;
+/** One range of `Accept`: its media type (lower case, `*` wildcards) and quality (0 to 1). */
+interface AcceptedRange {
+  readonly mediaType: string;
+  readonly q: number;
 }
 
-/** `Accept`'s media types in order (whitespace dropped, lower case), those asking for a charset other than utf-8 left out. */
-function utf8MediaTypes(accept: string): string[] {
-  const types: string[] = [];
+function readAccept(accept: string | undefined): ResultType | undefined {
+  const ranges = acceptedRanges(accept || '*/*');
+  let best: { type: ResultType; q: number; first: number } | undefined;
+  for (const type of RESULT_TYPES) {
+    const q = qualityOf(ranges, type);
+    const first = ranges.findIndex((range) => range.q > 0 && matches(range.mediaType, type));
+    // Strictly better only: on a tie the earlier of RESULT_TYPES stays.
+    if (q > 0 && (best === undefined || q > best.q || (q === best.q && first < best.first))) best = { type, q, first };
+  }
+  return best?.type;
+}
+
+/** How much the client wants `type`: the quality of the most specific range covering it (the first of equals), 0 when none does. */
+function qualityOf(ranges: readonly AcceptedRange[], type: string): number {
+  let q = 0;
+  let specificity = -1;
+  for (const range of ranges) {
+    if (!matches(range.mediaType, type)) continue;
+    const rank = range.mediaType === '*/*' ? 0 : range.mediaType.endsWith('/*') ? 1 : 2;
+    if (rank > specificity) {
+      specificity = rank;
+      q = range.q;
+    }
+  }
+  return q;
+}
+
+/** A quality value as RFC 9110 writes it (`0`, `0.5`, `1.000`); anything else counts as 1. */
+const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+
+/** `Accept`'s ranges in order (whitespace dropped, lower case), those asking for a charset other than utf-8 left out. */
+function acceptedRanges(accept: string): AcceptedRange[] {
+  const ranges: AcceptedRange[] = [];
   for (const entry of accept.replace(/\s/g, '').toLowerCase().split(',')) {
     const [mediaType, ...params] = entry.split(';');
     const charset = params.find((param) => param.includes('charset=')) ?? 'charset=utf-8';
-    if (charset === 'charset=utf-8' && mediaType !== undefined) types.push(mediaType);
+    if (charset !== 'charset=utf-8' || mediaType === undefined) continue;
+    const q = params.find((param) => param.startsWith('q='))?.slice(2);
+    ranges.push({ mediaType, q: q !== undefined && QVALUE.test(q) ? Number(q) : 1 });
   }
-  return types;
+  return ranges;
 }
 
 /** Whether an `Accept` media type (`*` wildcards allowed) covers `type`. */

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import type { OperationRequest } from '../pipeline/stages.js';
+import { unreadableBodyReason } from '../router/body-encoding.js';
 import { paramsFromSearch, readParams } from '../router/graphql-params.js';
 import { operationRequestOf as toOperationRequest, type GraphQLParams } from '../router/operation-request.js';
 import { readNodeBody, tooLargeMessage } from '../router/request-body.js';
@@ -80,6 +81,8 @@ export async function readGraphQLParams(req: IncomingMessage, maxBodyBytes: numb
     if (type !== 'application/json' && type !== 'application/graphql+json') {
       return { ok: false, status: 415, message: 'A streamed GraphQL request must be a GET or an application/json POST.' };
     }
+    const unreadable = unreadableBodyReason(req.headers['content-type']!, req.headers['content-encoding']);
+    if (unreadable !== undefined) return { ok: false, status: 415, message: unreadable };
     const body = await readNodeBody(req, maxBodyBytes);
     // The rest stays unread: the refusal closes the connection (streaming-http.ts).
     if (body === undefined) return { ok: false, status: 413, message: tooLargeMessage(maxBodyBytes) };

@@ -1,0 +1,109 @@
+/**
+ * A `multipart/form-data` body as the GraphQL multipart request spec sends
+ * it (file uploads): `operations` (the parameters, or a batch) and `map`, a
+ * JSON object whose every key names a file part of the request and whose
+ * value is the array of paths in `operations` that file fills. A path may
+ * only fill a `null` the client put in `operations` (the spec's placeholder
+ * for a file). Anything else is a 400 `BAD_REQUEST` naming what is wrong;
+ * more than MAX_MULTIPART_MAP_PATHS paths is a 413.
+ */
+import { GraphQLError } from 'graphql';
+import { badRequest } from './graphql-params.js';
+
+/**
+ * How many paths a multipart `map` may name in all: each is walked once, so
+ * this bounds the work a small body can ask for (docs/security.md "Limits").
+ */
+export const MAX_MULTIPART_MAP_PATHS = 1000;
+
+/** The form fields that are not file parts: a `map` key may name neither. */
+const NOT_FILE_PARTS: ReadonlySet<string> = new Set(['operations', 'map']);
+
+/** `operations` with every mapped file put in its place: a parameter object, a batch, or what the client sent instead. */
+export async function parseMultipart(bytes: Buffer, contentType: string): Promise<unknown> {
+  let form: FormData;
+  try {
+    form = await new Response(new Uint8Array(bytes), { headers: { 'content-type': contentType } }).formData();
+  } catch (error) {
+    throw badRequest(`POST body sent invalid multipart data: ${(error as Error).message}`);
+  }
+  // FormData.get scans every entry: read them into a map once (the first of a repeated name counts, as get() does).
+  const fields = new Map<string, FormDataEntryValue>();
+  for (const [name, value] of form) if (!fields.has(name)) fields.set(name, value);
+  const operationsField = fields.get('operations');
+  if (!operationsField) throw badRequest('Missing multipart form field "operations"');
+  const operations = jsonField('operations', operationsField);
+  const mapField = fields.get('map');
+  if (mapField == null) return operations;
+  const map = jsonField('map', mapField);
+  if (map === null || typeof map !== 'object' || Array.isArray(map)) {
+    throw badRequest('Multipart form field "map" must be a JSON object of file part names to arrays of paths in "operations".');
+  }
+  let count = 0;
+  for (const [part, paths] of Object.entries(map)) {
+    if (!Array.isArray(paths) || !paths.every((path) => typeof path === 'string')) {
+      throw badRequest(`Multipart form field "map" entry "${bounded(part)}" must be an array of paths (strings) in "operations".`);
+    }
+    const file = NOT_FILE_PARTS.has(part) ? undefined : fields.get(part);
+    if (file === undefined) throw badRequest(`Multipart form field "map" names file part "${bounded(part)}", which the request does not have.`);
+    count += paths.length;
+    if (count > MAX_MULTIPART_MAP_PATHS) {
+      throw new GraphQLError(`Multipart form field "map" names more than ${MAX_MULTIPART_MAP_PATHS} paths.`, {
+        extensions: { code: 'BAD_REQUEST', http: { status: 413 } },
+      });
+    }
+    for (const path of paths as string[]) fillPlaceholder(operations, path, file);
+  }
+  return operations;
+}
+
+/** A multipart form field holding JSON text (`operations`, `map`), parsed. */
+function jsonField(name: string, value: FormDataEntryValue): unknown {
+  if (typeof value !== 'string') throw badRequest(`Multipart form field "${name}" must be a string`);
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw badRequest(`Multipart form field "${name}" must be a valid JSON string`);
+  }
+}
+
+/** Names that would reach a prototype rather than the client's data. */
+const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** An array index as JSON would write it (`0`, `12`; not `01`, `-1`, `length`). */
+const CANONICAL_INDEX = /^(?:0|[1-9]\d*)$/;
+
+/**
+ * Puts a file at `a.b.c` in `operations`: every step must be the client's
+ * own object or array entry, and the last one a `null`. Throws a 400 otherwise.
+ */
+function fillPlaceholder(operations: unknown, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let current: unknown = operations;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (current === null || typeof current !== 'object' || UNSAFE_KEYS.has(key) || !hasEntry(current, key)) throw badPath(path);
+    const container = current as Record<string, unknown>;
+    if (i === keys.length - 1) {
+      if (container[key] !== null) throw badPath(path);
+      container[key] = value;
+      return;
+    }
+    current = container[key];
+  }
+}
+
+/** Whether `key` names data the client sent: an own property, or an index within an array. */
+function hasEntry(container: object, key: string): boolean {
+  if (Array.isArray(container)) return CANONICAL_INDEX.test(key) && Number(key) < container.length;
+  return Object.hasOwn(container, key);
+}
+
+function badPath(path: string): GraphQLError {
+  return badRequest(`Multipart form field "map" path "${bounded(path)}" does not name a null placeholder in "operations".`);
+}
+
+/** A client's name or path as an error quotes it: at most 100 characters. */
+function bounded(text: string): string {
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}

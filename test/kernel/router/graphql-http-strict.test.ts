@@ -1,0 +1,237 @@
+/**
+ * What `/graphql` refuses rather than guesses at: bodies it cannot read as
+ * sent (compressed, or in a charset other than UTF-8: 415), malformed
+ * multipart `map`s (400), and types the client marks `q=0` in `Accept`
+ * (never chosen; 406 when nothing else fits). Errors never quote the body.
+ * Every request goes over a socket (the post lane takes what it may, the
+ * general handler the rest) and in-process (the general handler alone).
+ */
+import { request as httpRequest } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { librarySubgraph } from '../library-subgraphs.js';
+
+let library: TestSubgraph;
+let router: TestRouter;
+
+beforeAll(async () => {
+  library = await startSubgraph(librarySubgraph());
+  router = await startTestRouter({ subgraphs: [library], listen: true });
+});
+
+afterAll(async () => {
+  await router?.close();
+  await library?.close();
+});
+
+interface Sent {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
+interface Answer {
+  status: number;
+  type: string | null;
+  body: unknown;
+}
+
+/** Over a socket, with a declared length (what the post lane takes). */
+function overHttp(sent: Sent): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { ...sent.headers };
+    if (sent.body !== undefined) headers['content-length'] = Buffer.byteLength(sent.body);
+    const req = httpRequest(`${router.url}${sent.path ?? '/graphql'}`, { method: sent.method ?? 'POST', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, type: (res.headers['content-type'] as string | undefined) ?? null, body: parse(Buffer.concat(chunks).toString()) }));
+    });
+    req.on('error', reject);
+    req.end(sent.body);
+  });
+}
+
+async function inProcess(sent: Sent): Promise<Answer> {
+  const method = sent.method ?? 'POST';
+  const body = sent.body === undefined || method === 'GET' ? undefined : new Uint8Array(Buffer.from(sent.body));
+  const response = await router.router.handle(new Request(`http://router.test${sent.path ?? '/graphql'}`, { method, headers: sent.headers, body }));
+  return { status: response.status, type: response.headers.get('content-type'), body: parse(await response.text()) };
+}
+
+function parse(text: string): unknown {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Both ways, which must agree; the socket's answer. */
+async function both(sent: Sent): Promise<Answer> {
+  const http = await overHttp(sent);
+  expect(await inProcess(sent)).toEqual(http);
+  return http;
+}
+
+const QUERY = JSON.stringify({ query: '{ books { id } }' });
+const JSON_TYPE = 'application/json; charset=utf-8';
+const SPEC_TYPE = 'application/graphql-response+json; charset=utf-8';
+const books = { data: { books: expect.arrayContaining([{ id: 'b1' }]) } };
+const refused = (message: string | RegExp) => ({
+  errors: [{ message: typeof message === 'string' ? message : expect.stringMatching(message), extensions: { code: 'BAD_REQUEST' } }],
+});
+
+describe('request bodies the router cannot read as sent: 415, nothing run', () => {
+  const notDecoded = /^Content-Encoding "gzip" is not supported: the router does not decode request bodies\./;
+  const cases: Array<[name: string, headers: Record<string, string>, body: string | Buffer, expected: Partial<Answer>]> = [
+    ['a gzip body', { 'content-encoding': 'gzip' }, gzipSync(QUERY), { status: 415, type: JSON_TYPE, body: refused(notDecoded) }],
+    ['a plain body declared gzip twice', { 'content-encoding': 'gzip, gzip' }, QUERY, { status: 415, body: refused(notDecoded) }],
+    ['a plain body declared br', { 'content-encoding': 'BR' }, QUERY, { status: 415, body: refused(/^Content-Encoding "br" is not supported/) }],
+    ['charset=utf-16', { 'content-type': 'application/json; charset=utf-16' }, QUERY, { status: 415, body: refused(/^The Content-Type charset "utf-16" is not supported/) }],
+    ['charset=latin1', { 'content-type': 'application/json;charset=latin1' }, QUERY, { status: 415, body: refused(/^The Content-Type charset "latin1" is not supported/) }],
+    [
+      'a non-UTF-8 charset on a GraphQL document body',
+      { 'content-type': 'application/graphql; charset=iso-8859-1' },
+      '{ books { id } }',
+      { status: 415, body: refused(/charset "iso-8859-1" is not supported/) },
+    ],
+    [
+      'a non-UTF-8 charset, Accept graphql-response+json',
+      { 'content-type': 'application/json; charset=utf-16', accept: 'application/graphql-response+json' },
+      QUERY,
+      { status: 415, type: SPEC_TYPE },
+    ],
+    ['an unsupported coding, Accept that fits nothing: 415 first, without a body', { 'content-encoding': 'gzip', accept: 'text/html' }, QUERY, { status: 415, body: undefined }],
+  ];
+  for (const [name, headers, body, expected] of cases) {
+    it(`refuses ${name}`, async () => {
+      const before = library.calls.length;
+      expect(await both({ headers: { 'content-type': 'application/json', ...headers }, body })).toMatchObject(expected);
+      expect(library.calls.length).toBe(before);
+    });
+  }
+
+  const accepted: Array<[name: string, headers: Record<string, string>]> = [
+    ['Content-Encoding: identity', { 'content-encoding': 'identity' }],
+    ['charset=utf-8', { 'content-type': 'application/json; charset=utf-8' }],
+    ['charset=UTF-8 quoted', { 'content-type': 'application/json; charset="UTF-8"' }],
+    ['charset=utf8', { 'content-type': 'application/json;charset=utf8' }],
+  ];
+  for (const [name, headers] of accepted) {
+    it(`runs a body sent with ${name}`, async () => {
+      expect(await both({ headers: { 'content-type': 'application/json', ...headers }, body: QUERY })).toMatchObject({ status: 200, body: books });
+    });
+  }
+});
+
+describe('errors about malformed JSON say where, never what the client sent', () => {
+  const secret = 'client-bytes-<script>';
+  const invalidJson = (message: unknown) => ({
+    errors: [{ message: 'POST body sent invalid JSON.', extensions: { code: 'BAD_REQUEST', originalError: { name: 'SyntaxError', message } } }],
+  });
+
+  it('names no byte of a body that starts wrong', async () => {
+    const answer = await both({ headers: { 'content-type': 'application/json' }, body: `${secret}${'x'.repeat(5000)}` });
+    expect(answer).toMatchObject({ status: 400, body: invalidJson('Unexpected token in JSON') });
+  });
+
+  it('names no byte of a value that is wrong mid-body', async () => {
+    const answer = await both({ headers: { 'content-type': 'application/json' }, body: `{"query": ${secret}}` });
+    expect(answer).toMatchObject({ status: 400, body: invalidJson('Unexpected token in JSON') });
+  });
+
+  it('keeps a reason that only says where parsing stopped', async () => {
+    const answer = await both({ headers: { 'content-type': 'application/json' }, body: `{"query":"{ books { id } }"} ${secret}` });
+    expect(answer).toMatchObject({ status: 400, body: invalidJson('Unexpected non-whitespace character after JSON at position 29') });
+  });
+
+  it('names no byte of malformed GET variables', async () => {
+    const answer = await both({ method: 'GET', path: `/graphql?query=%7Bbooks%7Bid%7D%7D&variables=${encodeURIComponent(`{"a": ${secret}}`)}` });
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).not.toContain('client-bytes');
+    expect(answer.body).toMatchObject(refused('The "variables" parameter is not valid JSON: Unexpected token in JSON. Send it as a JSON object, URL-encoded.'));
+  });
+
+  it('quotes at most 100 characters of an unknown parameter name', async () => {
+    const name = 'p'.repeat(5000);
+    const answer = await both({ headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ books { id } }', [name]: 1 }) });
+    expect(answer).toMatchObject({ status: 400, body: refused(`Unexpected parameter "${'p'.repeat(100)}…" in the request body.`) });
+  });
+});
+
+describe('multipart map: an object of file part names to arrays of paths, each naming a part', () => {
+  const HEADERS = { 'content-type': 'multipart/form-data; boundary=file-boundary', 'graphql-preflight': '1' };
+  const withMap = (map: string, variables: unknown = { file: null }) =>
+    [
+      '--file-boundary',
+      'Content-Disposition: form-data; name="operations"',
+      '',
+      JSON.stringify({ query: '{ books { id } }', variables }),
+      '--file-boundary',
+      'Content-Disposition: form-data; name="map"',
+      '',
+      map,
+      '--file-boundary',
+      'Content-Disposition: form-data; name="0"; filename="a.txt"',
+      'Content-Type: text/plain',
+      '',
+      'file contents',
+      '--file-boundary--',
+      '',
+    ].join('\r\n');
+  const cases: Array<[name: string, map: string, message: string]> = [
+    ['an array', '[1]', 'Multipart form field "map" must be a JSON object of file part names to arrays of paths in "operations".'],
+    ['null', 'null', 'Multipart form field "map" must be a JSON object of file part names to arrays of paths in "operations".'],
+    ['an entry that is not an array', '{"0":"variables.file"}', 'Multipart form field "map" entry "0" must be an array of paths (strings) in "operations".'],
+    ['an entry holding a number', '{"0":[5]}', 'Multipart form field "map" entry "0" must be an array of paths (strings) in "operations".'],
+    ['a part the request does not have', '{"1":["variables.file"]}', 'Multipart form field "map" names file part "1", which the request does not have.'],
+    ['"operations" as a file part', '{"operations":["variables.file"]}', 'Multipart form field "map" names file part "operations", which the request does not have.'],
+  ];
+  for (const [name, map, message] of cases) {
+    it(`refuses a map that is ${name} with 400`, async () => {
+      expect(await both({ headers: HEADERS, body: withMap(map) })).toMatchObject({ status: 400, body: refused(message) });
+    });
+  }
+
+  it('runs a well-formed map', async () => {
+    expect(await both({ headers: HEADERS, body: withMap('{"0":["variables.file"]}') })).toMatchObject({ status: 200, body: books });
+  });
+});
+
+describe('Accept quality values: q=0 is "not acceptable", higher q preferred', () => {
+  const cases: Array<[accept: string, type: string | null, status: number]> = [
+    ['application/json;q=0', null, 406],
+    ['application/json; q=0.000', null, 406],
+    ['application/graphql-response+json;q=0, application/json', JSON_TYPE, 200],
+    ['application/graphql-response+json, application/json;q=0', SPEC_TYPE, 400],
+    ['application/json;q=0.5, application/graphql-response+json', SPEC_TYPE, 400],
+    ['*/*;q=0.1, application/json', JSON_TYPE, 200],
+    ['application/json;q=0, */*', SPEC_TYPE, 400],
+    ['application/graphql-response+json, */*', SPEC_TYPE, 400],
+    ['*/*, application/json', JSON_TYPE, 200],
+  ];
+  // A validation error: 200 for application/json (GraphQL over HTTP's legacy rule), 400 for graphql-response+json.
+  const invalid = JSON.stringify({ query: '{ nope }' });
+  for (const [accept, type, status] of cases) {
+    it(`Accept: ${accept} -> ${type ?? 'nothing'} (${status})`, async () => {
+      const before = library.calls.length;
+      expect(await both({ headers: { 'content-type': 'application/json', accept }, body: invalid })).toMatchObject({ status, type });
+      expect(await both({ method: 'GET', path: `/graphql?query=${encodeURIComponent('{ nope }')}`, headers: { accept } })).toMatchObject({ status, type });
+      expect(library.calls.length).toBe(before);
+    });
+  }
+
+  it('runs a query with q=0 on one type and the other acceptable', async () => {
+    const answer = await both({ headers: { 'content-type': 'application/json', accept: 'application/json;q=0, application/graphql-response+json;q=0.8' }, body: QUERY });
+    expect(answer).toMatchObject({ status: 200, type: SPEC_TYPE, body: books });
+  });
+});
+
+describe('streamed requests (Accept: text/event-stream) read their body the same way', () => {
+  it('refuses a gzip body with 415, naming the encoding', async () => {
+    const answer = await overHttp({ headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', accept: 'text/event-stream' }, body: gzipSync(QUERY) });
+    expect(answer).toMatchObject({ status: 415, body: refused(/^Content-Encoding "gzip" is not supported: the router does not decode request bodies\./) });
+  });
+});
