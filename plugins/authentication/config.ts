@@ -37,7 +37,11 @@ export const RESERVED_CLAIM_HEADERS = [
   'content-encoding',
   'transfer-encoding',
   'te',
+  'trailer',
   'upgrade',
+  'keep-alive',
+  'proxy-connection',
+  'expect',
   'authorization',
   'cookie',
 ] as const;

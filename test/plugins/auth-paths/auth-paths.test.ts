@@ -267,10 +267,10 @@ authorization:
     expect(migrated.config.authentication).toEqual({ ignore_introspection: true, jwt: { jwks: [{ url: jwks.url }] } });
   });
 
-  it('refuses a claim sent as a reserved header', async () => {
+  it.each(['Authorization', 'Expect', 'keep-alive'])('refuses a claim sent as a reserved header (%s)', async (header) => {
     const dir = await tempDir();
     const path = join(dir, 'router.config.yaml');
-    await writeFile(path, `version: "1"\nauthentication:\n  jwt:\n    jwks: [{ url: ${jwks.url} }]\n  forward_claims: { sub: Authorization }\n`);
+    await writeFile(path, `version: "1"\nauthentication:\n  jwt:\n    jwks: [{ url: ${jwks.url} }]\n  forward_claims: { sub: ${header} }\n`);
     await expect(loadRouterSetup({ configPath: path, env: {} })).rejects.toThrow(/cannot carry a claim/);
   });
 });
