@@ -45,7 +45,9 @@ export function streamingProtocolOf(accept: string | undefined): StreamingProtoc
             .replace(/^"(.*)"$/, '$1'),
         );
     }
-    if (parameters.get('q') === '0') continue;
+    // q=0 (also 0.0, 0.000) marks a type not acceptable (RFC 9110 12.4.2).
+    const q = parameters.get('q');
+    if (q !== undefined && /^0(?:\.0{0,3})?$/.test(q)) continue;
     if (media === 'text/event-stream') return 'sse';
     if (media === 'multipart/mixed' && parameters.has('subscriptionspec')) {
       return parameters.get('subscriptionspec') === '1.0' ? 'multipart' : 'multipart-unsupported';
