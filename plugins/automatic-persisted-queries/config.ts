@@ -11,7 +11,7 @@ export const automaticPersistedQueriesConfigSchema = z.strictObject({
       /** Queries kept (LRU). Default: `1000`. */
       size: z.int().min(1).default(1000),
       /** How long a query is kept after it was registered, in ms. Default: none (until evicted). */
-      ttl: duration({ min: '1ms' }).optional(),
+      ttl: duration({ min: '1ms', timer: false }).optional(),
     })
     .prefault({}),
   /** Where registered queries are shared between replicas. Default: nowhere (each process keeps its own). */

@@ -52,7 +52,7 @@ export const persistedOperationsConfigSchema = z.strictObject({
       /** Operations kept (LRU). Default: `10000`. */
       size: z.int().min(1).default(10_000),
       /** How long a found operation is kept, in ms; a deletion takes effect within it. Default: `1m`. */
-      ttl: duration({ min: '1ms' }).prefault('1m'),
+      ttl: duration({ min: '1ms', timer: false }).prefault('1m'),
     })
     .prefault({}),
 });

@@ -61,7 +61,7 @@ export const responseCacheOptionsSchema = z
     /** Cache subgraph responses. Default: `false`. */
     enabled: flag(false),
     /** Lifetime for a response with a caching directive but no lifetime; at least 1s. Default: `30s`. */
-    fallback_ttl: duration({ min: '1s' }).prefault('30s'),
+    fallback_ttl: duration({ min: '1s', timer: false }).prefault('30s'),
     /** Prepended to every shared-store key (ignored by the memory provider). Default: `router_response_cache:`. */
     key_prefix: z.string().default('router_response_cache:'),
     /** Where entries live; required when `enabled`. Default: none. */

@@ -270,7 +270,7 @@ export const coreConfigShape = {
       /** Allow cookies and authorization headers. Default: `false`. */
       allow_credentials: flag(false),
       /** How long browsers may cache a preflight answer, in ms. Default: `5m`. */
-      max_age: duration().prefault('5m'),
+      max_age: duration({ timer: false }).prefault('5m'),
     })
     .prefault({}),
   /** Subgraph request timeouts. Default: 30s for every subgraph. */

@@ -9,16 +9,18 @@
  * unit is ambiguous (Go's `time.Duration`, which Cosmo users know, counts
  * nanoseconds; many Node tools count milliseconds).
  *
- * Values are milliseconds with microsecond resolution (`1.5ms` = 1.5), and
- * at most `MAX_DURATION_MS` (596h31m23.647s, about 24.8 days): the longest
- * wait a Node timer keeps. Node turns a longer one into 1 ms, so a
- * `refresh_interval: 600h` would fetch the JWKS every millisecond; it is
- * refused instead. No duration key gives a huge value a meaning of its own
- * ("never"), so none is clamped.
+ * Values are milliseconds with microsecond resolution (`1.5ms` = 1.5).
+ * Keys that set a timer are bounded further by the config schema
+ * (`duration()` in schema-helpers.ts, `MAX_TIMER_MS`).
  */
 
-/** The longest accepted duration, in ms: 2³¹−1, the longest delay `setTimeout` honours. */
-export const MAX_DURATION_MS = 2 ** 31 - 1;
+/**
+ * The longest wait a Node timer keeps, in ms (2³¹−1, 596h31m23.647s, about
+ * 24.8 days): Node turns a longer one into 1 ms, so a `refresh_interval:
+ * 600h` would fetch the JWKS every millisecond. Timer keys refuse more;
+ * lifetimes that are not timers (cache TTLs, `cors.max_age`) do not.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Outcome of parsing a config string: the value, or the reason it was refused. */
 export type ParseResult<T> =
@@ -73,9 +75,7 @@ export function tryParseDuration(text: string): ParseResult<number> {
     position += part.length;
   }
   const ms = Math.round(total * 1000) / 1000;
-  if (!(ms <= MAX_DURATION_MS)) {
-    return refuse(`"${text}" is too long; the longest duration is ${formatDuration(MAX_DURATION_MS)} (about 24.8 days)`);
-  }
+  if (!Number.isSafeInteger(Math.floor(ms))) return refuse(`"${text}" is too large`);
   return { ok: true, value: ms };
 }
 

@@ -16,7 +16,7 @@
 
 import { z } from 'zod';
 import { formatByteSize, tryParseByteSize } from './byte-size.js';
-import { formatDuration, tryParseDuration, type ParseResult } from './duration.js';
+import { formatDuration, MAX_TIMER_MS, tryParseDuration, type ParseResult } from './duration.js';
 
 export { z };
 
@@ -31,6 +31,12 @@ export interface DurationOptions {
   readonly min?: string | number;
   /** Largest accepted value, as duration text (`'5m'`) or milliseconds. Default: none. */
   readonly max?: string | number;
+  /**
+   * Whether the value sets a timer (default true): then it is at most
+   * `MAX_TIMER_MS`, which a Node timer keeps. False for lifetimes that are
+   * not timers (cache TTLs, a header value), which may be longer.
+   */
+  readonly timer?: boolean;
 }
 
 /** Bounds of `byteSize()`. */
@@ -54,12 +60,15 @@ export interface UrlOptions {
 }
 
 /** A duration string (`500ms`, `30s`, `1m30s`, `2h`) parsed to milliseconds. */
-export function duration({ min, max }: DurationOptions = {}): DurationSchema {
+export function duration({ min, max, timer = true }: DurationOptions = {}): DurationSchema {
   const minMs = bound(min, tryParseDuration, 'duration min');
   const maxMs = bound(max, tryParseDuration, 'duration max');
   return z.string({ error: expectedText('a duration with a unit, such as "30s"') }).transform(function parseDurationValue(text, ctx): number {
     const result = tryParseDuration(text);
     if (!result.ok) return fail(ctx, text, result.reason);
+    if (timer && result.value > MAX_TIMER_MS) {
+      return fail(ctx, text, `"${text}" is too long; the longest duration is ${formatDuration(MAX_TIMER_MS)} (about 24.8 days)`);
+    }
     if (minMs !== undefined && result.value < minMs) return fail(ctx, text, `must be at least ${formatDuration(minMs)}`);
     if (maxMs !== undefined && result.value > maxMs) return fail(ctx, text, `must be at most ${formatDuration(maxMs)}`);
     return result.value;

@@ -1,6 +1,7 @@
 /**
- * Durations longer than a Node timer holds (2^31-1 ms, about 24.8 days) are
- * refused when the config loads. Node would turn each into a 1 ms timer: a
+ * Durations that set a timer and are longer than a Node timer holds (2^31-1
+ * ms, about 24.8 days) are refused when the config loads; lifetimes that set
+ * no timer (cache TTLs, cors.max_age) may be longer. Node would turn each into a 1 ms timer: a
  * `refresh_interval: 600h` fetched the JWKS every millisecond, a
  * `request_timeout: 600h` failed every subgraph call. One config file per
  * key, loaded as `switchyard router -c` loads it (every built-in section).
@@ -16,11 +17,10 @@ import { configRejectionOf } from './config-errors.js';
 const LONGEST = '596h31m23.647s';
 const TOO_LONG = '596h31m23.648s';
 
-/** Every duration key of the core and the built-in sections, with the YAML that sets it to `<d>`. */
+/** Every duration key of the core and the built-in sections that sets a timer, with the YAML that sets it to `<d>`. */
 const DURATION_KEYS: ReadonlyArray<readonly [path: string, yaml: string]> = [
   ['shutdown_delay', 'shutdown_delay: <d>'],
   ['grace_period', 'grace_period: <d>'],
-  ['cors.max_age', 'cors: {enabled: true, max_age: <d>}'],
   ['traffic_shaping.all.request_timeout', 'traffic_shaping: {all: {request_timeout: <d>}}'],
   ['traffic_shaping.subgraphs.library.request_timeout', 'traffic_shaping: {subgraphs: {library: {request_timeout: <d>}}}'],
   ['traffic_shaping.all.retry.interval', 'traffic_shaping: {all: {retry: {interval: <d>}}}'],
@@ -31,12 +31,17 @@ const DURATION_KEYS: ReadonlyArray<readonly [path: string, yaml: string]> = [
   ['authentication.jwt.jwks[0].min_refetch_interval', 'authentication: {jwt: {jwks: [{url: "http://127.0.0.1:9/jwks.json", min_refetch_interval: <d>}]}}'],
   ['persisted_operations.manifest.poll_interval', 'persisted_operations: {enabled: true, manifest: {enabled: true, poll_interval: <d>}}'],
   ['persisted_operations.manifest.poll_jitter', 'persisted_operations: {enabled: true, manifest: {enabled: true, poll_jitter: <d>}}'],
-  ['persisted_operations.lookup_cache.ttl', 'persisted_operations: {enabled: true, lookup_cache: {ttl: <d>}}'],
-  ['automatic_persisted_queries.cache.ttl', 'automatic_persisted_queries: {enabled: true, cache: {ttl: <d>}}'],
-  ['response_cache.fallback_ttl', 'response_cache: {fallback_ttl: <d>}'],
   ['response_cache.circuit_breaker.cool_down', 'response_cache: {circuit_breaker: {cool_down: <d>}}'],
   ['response_cache.circuit_breaker.timeout', 'response_cache: {circuit_breaker: {timeout: <d>}}'],
   ['profiler.upload_interval', 'profiler: {upload_interval: <d>}'],
+];
+
+/** Duration keys that are lifetimes, not timers (cache TTLs, a header value): a month or a year is a normal setting. */
+const LIFETIME_KEYS: ReadonlyArray<readonly [path: string, yaml: string]> = [
+  ['cors.max_age', 'cors: {enabled: true, max_age: <d>}'],
+  ['persisted_operations.lookup_cache.ttl', 'persisted_operations: {enabled: true, lookup_cache: {ttl: <d>}}'],
+  ['automatic_persisted_queries.cache.ttl', 'automatic_persisted_queries: {enabled: true, cache: {ttl: <d>}}'],
+  ['response_cache.fallback_ttl', 'response_cache: {fallback_ttl: <d>}'],
 ];
 
 let dir = '';
@@ -70,6 +75,11 @@ describe('durations past what a timer holds', () => {
     await expect(configRejectionOf(async () => load(await configFile(yaml.replace('<d>', TOO_LONG))))).resolves.toMatchObject({ code: 'CONFIG_INVALID' });
   });
 
+  it.each(LIFETIME_KEYS)('leave %s alone: a 720h or 8760h lifetime sets no timer and loads', async (_path, yaml) => {
+    await expect(load(await configFile(yaml.replace('<d>', '720h')))).resolves.toBeDefined();
+    await expect(load(await configFile(yaml.replace('<d>', '8760h')))).resolves.toBeDefined();
+  });
+
   it('refuse the reviewer configs: request_timeout and shutdown_delay of 600h both named', async () => {
     const file = await configFile('traffic_shaping: {all: {request_timeout: 600h}}\nshutdown_delay: 600h');
     const error = await configRejectionOf(() => load(file));
@@ -82,9 +92,14 @@ describe('durations past what a timer holds', () => {
   });
 
   it('refuse a number too long for any timer written in another unit', async () => {
-    for (const text of ['2147483648ms', '35791395m', '99999999999999999999h']) {
+    for (const text of ['2147483648ms', '35791395m']) {
       const error = await configRejectionOf(async () => load(await configFile(`grace_period: ${text}`)));
       expect(error.issues[0]?.message).toMatch(/is too long; the longest duration is 596h31m23\.647s/);
+    }
+    // Past what a millisecond count holds exactly: refused by any key, timer or not.
+    for (const yaml of ['grace_period: 99999999999999999999h', 'response_cache: {fallback_ttl: 99999999999999999999h}']) {
+      const error = await configRejectionOf(async () => load(await configFile(yaml)));
+      expect(error.issues[0]?.message).toMatch(/"99999999999999999999h" is too large/);
     }
   });
 });
