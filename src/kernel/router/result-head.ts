@@ -106,8 +106,11 @@ function acceptedRanges(accept: string): AcceptedRange[] {
   const ranges: AcceptedRange[] = [];
   for (const entry of accept.replace(/\s/g, '').toLowerCase().split(',')) {
     const [mediaType, ...params] = entry.split(';');
-    const charset = params.find((param) => param.includes('charset=')) ?? 'charset=utf-8';
-    if (charset !== 'charset=utf-8' || mediaType === undefined) continue;
+    const charset = params
+      .find((param) => param.startsWith('charset='))
+      ?.slice(8)
+      .replace(/^"(.*)"$/, '$1');
+    if ((charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') || mediaType === undefined) continue;
     const q = params.find((param) => param.startsWith('q='))?.slice(2);
     ranges.push({ mediaType, q: q !== undefined && QVALUE.test(q) ? Number(q) : 1 });
   }

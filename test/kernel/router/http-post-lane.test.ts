@@ -156,6 +156,8 @@ describe('resultTypeFor reads Accept as GraphQL over HTTP clients expect', () =>
     ['text/html, application/graphql-response+json', 'application/graphql-response+json'],
     ['APPLICATION/JSON', 'application/json'],
     ['application/json; charset=latin1', undefined],
+    ['application/json; charset="utf-8"', 'application/json'],
+    ['application/json;charset=UTF8', 'application/json'],
     ['text/html', undefined],
     ['text/event-stream', undefined],
   ])('%s -> %s', (accept, expected) => {
