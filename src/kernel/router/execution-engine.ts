@@ -105,7 +105,7 @@ export class DocumentCache {
     }
     if (errors.length > 0) {
       this.forget(document);
-      return errors;
+      return errors.map(explainAborted);
     }
     if (!extra) {
       if (!valid) {
@@ -225,4 +225,16 @@ function toBody(result: { data?: Record<string, unknown> | null; errors?: readon
   }
   if (result.extensions) body.extensions = result.extensions;
   return body;
+}
+
+/**
+ * graphql-js stops comparing fields for merging past a work budget (many
+ * repeated fields) with a bare "Validation aborted."; say what it means.
+ */
+function explainAborted(error: GraphQLError): GraphQLError {
+  if (error.message !== 'Validation aborted.') return error;
+  return new GraphQLError(
+    'Validation aborted: the operation repeats too many fields at one level to check that they can be merged; send each field once (or fewer repeats and aliases).',
+    { extensions: error.extensions },
+  );
 }
