@@ -12,6 +12,9 @@ import { buildConfigSchema } from '../kernel/config/load-config.js';
 import { schemaDef, unwrapSchema } from '../kernel/config/schema-walk.js';
 import { builtinSections } from './builtin-plugins.js';
 
+/** Keys that name an object's prototype machinery, never config. */
+const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
 /** One Cosmo key the migration could not carry. */
 export interface NotCarried {
   /** Key path in the Cosmo file, e.g. `traffic_shaping.all.dial_timeout`. */
@@ -45,7 +48,8 @@ export function schemaAccepts(path: Path): boolean {
     const next: z.core.$ZodType[] = [];
     for (const schema of current.flatMap(unwrap)) {
       const def = schemaDef(schema);
-      if (def.type === 'object' && typeof segment === 'string' && segment in def.shape) next.push(def.shape[segment]!);
+      if (typeof segment === 'string' && UNSAFE_KEYS.has(segment)) return false;
+      if (def.type === 'object' && typeof segment === 'string' && Object.hasOwn(def.shape, segment)) next.push(def.shape[segment]!);
       if (def.type === 'record' && typeof segment === 'string') next.push(def.valueType);
       if (def.type === 'array' && typeof segment === 'number') next.push(def.element);
     }
@@ -147,6 +151,12 @@ class Migrator {
   /** Writes `value` at Switchyard's `to`, or reports `from` when this build's schema has no such key. */
   put(to: Path, value: unknown, from: Path = to): void {
     if (value === undefined) return;
+    // A key such as `__proto__` (a subgraph name, say) would write onto Object.prototype.
+    const unsafe = to.find((segment) => UNSAFE_KEYS.has(String(segment)));
+    if (unsafe !== undefined) {
+      this.skip(from, `"${String(unsafe)}" cannot be a key of a Switchyard config`);
+      return;
+    }
     if (!schemaAccepts(to)) {
       this.skip(from, `Switchyard has no ${formatKeyPath(to)} in this build`);
       return;

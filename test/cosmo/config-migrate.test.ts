@@ -322,6 +322,19 @@ rate_limit:
     expect(() => parseConfig(config, { env: {}, sections })).not.toThrow();
   });
 
+  it('names a __proto__ key as not carried instead of writing onto Object.prototype', async () => {
+    const { code, stderr, output } = await migrate(
+      'proto',
+      'version: "1"\ntraffic_shaping:\n  subgraphs:\n    __proto__:\n      request_timeout: 1s\n    constructor:\n      request_timeout: 2s\nheaders:\n  all:\n    request:\n      - op: propagate\n        named: X-Tenant\n',
+    );
+    expect(code).toBe(1);
+    expect(stderr).toContain('__proto__');
+    expect(stderr).not.toMatch(/TypeError|unknown key request_timeout/);
+    expect(({} as Record<string, unknown>).request_timeout).toBeUndefined();
+    expect(output).toMatchObject({ headers: { all: { request: [{ op: 'propagate', named: 'X-Tenant' }] } } });
+    expect(Object.keys((output.traffic_shaping as { subgraphs?: object } | undefined)?.subgraphs ?? {})).toEqual([]);
+  });
+
   it('answers --help with exit 0 and a wrong --from or a missing option with exit 2', async () => {
     const help = await runCli(['config', 'migrate', '--help']);
     expect(help.code).toBe(0);
