@@ -144,7 +144,11 @@ function anyOfAllArg(directive: ConstDirectiveNode, argument: string): AnyOfAll 
   return value.map((group: unknown) => (Array.isArray(group) ? group.filter((item): item is string => typeof item === 'string') : [String(group)]));
 }
 
-/** The directive names the supergraph uses: from its `@link(url:, as:)`s, else the spec names. */
+/**
+ * The directive names the supergraph uses: from its `@link(url:, as:)`s, else
+ * the spec names. `@link(import: [{ name, as }])` renames need no handling
+ * here: readSupergraph undoes them before building `supergraph.schema`.
+ */
 function directiveNames(schema: GraphQLSchema): DirectiveNames {
   const names: { -readonly [K in keyof DirectiveNames]: string } = { authenticated: 'authenticated', requiresScopes: 'requiresScopes', policy: 'policy' };
   const definitions = [schema.astNode, ...schema.extensionASTNodes];

@@ -1,6 +1,7 @@
 import { getNamedType, isListType, isNonNullType, isObjectType, isInterfaceType, type GraphQLOutputType } from 'graphql';
 import type { FieldDef, FieldSource, KeyDef, Supergraph, TypeDef } from './supergraph-model.js';
 import { fieldSetFieldNames } from './field-set.js';
+import { isOverrideLabelActive } from './override-label.js';
 
 const NO_KEYS: readonly KeyDef[] = [];
 const NO_TYPES: readonly string[] = [];
@@ -127,7 +128,13 @@ export class FederationIndex {
   private declaresField(field: FieldDef, subgraph: string): boolean {
     if (field.sources.size === 0) return !field.interfaceObjectOnly;
     const source = field.sources.get(subgraph);
-    return !!source && !source.external && !source.usedOverridden;
+    if (!source || source.external || source.usedOverridden) return false;
+    // Progressive override: both subgraphs carry the label; the overriding one
+    // (with `override:`) owns the field while the label is active, the original
+    // one while it is not.
+    if (source.overrideLabel === undefined) return true;
+    const active = isOverrideLabelActive(source.overrideLabel);
+    return source.overrideFrom === undefined ? !active : active;
   }
 
   /** Whether the field is part of one of the type's keys in the subgraph. */

@@ -1,8 +1,10 @@
 import { buildASTSchema, Kind, parse, type ConstDirectiveNode, type ConstValueNode, type DefinitionNode, type DocumentNode, type TypeNode } from 'graphql';
 import { transformSupergraphToPublicSchema } from '@theguild/federation-composition';
 import { RouterError } from '../errors.js';
+import { undoImportRenames } from './canonical-imports.js';
 import { checkFieldSets } from './check-field-sets.js';
 import { parseFieldSet } from './field-set.js';
+import { refuseUnsupportedJoinField } from './unsupported-features.js';
 import type { FieldDef, FieldSource, KeyDef, SubgraphDef, Supergraph, TypeDef, TypeKind } from './supergraph-model.js';
 
 /** Directive names of the specs the supergraph links, after `@link(as:)` renames. */
@@ -13,7 +15,8 @@ interface SpecNames {
 
 /**
  * Reads a Federation v2 supergraph SDL (join spec v0.2+) into the planner's
- * model. Throws `SUPERGRAPH_INVALID` with a message a user can act on.
+ * model. `@link(import: [{ name, as }])` renames are undone first (see
+ * canonical-imports.ts); `schema` and `apiSchema` use the spec names. Throws `SUPERGRAPH_INVALID` with a message a user can act on.
  */
 export function readSupergraph(sdl: string): Supergraph {
   let document: DocumentNode;
@@ -22,6 +25,9 @@ export function readSupergraph(sdl: string): Supergraph {
   } catch (error) {
     throw invalid(`not valid GraphQL SDL: ${(error as Error).message}`);
   }
+  // First, so the public schema, the planner and the access rules (read from
+  // `schema`) all see `@inaccessible`, `@requiresScopes`... under their own names.
+  document = undoImportRenames(document);
   const names = specNames(document);
   const subgraphs = readSubgraphs(document, names);
   const byEnum = new Map(subgraphs.map((s) => [s.enumValue, s.name]));
@@ -153,6 +159,7 @@ function readType(definition: DefinitionNode, names: SpecNames, byEnum: Readonly
         continue;
       }
       const graph = graphOf(directive);
+      refuseUnsupportedJoinField(`${typeName}.${field.name.value}`, directive);
       const requires = stringArg(directive, 'requires');
       const provides = stringArg(directive, 'provides');
       sources.set(graph, {

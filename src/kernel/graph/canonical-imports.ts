@@ -1,0 +1,174 @@
+/**
+ * Undoes `@link(import: [{ name: "@requiresScopes", as: "@scopes" }])`
+ * renames in a supergraph, so every reader after it (public schema,
+ * authorization rules, planner) sees the spec's own names. A rename missed
+ * by one reader would silently drop a security rule (`@requiresScopes`,
+ * `@inaccessible`), so this runs once, on the document, before any of them.
+ *
+ * Only `import:` renames are undone; the namespace form
+ * `@link(url:, as: "x")` is left to the readers, which know their spec's
+ * prefix.
+ */
+import { Kind, visit, type ASTNode, type ConstDirectiveNode, type ConstValueNode, type DocumentNode, type NameNode } from 'graphql';
+import { RouterError } from '../errors.js';
+
+/** Renames one `@link` import undoes: the name used in the document → the name the spec gives it. */
+interface Renames {
+  readonly directives: Map<string, string>;
+  readonly types: Map<string, string>;
+}
+
+/**
+ * The document with every import rename of a `specs.apollo.dev` `@link`
+ * replaced by the imported name, and the renames dropped from the `@link`s.
+ * Throws `SUPERGRAPH_INVALID` when a rename cannot be undone (its target
+ * name is already taken, or the import entry is malformed).
+ */
+export function undoImportRenames(document: DocumentNode): DocumentNode {
+  const renames = collectRenames(document);
+  if (renames.directives.size === 0 && renames.types.size === 0) return document;
+  assertTargetsFree(document, renames);
+  const directive = (name: NameNode): NameNode => renamed(name, renames.directives);
+  const type = (name: NameNode): NameNode => renamed(name, renames.types);
+  const typeName = { enter: (node: { readonly name: NameNode }) => ({ ...node, name: type(node.name) }) };
+  return visit(document, {
+    Directive: {
+      enter: (node) => ({ ...node, name: directive(node.name), arguments: isLink(node) && isApolloSpec(node as ConstDirectiveNode) ? withoutRenames(node) : node.arguments }),
+    },
+    DirectiveDefinition: { enter: (node) => ({ ...node, name: directive(node.name) }) },
+    NamedType: typeName,
+    ScalarTypeDefinition: typeName,
+    ObjectTypeDefinition: typeName,
+    InterfaceTypeDefinition: typeName,
+    UnionTypeDefinition: typeName,
+    EnumTypeDefinition: typeName,
+    InputObjectTypeDefinition: typeName,
+    ScalarTypeExtension: typeName,
+    ObjectTypeExtension: typeName,
+    InterfaceTypeExtension: typeName,
+    UnionTypeExtension: typeName,
+    EnumTypeExtension: typeName,
+    InputObjectTypeExtension: typeName,
+  });
+}
+
+function renamed(name: NameNode, map: ReadonlyMap<string, string>): NameNode {
+  const target = map.get(name.value);
+  return target === undefined ? name : { ...name, value: target };
+}
+
+function invalid(message: string): RouterError {
+  return new RouterError('SUPERGRAPH_INVALID', `invalid supergraph: ${message}`);
+}
+
+/** `@link`s on the schema definition or its extensions. */
+function schemaLinks(document: DocumentNode): ConstDirectiveNode[] {
+  return document.definitions.flatMap((definition) =>
+    definition.kind === Kind.SCHEMA_DEFINITION || definition.kind === Kind.SCHEMA_EXTENSION ? (definition.directives ?? []).filter(isLink) : [],
+  );
+}
+
+function isLink(directive: { readonly name: NameNode; readonly arguments?: readonly { readonly name: NameNode }[] }): boolean {
+  return directive.name.value === 'link' && (directive.arguments ?? []).some((a) => a.name.value === 'url');
+}
+
+/** Only the specs of specs.apollo.dev: a foreign `@link` is none of the router's business. */
+function isApolloSpec(directive: ConstDirectiveNode): boolean {
+  const url = directive.arguments?.find((a) => a.name.value === 'url')?.value;
+  return url?.kind === Kind.STRING && /^https?:\/\/specs\.apollo\.dev\//.test(url.value);
+}
+
+interface ImportRename {
+  readonly name: string;
+  readonly as: string;
+}
+
+/** `{ name: "...", as: "..." }` entries of a `@link`'s `import:` list (plain strings rename nothing). */
+function importRenames(link: ConstDirectiveNode): ImportRename[] {
+  const list = link.arguments?.find((a) => a.name.value === 'import')?.value;
+  if (list?.kind !== Kind.LIST) return [];
+  const renames: ImportRename[] = [];
+  for (const entry of list.values) {
+    if (entry.kind !== Kind.OBJECT) continue;
+    const name = stringField(entry, 'name');
+    const as = stringField(entry, 'as');
+    if (as === undefined) continue;
+    if (name === undefined) throw invalid(`@link import entry renames to "${as}" but names nothing to import`);
+    if (name.startsWith('@') !== as.startsWith('@')) {
+      throw invalid(`@link import { name: "${name}", as: "${as}" }: a directive must be renamed to a directive and a type to a type`);
+    }
+    renames.push({ name, as });
+  }
+  return renames;
+}
+
+function stringField(value: ConstValueNode & { kind: Kind.OBJECT }, field: string): string | undefined {
+  const found = value.fields.find((f) => f.name.value === field)?.value;
+  return found?.kind === Kind.STRING ? found.value : undefined;
+}
+
+function collectRenames(document: DocumentNode): Renames {
+  const renames: Renames = { directives: new Map(), types: new Map() };
+  for (const link of schemaLinks(document)) {
+    if (!isApolloSpec(link)) continue;
+    for (const { name, as } of importRenames(link)) {
+      const isDirective = name.startsWith('@');
+      const map = isDirective ? renames.directives : renames.types;
+      const from = isDirective ? as.slice(1) : as;
+      const to = isDirective ? name.slice(1) : name;
+      if (from === to) continue;
+      const earlier = map.get(from);
+      if (earlier !== undefined && earlier !== to) throw invalid(`@link imports both ${display(earlier, isDirective)} and ${display(to, isDirective)} as "${as}"`);
+      map.set(from, to);
+    }
+  }
+  return renames;
+}
+
+function display(name: string, isDirective: boolean): string {
+  return isDirective ? `@${name}` : `"${name}"`;
+}
+
+/**
+ * A rename can be undone only when the spec's own name is not already used
+ * for something else: `@requiresScopes` defined or applied next to an import
+ * renaming it to `@scopes` would merge two directives into one.
+ */
+function assertTargetsFree(document: DocumentNode, renames: Renames): void {
+  const usedDirectives = new Set<string>();
+  const usedTypes = new Set<string>();
+  visit(document, {
+    enter: (node: ASTNode) => {
+      if (node.kind === Kind.DIRECTIVE || node.kind === Kind.DIRECTIVE_DEFINITION) usedDirectives.add(node.name.value);
+      else if (node.kind === Kind.NAMED_TYPE || node.kind.endsWith('TypeDefinition') || node.kind.endsWith('TypeExtension')) {
+        if ('name' in node && node.name) usedTypes.add(node.name.value);
+      }
+    },
+  });
+  const check = (map: ReadonlyMap<string, string>, used: ReadonlySet<string>, isDirective: boolean): void => {
+    for (const [from, to] of map) {
+      // Taken, unless the name in use is itself renamed away (two imports swapping names).
+      if (used.has(to) && !map.has(to)) {
+        throw invalid(
+          `@link imports ${display(to, isDirective)} as ${display(from, isDirective)}, but ${display(to, isDirective)} is also used as a different ${isDirective ? 'directive' : 'type'}`,
+        );
+      }
+    }
+  };
+  check(renames.directives, usedDirectives, true);
+  check(renames.types, usedTypes, false);
+}
+
+/** The `@link`'s arguments with `{ name, as }` import entries replaced by the plain name. */
+function withoutRenames(link: { readonly arguments?: readonly { readonly name: NameNode; readonly value: unknown }[] }) {
+  return link.arguments?.map((argument) => {
+    const value = argument.value as ConstValueNode;
+    if (argument.name.value !== 'import' || value.kind !== Kind.LIST) return argument;
+    const values = value.values.map((entry) => {
+      if (entry.kind !== Kind.OBJECT) return entry;
+      const name = stringField(entry, 'name');
+      return name === undefined ? entry : { kind: Kind.STRING, value: name };
+    });
+    return { ...argument, value: { ...value, values } };
+  }) as ConstDirectiveNode['arguments'];
+}
