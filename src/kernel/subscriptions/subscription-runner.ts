@@ -22,7 +22,7 @@ import { errorResponse } from '../router/error-response.js';
 import { answerPrepared, prepareOperation, type OperationEnvironment, type PreparedOperation } from '../router/operation-runner.js';
 import type { StageHooks } from '../router/plugin-host.js';
 import type { ClientBuffer } from './client-buffer.js';
-import { subscribeUpstreamSse } from './upstream-sse.js';
+import { maxEventBytesOf, subscribeUpstreamSse } from './upstream-sse.js';
 import { LiveSubscriptions, subscriptionInvalidated } from './live-subscriptions.js';
 import type { SharedSubscription } from './upstream-hub.js';
 import { subscribeUpstream, type UpstreamTarget } from './upstream-ws.js';
@@ -161,7 +161,8 @@ async function openStream(env: OperationEnvironment, prepared: PreparedOperation
   // Clients asking the subgraph for the very same thing share one subscription (upstream-hub.ts).
   // The subgraph's protocol is from its compose-file `subscription` section: WebSocket, or SSE over GET or POST.
   const live = liveOf(env, options);
-  const upstream = live.hub.subscribe(target, (opened) => (opened.settings.protocol === 'ws' ? subscribeUpstream(opened) : subscribeUpstreamSse(opened)), options.buffer);
+  const maxEvent = maxEventBytesOf(env.config.traffic_shaping, root.subgraph);
+  const upstream = live.hub.subscribe(target, (opened) => (opened.settings.protocol === 'ws' ? subscribeUpstream(opened) : subscribeUpstreamSse(opened, maxEvent)), options.buffer);
   return eventStream(env, prepared, basis, upstream, hooks, live);
 }
 

@@ -6,11 +6,18 @@
  * with the header rules' output for the subgraph. Each `next` event (or an
  * unnamed `data:` event) is one result; `complete`, or the end of the stream,
  * completes the subscription; `return()` aborts the request.
+ *
+ * One event may be at most the subgraph's `traffic_shaping` `max_response_body`
+ * (as its HTTP answers): a subgraph sending a larger one (or a line without
+ * end) is cut off with `SUBSCRIPTION_UPSTREAM_FAILED`, and of an error
+ * answer only the first 64 KiB are read (upstream-sse-bounds.ts).
  */
 import { createParser } from 'eventsource-parser';
+import type { CoreConfig } from '../config/core-schema.js';
 import type { GraphQLErrorJSON } from '../errors.js';
 import type { SubgraphResponse } from '../fetch/subgraph-types.js';
 import { UpstreamEvents } from './upstream-events.js';
+import { ERROR_BODY_BYTES, PendingEventBytes, readCapped } from './upstream-sse-bounds.js';
 import { upstreamFailed, type UpstreamSubscription, type UpstreamTarget } from './upstream-ws.js';
 
 /** `ws(s)://` becomes `http(s)://`: the settings may name the WebSocket URL of a subgraph that serves both. */
@@ -33,7 +40,15 @@ function requestOf(target: UpstreamTarget, signal: AbortSignal): { url: string; 
   return { url: httpUrl(target.settings.url), init: { method: 'POST', headers, body: JSON.stringify(params), signal } };
 }
 
-export function subscribeUpstreamSse(target: UpstreamTarget): UpstreamSubscription {
+/** The largest event the subgraph may send: its `max_response_body` (`traffic_shaping.subgraphs.<name>`, else `.all`). */
+export function maxEventBytesOf(shaping: CoreConfig['traffic_shaping'], subgraph: string): number {
+  return shaping.subgraphs[subgraph]?.max_response_body ?? shaping.all.max_response_body;
+}
+
+/** `max_response_body`'s default, for callers without a config. */
+const DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024;
+
+export function subscribeUpstreamSse(target: UpstreamTarget, maxEventBytes = DEFAULT_MAX_EVENT_BYTES): UpstreamSubscription {
   const { subgraph } = target;
   const controller = new AbortController();
   const events = new UpstreamEvents();
@@ -70,7 +85,7 @@ export function subscribeUpstreamSse(target: UpstreamTarget): UpstreamSubscripti
     const response = await fetch(url, init);
     const type = response.headers.get('content-type') ?? '';
     if (!response.ok || !type.toLowerCase().startsWith('text/event-stream')) {
-      const text = await response.text().catch(() => '');
+      const text = response.body ? await readCapped(response.body, ERROR_BODY_BYTES).catch(() => '') : '';
       finish(upstreamFailed(subgraph, `the subgraph answered ${response.status} (${type || 'no content type'}) instead of an event stream`, errorsIn(text)));
       return;
     }
@@ -80,12 +95,19 @@ export function subscribeUpstreamSse(target: UpstreamTarget): UpstreamSubscripti
     }
     const decoder = new TextDecoder();
     const reader = response.body.getReader();
+    const pending = new PendingEventBytes();
     for (;;) {
       // A subgraph sending faster than the router delivers is held back by TCP (upstream-events.ts).
       await events.room();
       if (events.ended) break;
       const { done, value } = await reader.read();
       if (done || events.ended) break;
+      if (pending.add(value) > maxEventBytes) {
+        // Checked before the parser buffers the chunk; finish() aborts the request, so the rest is never read.
+        finish(upstreamFailed(subgraph, `the subgraph sent an event larger than ${maxEventBytes} bytes (its traffic_shaping max_response_body)`));
+        parser.reset();
+        break;
+      }
       parser.feed(decoder.decode(value, { stream: true }));
     }
     // The stream ended without `complete`: the subgraph is done too.
