@@ -121,6 +121,23 @@ describe('with the defaults', () => {
     expect((await query('{ secret }')).errors).toEqual([{ message: 'no code here', path: ['secret'] }, { message: 'odd path' }]);
   });
 
+  it('drops paths with negative or fractional indexes, or absurdly long ones', async () => {
+    rootErrors(
+      { message: 'negative', path: ['secret', -1] },
+      { message: 'fraction', path: ['secret', 1.5] },
+      { message: 'huge', path: ['secret', 1e300] },
+      { message: 'long', path: Array.from({ length: 100_000 }, () => 'secret') },
+      { message: 'fine', path: ['secret', 0] },
+    );
+    expect((await query('{ secret }')).errors).toEqual([
+      { message: 'negative' },
+      { message: 'fraction' },
+      { message: 'huge' },
+      { message: 'long' },
+      { message: 'fine', path: ['secret', 0] },
+    ]);
+  });
+
   it('survives entity error paths that are not lists', async () => {
     entityErrors({ message: 'odd', path: { 0: '_entities', 1: 0, length: 2 } }, { message: 'odder', path: '_entities' });
     expect((await query('{ me { plan } }')).errors).toEqual([{ message: 'odd' }, { message: 'odder' }]);

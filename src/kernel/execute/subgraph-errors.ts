@@ -151,11 +151,14 @@ function routerMade(error: GraphQLErrorJSON, subgraph: string, path: ReadonlyArr
   return json;
 }
 
-/** A copy of a path made of names and indexes; undefined for an empty or malformed one. */
+/** Longest path passed on: documents nest at most 256 levels, so a response path is never near this. */
+const MAX_PATH_SEGMENTS = 1024;
+
+/** A copy of a path made of names and list indexes (whole numbers from 0); undefined for an empty, malformed or absurdly long one. */
 function cleanPath(path: unknown): Array<string | number> | undefined {
-  if (!Array.isArray(path) || path.length === 0) return undefined;
+  if (!Array.isArray(path) || path.length === 0 || path.length > MAX_PATH_SEGMENTS) return undefined;
   for (const segment of path) {
-    if (typeof segment !== 'string' && !(typeof segment === 'number' && Number.isInteger(segment))) return undefined;
+    if (typeof segment !== 'string' && !(typeof segment === 'number' && Number.isSafeInteger(segment) && segment >= 0)) return undefined;
   }
   return [...(path as Array<string | number>)];
 }
