@@ -4,24 +4,13 @@
  * fields can be merged: the client gets a 400 that says so, not a bare
  * "Validation aborted.".
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../src/testing/index.js';
-import { librarySubgraph, peopleSubgraph } from '../kernel/library-subgraphs.js';
+import { expect, it } from 'vitest';
+import type { TestRouter } from '../../src/testing/index.js';
+import { useLibraryRouter } from '../kernel/library-hooks.js';
 
-let library: TestSubgraph;
-let people: TestSubgraph;
 let router: TestRouter;
-
-beforeAll(async () => {
-  library = await startSubgraph(librarySubgraph());
-  people = await startSubgraph(peopleSubgraph());
-  router = await startTestRouter({ subgraphs: [library, people] });
-});
-
-afterAll(async () => {
-  await router?.close();
-  await library?.close();
-  await people?.close();
+useLibraryRouter((started) => {
+  router = started.router;
 });
 
 it('explains a refusal for too many repeated fields, and still runs a few repeats', async () => {

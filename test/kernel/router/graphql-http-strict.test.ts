@@ -8,21 +8,14 @@
  */
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
-import { librarySubgraph } from '../library-subgraphs.js';
+import { describe, expect, it } from 'vitest';
+import type { TestRouter, TestSubgraph } from '../../../src/testing/index.js';
+import { useLibraryRouter } from '../library-hooks.js';
 
 let library: TestSubgraph;
 let router: TestRouter;
-
-beforeAll(async () => {
-  library = await startSubgraph(librarySubgraph());
-  router = await startTestRouter({ subgraphs: [library], listen: true });
-});
-
-afterAll(async () => {
-  await router?.close();
-  await library?.close();
+useLibraryRouter((started) => {
+  ({ library, router } = started);
 });
 
 interface Sent {
