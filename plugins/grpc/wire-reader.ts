@@ -26,6 +26,9 @@ export const FIXED32 = 5;
 
 const TWO_32 = 4294967296;
 
+/** Deepest nesting of unknown groups skipped (protobuf's own recursion limit, and the Connect plugin's message depth limit). */
+export const MAX_GROUP_DEPTH = 100;
+
 /**
  * Short ASCII strings are cut from one Latin-1 view of the whole message
  * instead of decoded one by one: a message holds many short strings (ids,
@@ -202,16 +205,29 @@ export class WireReader {
         this.pos = this.delimited();
         return;
       case START_GROUP:
-        for (;;) {
-          const tag = this.uint32();
-          if ((tag & 7) === END_GROUP) return;
-          this.skip(tag & 7);
-        }
+        this.skipGroup();
+        return;
       case FIXED32:
         this.bytesAt(4);
         return;
       default:
         throw new WireFormatError(`wire type ${wireType} at offset ${this.pos}`);
+    }
+  }
+
+  /**
+   * Skips a group's fields up to its END_GROUP tag. Nested groups are counted,
+   * not recursed into, and refused past MAX_GROUP_DEPTH: a hostile answer of
+   * nothing but start-group tags would otherwise overflow the stack.
+   */
+  private skipGroup(): void {
+    let depth = 1;
+    while (depth > 0) {
+      const wireType = this.uint32() & 7;
+      if (wireType === END_GROUP) depth--;
+      else if (wireType === START_GROUP) {
+        if (++depth > MAX_GROUP_DEPTH) throw new WireFormatError(`groups nested more than ${MAX_GROUP_DEPTH} levels deep at offset ${this.pos}`);
+      } else this.skip(wireType);
     }
   }
 

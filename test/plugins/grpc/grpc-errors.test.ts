@@ -114,6 +114,44 @@ describe('gRPC failures as GraphQL errors', () => {
     }
   });
 
+  it('reports an answer of 100,000 nested unknown groups as an invalid response, and keeps serving', async () => {
+    // Field 15 as START_GROUP (tag 0x7b) over and over: skipping it must not recurse once per level.
+    const hostile = Buffer.alloc(100_000, 0x7b);
+    const frame = Buffer.alloc(5);
+    frame.writeUInt32BE(hostile.length, 1);
+    const service = await startBareService((stream) => {
+      stream.resume();
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+      stream.end(Buffer.concat([frame, hostile]));
+    });
+    try {
+      graph = await startGraph({
+        grpc: [catalogService()],
+        http: [inventorySubgraph],
+        mapRecords: (records) => records.map((record) => (record.name === 'catalog' ? { ...record, url: service.target } : record)),
+      });
+      for (let i = 0; i < 2; i++) {
+        const response = await graph.query(`{ product(id: "p1") { name } }`);
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual({
+          data: { product: null },
+          errors: [
+            {
+              message: expect.stringMatching(
+                /^Subgraph "catalog" sent a response that does not fit its schema: cannot decode QueryProductResponse: groups nested more than 100 levels deep/,
+              ),
+              path: ['product'],
+              extensions: { code: 'SUBGRAPH_INVALID_RESPONSE', serviceName: 'catalog' },
+            },
+          ],
+        });
+      }
+    } finally {
+      await service.close();
+    }
+  });
+
   it('keeps serving the other subgraphs when the gRPC service is down, with the error at the fields it would fill', async () => {
     graph = await startGraph({ grpc: [catalogService()], http: [inventorySubgraph] });
     await graph.grpc.catalog!.close();

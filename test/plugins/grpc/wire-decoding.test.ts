@@ -214,6 +214,17 @@ describe('reading RPC answers from the wire format', () => {
     expect(decode(`{ product(id: "p1") { id tags } }`, withUnknown)).toEqual({ id: 'p1', tags: ['wood', 'dining'] });
   });
 
+  it('skips unknown groups nested up to 100 levels and refuses deeper ones without recursing', () => {
+    const nested = (levels: number): Buffer => Buffer.concat([Buffer.alloc(levels, (15 << 3) | 3), Buffer.alloc(levels, (15 << 3) | 4)]);
+    const product = encode('product', { product: p1 });
+    expect(decode(`{ product(id: "p1") { id } }`, Buffer.concat([nested(100), product]))).toEqual({ id: 'p1' });
+    // 100,000 start-group tags: one frame per level would overflow the stack (a RangeError, not a wire error).
+    expect(() => new WireReader(Buffer.alloc(100_000, (15 << 3) | 3)).skip(3)).toThrow(WireFormatError);
+    expect(() => decode(`{ product(id: "p1") { id } }`, Buffer.concat([nested(101), product]))).toThrow(
+      /^cannot decode QueryProductResponse: groups nested more than 100 levels deep at offset \d+$/,
+    );
+  });
+
   it('reads a double that is not finite as null', () => {
     expect(decode(`{ product(id: "p1") { price } }`, encode('product', { product: { price: Number.NaN } }))).toEqual({ price: null });
     expect(decode(`{ product(id: "p1") { price } }`, encode('product', { product: { price: Number.POSITIVE_INFINITY } }))).toEqual({ price: null });
