@@ -162,7 +162,11 @@ async function openStream(env: OperationEnvironment, prepared: PreparedOperation
   // The subgraph's protocol is from its compose-file `subscription` section: WebSocket, or SSE over GET or POST.
   const live = liveOf(env, options);
   const maxEvent = maxEventBytesOf(env.config.traffic_shaping, root.subgraph);
-  const upstream = live.hub.subscribe(target, (opened) => (opened.settings.protocol === 'ws' ? subscribeUpstream(opened) : subscribeUpstreamSse(opened, maxEvent)), options.buffer);
+  const upstream = live.hub.subscribe(
+    target,
+    (opened) => (opened.settings.protocol === 'ws' ? subscribeUpstream(opened, maxEvent) : subscribeUpstreamSse(opened, maxEvent, env.config.subgraph_error_propagation)),
+    options.buffer,
+  );
   return eventStream(env, prepared, basis, upstream, hooks, live);
 }
 

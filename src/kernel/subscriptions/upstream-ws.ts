@@ -2,6 +2,11 @@
  * A subgraph subscription over WebSocket: one connection per subscription,
  * closed when the subscription ends, in the subprotocol the compose file's
  * `websocket_subprotocol` names or (`auto`) the subgraph accepted.
+ *
+ * One message may be at most the subgraph's `traffic_shaping`
+ * `max_response_body` (as its HTTP answers and SSE events): `ws` stops
+ * reading a larger one as soon as its length is known, and the subscription
+ * ends with `SUBSCRIPTION_UPSTREAM_FAILED`.
  */
 import { GraphQLError } from 'graphql';
 import { createClient, GRAPHQL_TRANSPORT_WS_PROTOCOL, type Client } from 'graphql-ws';
@@ -55,6 +60,12 @@ const AUTO_OFFER = [LEGACY_SUBPROTOCOL, GRAPHQL_TRANSPORT_WS_PROTOCOL];
 /** How long the subgraph may take to answer the WebSocket upgrade. */
 export const UPGRADE_TIMEOUT_MS = 10_000;
 
+/** `max_response_body`'s default, for callers without a config. */
+const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** The code of the error `ws` emits (then closing with 1009) for a message past its `maxPayload`. */
+const MESSAGE_TOO_LARGE = 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
+
 /** A connection to the subgraph and the subprotocol it speaks. */
 interface Negotiated {
   readonly socket: WebSocket;
@@ -70,7 +81,7 @@ interface Negotiated {
  * accepts neither by name (answers without a subprotocol) is spoken to in
  * the legacy one.
  */
-export function subscribeUpstream(target: UpstreamTarget): UpstreamSubscription {
+export function subscribeUpstream(target: UpstreamTarget, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES): UpstreamSubscription {
   const { settings, subgraph } = target;
   if (settings.protocol !== 'ws') {
     throw new RouterError('SUBSCRIPTION_NOT_SUPPORTED', `Subgraph "${subgraph}" serves subscriptions over ${settings.protocol}, not WebSocket.`);
@@ -79,7 +90,7 @@ export function subscribeUpstream(target: UpstreamTarget): UpstreamSubscription 
   let stopSession: (() => void) | undefined;
   let dialing: WebSocket | undefined;
   let closed = false;
-  void negotiate(target, (socket) => (dialing = socket)).then(
+  void negotiate(target, maxMessageBytes, (socket) => (dialing = socket)).then(
     ({ socket, subprotocol }) => {
       dialing = undefined;
       if (closed) {
@@ -88,6 +99,11 @@ export function subscribeUpstream(target: UpstreamTarget): UpstreamSubscription 
       }
       // A subgraph sending faster than the router delivers is held back by TCP (upstream-events.ts).
       events.flowFrom(socket);
+      // Emitted before the close that follows it, so this names the cause rather than "closed with code 1006".
+      socket.on('error', (error: Error & { code?: string }) => {
+        if (error.code !== MESSAGE_TOO_LARGE) return;
+        events.finish(upstreamFailed(subgraph, `the subgraph sent a message larger than ${maxMessageBytes} bytes (its traffic_shaping max_response_body)`));
+      });
       stopSession = subprotocol === LEGACY_SUBPROTOCOL ? runLegacyWebSocket(socket, target, events) : runTransportWebSocket(socket, target, events);
     },
     (error: unknown) => {
@@ -107,17 +123,17 @@ export function subscribeUpstream(target: UpstreamTarget): UpstreamSubscription 
 }
 
 /** Dials the subgraph offering the configured subprotocol(s); `onSocket` gets each socket while it connects (so it can be aborted). */
-async function negotiate(target: UpstreamTarget, onSocket: (socket: WebSocket) => void): Promise<Negotiated> {
+async function negotiate(target: UpstreamTarget, maxPayload: number, onSocket: (socket: WebSocket) => void): Promise<Negotiated> {
   const { websocketSubprotocol } = target.settings;
   const url = webSocketUrl(target.settings.url);
   const offered = websocketSubprotocol === 'auto' ? AUTO_OFFER : [websocketSubprotocol];
   try {
-    const socket = await openSocket(url, offered, target.headers, onSocket);
+    const socket = await openSocket(url, offered, target.headers, maxPayload, onSocket);
     return { socket, subprotocol: socket.protocol === LEGACY_SUBPROTOCOL ? LEGACY_SUBPROTOCOL : GRAPHQL_TRANSPORT_WS_PROTOCOL };
   } catch (error) {
     // `ws` refuses an answer without a subprotocol; under `auto` such a subgraph is legacy (as Cosmo falls back).
     if (websocketSubprotocol !== 'auto' || !(error instanceof Error) || error.message !== 'Server sent no subprotocol') throw error;
-    return { socket: await openSocket(url, [], target.headers, onSocket), subprotocol: LEGACY_SUBPROTOCOL };
+    return { socket: await openSocket(url, [], target.headers, maxPayload, onSocket), subprotocol: LEGACY_SUBPROTOCOL };
   }
 }
 
@@ -132,9 +148,15 @@ export function closeUnused(socket: WebSocket, onError: (error: Error) => void =
   socket.close(1000, 'Normal Closure');
 }
 
-function openSocket(url: string, protocols: readonly string[], headers: Readonly<Record<string, string>>, onSocket: (socket: WebSocket) => void): Promise<WebSocket> {
+function openSocket(
+  url: string,
+  protocols: readonly string[],
+  headers: Readonly<Record<string, string>>,
+  maxPayload: number,
+  onSocket: (socket: WebSocket) => void,
+): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, [...protocols], { headers: { ...headers }, handshakeTimeout: UPGRADE_TIMEOUT_MS });
+    const socket = new WebSocket(url, [...protocols], { headers: { ...headers }, handshakeTimeout: UPGRADE_TIMEOUT_MS, maxPayload });
     onSocket(socket);
     const opened = (): void => {
       socket.off('error', failed);
