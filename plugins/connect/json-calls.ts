@@ -79,8 +79,8 @@ function parseMessage(entry: MethodEntry, text: string): Record<string, unknown>
   }
 }
 
-/** A request message in the Connect protocol's binary form; what does not decode is the client's mistake. */
-function parseBinaryMessage(entry: MethodEntry, bytes: Uint8Array): Record<string, unknown> {
+/** A request message in protobuf's binary form (any protocol); what does not decode is the client's mistake. */
+export function parseBinaryMessage(entry: MethodEntry, bytes: Uint8Array): Record<string, unknown> {
   if (!binaryWithinDepth(entry.method.input, bytes)) throw tooDeep(entry.method.input);
   try {
     return fromBinary(entry.method.input, bytes, { recursionLimit: DECODER_RECURSION_LIMIT }) as unknown as Record<string, unknown>;

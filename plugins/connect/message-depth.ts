@@ -50,6 +50,29 @@ export function jsonWithinDepth(value: unknown): boolean {
   return true;
 }
 
+/**
+ * A `textDecoder` for connect-node's JSON serialization (`jsonOptions`) that
+ * refuses a message deeper than MAX_MESSAGE_DEPTH before the decoder sees
+ * it: connect-node passes a ConnectError thrown there on unchanged, where the
+ * decoder's own recursion limit would be `invalid_argument`.
+ */
+export function depthCheckingTextDecoder(message: DescMessage): { decode(input: Uint8Array): string } {
+  const utf8 = new TextDecoder();
+  return {
+    decode(input) {
+      const text = utf8.decode(input);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return text; // Not JSON: the decoder says how.
+      }
+      if (!jsonWithinDepth(parsed)) throw tooDeep(message);
+      return text;
+    },
+  };
+}
+
 const WRAPPER = /^google\.protobuf\.[A-Za-z0-9]+Value$/;
 
 /** The message a field holds, when descending into it can add levels (wrappers hold one scalar; map entries are left to the decoder). */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { create, toBinary, type DescMessage, type DescService } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, type Client, type Transport } from '@connectrpc/connect';
-import { compressionBrotli, compressionGzip, createConnectTransport } from '@connectrpc/connect-node';
+import { compressionBrotli, compressionGzip, createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useConnect } from '../../../plugins/connect/index.js';
 import { composeSubgraphs } from '../../../src/compose/index.js';
@@ -109,6 +109,10 @@ const transports: Record<string, () => Transport> = {
   binary: () => createConnectTransport({ baseUrl: connectUrl, httpVersion: '1.1', useBinaryFormat: true }),
   'binary, gzip': () => createConnectTransport({ baseUrl: connectUrl, httpVersion: '1.1', useBinaryFormat: true, sendCompression: compressionGzip, compressMinBytes: 0 }),
   'JSON, br': () => createConnectTransport({ baseUrl: connectUrl, httpVersion: '1.1', sendCompression: compressionBrotli, compressMinBytes: 0 }),
+  gRPC: () => createGrpcTransport({ baseUrl: connectUrl }),
+  'gRPC, gzip': () => createGrpcTransport({ baseUrl: connectUrl, sendCompression: compressionGzip, compressMinBytes: 0 }),
+  'gRPC-Web': () => createGrpcWebTransport({ baseUrl: connectUrl, httpVersion: '1.1' }),
+  'gRPC-Web, JSON': () => createGrpcWebTransport({ baseUrl: connectUrl, httpVersion: '1.1', useBinaryFormat: false }),
 };
 
 /** `{child: {child: ... {s: 'bottom'}}}` with `levels` EchoInput messages. */
@@ -132,6 +136,24 @@ function nestedBinary(levels: number): Uint8Array<ArrayBuffer> {
   const bytes: number[] = [0x0a, ...varint(lengths[levels - 1]!)];
   for (let level = levels - 1; level > 0; level -= 1) bytes.push(0x22, ...varint(lengths[level - 1]!));
   return Uint8Array.from(bytes);
+}
+
+/** POSTs `message` as one gRPC-Web frame; returns the HTTP status and the status in the trailer frame. */
+async function grpcWebPost(path: string, message: Uint8Array): Promise<{ status: number; grpcStatus: string | undefined; grpcMessage: string | undefined }> {
+  const frame = new Uint8Array(5 + message.length);
+  new DataView(frame.buffer).setUint32(1, message.length);
+  frame.set(message, 5);
+  const response = await fetch(`${connectUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/grpc-web+proto' }, body: frame });
+  const body = new Uint8Array(await response.arrayBuffer());
+  // The trailer frame (flag 0x80) comes last: `name: value` lines.
+  let trailer = '';
+  for (let at = 0; at + 5 <= body.length; ) {
+    const length = new DataView(body.buffer, body.byteOffset + at + 1, 4).getUint32(0);
+    if (body[at]! & 0x80) trailer = new TextDecoder().decode(body.subarray(at + 5, at + 5 + length));
+    at += 5 + length;
+  }
+  const field = (name: string) => trailer.match(new RegExp(`^${name}: ?(.*?)\r?$`, 'm'))?.[1];
+  return { status: response.status, grpcStatus: field('grpc-status'), grpcMessage: field('grpc-message') };
 }
 
 function messageOf(name: string): DescMessage {
@@ -185,9 +207,20 @@ describe('a recursive input type (a message that holds itself)', () => {
         body: { code: 'resource_exhausted', message: 'the EchoRequest message is nested more than 100 levels deep' },
       });
     }
+    // Over gRPC-Web too, a hostile depth included: 100 and 50,000 messages, or 150 unknown groups (field 9).
+    const groups = Uint8Array.from([...Array(150).fill((9 << 3) | 3), ...Array(150).fill((9 << 3) | 4)]);
+    for (const message of [nestedBinary(100), nestedBinary(50_000), groups]) {
+      expect(await grpcWebPost(ECHO, message)).toEqual({
+        status: 200,
+        grpcStatus: '8',
+        grpcMessage: encodeURIComponent('the EchoRequest message is nested more than 100 levels deep'),
+      });
+    }
+    // A message that does not decode is the client's mistake there as well: field 1 (input) as a varint.
+    expect(await grpcWebPost(ECHO, Uint8Array.from([0x08, 0x01]))).toMatchObject({ status: 200, grpcStatus: '3' });
     // The check reads the same bytes protobuf writes.
     expect(toBinary(messageOf('Echo'), create(messageOf('Echo'), { input: { child: { child: {} } } }))).toEqual(nestedBinary(3));
-    for (const name of ['binary', 'binary, gzip', 'JSON, br']) {
+    for (const name of ['binary', 'binary, gzip', 'JSON, br', 'gRPC', 'gRPC, gzip', 'gRPC-Web', 'gRPC-Web, JSON']) {
       const error = await clientOf(transports[name]!()).echo!({ input: nested(150) }).then(
         () => undefined,
         (reason: unknown) => reason,
