@@ -123,6 +123,19 @@ describe('switchyard plan', () => {
     expect(result.stdout).toContain('Flatten(path: "book.author")');
   });
 
+  it('refuses an operation with an unknown field or a syntax error: exit 1, file:line:column on stderr, no plan, no stack', async () => {
+    const unknown = join(dir, 'unknown-field.graphql');
+    await writeFile(unknown, 'query Shelf {\n  book(id: "b1") { title isbn13 }\n}\n');
+    const broken = join(dir, 'broken.graphql');
+    await writeFile(broken, '{ book(id: "b1") { title }');
+    const [unknownResult, brokenResult] = await Promise.all([
+      runCli(['plan', '--supergraph', supergraph, '-q', unknown]),
+      runCli(['plan', '--supergraph', supergraph, '-q', broken]),
+    ]);
+    expect(unknownResult).toEqual({ code: 1, stdout: '', stderr: `error: ${unknown}:2:26: Cannot query field "isbn13" on type "Book".\n` });
+    expect(brokenResult).toEqual({ code: 1, stdout: '', stderr: `error: ${broken}:1:27: Syntax Error: Expected Name, found <EOF>.\n` });
+  });
+
   it('fails with a clear message for an operation file that does not exist', async () => {
     const result = await runCli(['plan', '--supergraph', supergraph, '-q', join(dir, 'missing.graphql')]);
     expect(result.code).toBe(1);
