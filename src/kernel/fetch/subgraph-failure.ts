@@ -6,6 +6,11 @@
  * the caller gave up, or the subgraph answered and refused this one request
  * (a 4xx, often about the client's own headers). Counting those would let
  * one client open a subgraph's circuit for everyone.
+ *
+ * Built-in transports throw RouterErrors. A plugin's transport may throw a
+ * plain error: it counts when it carries a network failure's code
+ * (`ECONNREFUSED`, ...), and otherwise not, since nothing says the subgraph
+ * is at fault (docs/plugins.md, transports).
  */
 import { RouterError } from '../errors.js';
 
@@ -26,6 +31,27 @@ const ROUTER_SIDE_CAUSES = new Set([
   'UND_ERR_MAX_ORIGINS_REACHED',
 ]);
 
+/**
+ * Codes of Node's and undici's errors that say the subgraph could not be
+ * reached or dropped the connection: a plugin transport's plain error with
+ * one of them counts as the subgraph being unavailable.
+ */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
 /** How a failed call reflects on the subgraph. */
 export type FailureKind =
   /** It did not answer in time. */
@@ -37,7 +63,8 @@ export type FailureKind =
 
 /** Sorts a failed subgraph call; `signal` is the caller's (aborted: the caller gave up). */
 export function failureKind(error: unknown, signal?: AbortSignal): FailureKind {
-  if (!(error instanceof RouterError) || signal?.aborted) return 'not-the-subgraph';
+  if (signal?.aborted) return 'not-the-subgraph';
+  if (!(error instanceof RouterError)) return networkFailure(error) ? 'unavailable' : 'not-the-subgraph';
   if (error.code === 'SUBGRAPH_TIMEOUT') return 'timeout';
   if (error.code !== 'SUBGRAPH_REQUEST_FAILED') return 'not-the-subgraph';
   const status = httpStatus(error);
@@ -48,6 +75,15 @@ export function failureKind(error: unknown, signal?: AbortSignal): FailureKind {
 /** The status of a non-2xx answer without a GraphQL body (http-transport.ts). */
 export function httpStatus(error: RouterError): number | undefined {
   return (error.extensions?.http as { status?: number } | undefined)?.status;
+}
+
+/** A plain error (or its cause) with a network failure's code. */
+function networkFailure(error: unknown): boolean {
+  for (let at = error, depth = 0; at instanceof Error && depth < 3; at = at.cause, depth++) {
+    const code = (at as Error & { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
+  }
+  return false;
 }
 
 function routerSideCause(cause: unknown): boolean {

@@ -59,3 +59,44 @@ describe('the circuit breaker', () => {
     expect(library.calls).toHaveLength(4);
   });
 });
+
+describe("a plugin transport's plain errors", () => {
+  /** A router whose `graphql` subgraphs go through a plugin transport failing with `failure` on every call. */
+  async function routerFailingWith(failure: () => Error) {
+    let calls = 0;
+    const library = await startSubgraph(librarySubgraph());
+    const plugin = {
+      name: 'failing-transport',
+      setup: () => ({
+        transports: {
+          graphql: () => async () => {
+            calls++;
+            throw failure();
+          },
+        },
+      }),
+    };
+    const router = await startTestRouter({
+      subgraphs: [library],
+      plugins: [plugin],
+      config: { traffic_shaping: { all: { retry: { max_attempts: 2 }, circuit_breaker: { enabled: true, failure_threshold: 2, cooldown: '10s' } } } },
+    });
+    open.push(router, library);
+    return { router, calls: () => calls };
+  }
+
+  it('count for retries and the circuit breaker when they carry a network failure code', async () => {
+    const { router, calls } = await routerFailingWith(() => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }));
+    expect((await router.query('{ books { id } }')).body.errors?.[0]?.extensions?.code).toBe('SUBGRAPH_REQUEST_FAILED');
+    // Retried once: two failures open the circuit.
+    expect(calls()).toBe(2);
+    expect((await router.query('{ books { id } }')).body.errors?.[0]?.extensions?.code).toBe('SUBGRAPH_CIRCUIT_OPEN');
+    expect(calls()).toBe(2);
+  });
+
+  it('count for neither without one: nothing says the subgraph is at fault', async () => {
+    const { router, calls } = await routerFailingWith(() => new Error('the transport refused a header'));
+    for (let i = 0; i < 3; i++) expect((await router.query('{ books { id } }')).body.errors?.[0]?.extensions?.code).toBe('SUBGRAPH_REQUEST_FAILED');
+    expect(calls()).toBe(3);
+  });
+});
