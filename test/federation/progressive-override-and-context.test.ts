@@ -54,6 +54,44 @@ describe('progressive @override(label:)', () => {
   });
 });
 
+/** `legacy` owns `Part` under four keys; `next` takes over three key fields, each under a different label. */
+function keyFieldOverrideGraph(): SubgraphOptions[] {
+  const part = { id: 'p1', sku: 'legacy-sku', code: 'legacy-code', serial: 'legacy-serial' };
+  return [
+    {
+      name: 'legacy',
+      typeDefs: `${LINK('v2.7', 'key')} type Query { parts: [Part!]! }
+        type Part @key(fields: "id") @key(fields: "sku") @key(fields: "code") @key(fields: "serial") { id: ID! sku: String! code: String! serial: String! }`,
+      resolvers: { Query: { parts: () => [part] }, Part: { __resolveReference: () => part } },
+    },
+    {
+      name: 'next',
+      typeDefs: `${LINK('v2.7', 'key', 'override')} type Part @key(fields: "id") { id: ID!
+        sku: String! @override(from: "legacy", label: "percent(0)")
+        code: String! @override(from: "legacy", label: "beta-codes")
+        serial: String! @override(from: "legacy", label: "percent(100)") }`,
+      resolvers: { Part: { __resolveReference: (ref: { id: string }) => ({ id: ref.id, sku: 'next-sku', code: 'next-code', serial: 'next-serial' }) } },
+    },
+  ];
+}
+
+describe('progressive @override(label:) of a field the original subgraph uses in a @key', () => {
+  // Composition marks the original's field `usedOverridden` (kept for its key);
+  // while the label is off the original must still answer for it.
+  const keyGraph = useFederatedGraph(keyFieldOverrideGraph);
+
+  it('serves percent(0) and custom-label key fields from the original, percent(100) from the overriding subgraph', async () => {
+    expect(await keyGraph().query('{ parts { id sku code serial } }')).toEqual({
+      data: { parts: [{ id: 'p1', sku: 'legacy-sku', code: 'legacy-code', serial: 'next-serial' }] },
+    });
+  });
+
+  it('does not call the overriding subgraph when only label-off key fields are asked for', async () => {
+    expect(await keyGraph().query('{ parts { sku code } }')).toEqual({ data: { parts: [{ sku: 'legacy-sku', code: 'legacy-code' }] } });
+    expect(keyGraph().calls('next')).toEqual([]);
+  });
+});
+
 describe('refused at load with SUPERGRAPH_INVALID', () => {
   const started: TestSubgraph[] = [];
   afterEach(async () => {

@@ -128,11 +128,12 @@ export class FederationIndex {
   private declaresField(field: FieldDef, subgraph: string): boolean {
     if (field.sources.size === 0) return !field.interfaceObjectOnly;
     const source = field.sources.get(subgraph);
-    if (!source || source.external || source.usedOverridden) return false;
+    if (!source || source.external) return false;
     // Progressive override: both subgraphs carry the label; the overriding one
     // (with `override:`) owns the field while the label is active, the original
-    // one while it is not.
-    if (source.overrideLabel === undefined) return true;
+    // one while it is not. The label decides before `usedOverridden`: composers
+    // also mark the original's field so when it is part of one of its keys.
+    if (source.overrideLabel === undefined) return !source.usedOverridden;
     const active = isOverrideLabelActive(source.overrideLabel);
     return source.overrideFrom === undefined ? !active : active;
   }
