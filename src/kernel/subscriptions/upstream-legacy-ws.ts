@@ -15,6 +15,8 @@ import type { RawData, WebSocket } from 'ws';
 import type { GraphQLErrorJSON } from '../errors.js';
 import type { SubgraphResponse } from '../fetch/subgraph-types.js';
 import type { UpstreamEvents } from './upstream-events.js';
+import type { SubgraphErrorPropagationConfig } from '../config/core-schema.js';
+import { forwardedUpstreamErrors } from './upstream-errors.js';
 import { upstreamFailed, type UpstreamTarget } from './upstream-ws.js';
 
 /** How long the subgraph may take to answer `connection_init`. */
@@ -24,7 +26,13 @@ export const LEGACY_ACK_TIMEOUT_MS = 10_000;
 const OPERATION_ID = '1';
 
 /** Runs the subscription on `socket`; the returned function ends it (stop, terminate, close). */
-export function runLegacyWebSocket(socket: WebSocket, target: UpstreamTarget, events: UpstreamEvents, ackTimeoutMs = LEGACY_ACK_TIMEOUT_MS): () => void {
+export function runLegacyWebSocket(
+  socket: WebSocket,
+  target: UpstreamTarget,
+  events: UpstreamEvents,
+  errorPropagation?: SubgraphErrorPropagationConfig,
+  ackTimeoutMs = LEGACY_ACK_TIMEOUT_MS,
+): () => void {
   const { subgraph } = target;
   let started = false;
   const send = (message: Record<string, unknown>): void => {
@@ -56,8 +64,8 @@ export function runLegacyWebSocket(socket: WebSocket, target: UpstreamTarget, ev
         });
         return;
       case 'connection_error': {
-        const errors = errorsOf(message.payload);
-        fail(`the subgraph refused the connection${errors[0] ? `: ${errors[0].message}` : ''}`, errors);
+        const errors = forwardedUpstreamErrors(subgraph, message.payload, errorPropagation);
+        fail(`the subgraph refused the connection${errors?.[0] ? `: ${errors[0].message}` : ''}`, errors);
         return;
       }
       case 'data':
@@ -70,8 +78,8 @@ export function runLegacyWebSocket(socket: WebSocket, target: UpstreamTarget, ev
         return;
       case 'error': {
         if (message.id !== undefined && message.id !== OPERATION_ID) return;
-        const errors = errorsOf(message.payload);
-        fail(errors[0]?.message ?? 'the subgraph sent an error', errors);
+        const errors = forwardedUpstreamErrors(subgraph, message.payload, errorPropagation);
+        fail(errors?.[0]?.message ?? 'the subgraph sent an error', errors);
         return;
       }
       case 'complete':
@@ -131,8 +139,3 @@ function parseMessage(text: string): LegacyMessage | undefined {
   return undefined;
 }
 
-/** subscriptions-transport-ws servers send one error object; others send a list. */
-function errorsOf(payload: unknown): GraphQLErrorJSON[] {
-  const list = Array.isArray(payload) ? payload : payload === undefined || payload === null ? [] : [payload];
-  return list.filter((error): error is GraphQLErrorJSON => typeof error === 'object' && error !== null && typeof (error as GraphQLErrorJSON).message === 'string');
-}

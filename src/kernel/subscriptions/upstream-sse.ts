@@ -10,12 +10,14 @@
  * One event may be at most the subgraph's `traffic_shaping` `max_response_body`
  * (as its HTTP answers): a subgraph sending a larger one (or a line without
  * end) is cut off with `SUBSCRIPTION_UPSTREAM_FAILED`, and of an error
- * answer only the first 64 KiB are read (upstream-sse-bounds.ts).
+ * answer only the first 64 KiB are read (upstream-sse-bounds.ts). The
+ * GraphQL errors of an error answer reach the client only as
+ * `subgraph_error_propagation` lets them (upstream-errors.ts).
  */
 import { createParser } from 'eventsource-parser';
-import type { CoreConfig } from '../config/core-schema.js';
-import type { GraphQLErrorJSON } from '../errors.js';
+import type { CoreConfig, SubgraphErrorPropagationConfig } from '../config/core-schema.js';
 import type { SubgraphResponse } from '../fetch/subgraph-types.js';
+import { forwardedUpstreamErrors } from './upstream-errors.js';
 import { UpstreamEvents } from './upstream-events.js';
 import { ERROR_BODY_BYTES, PendingEventBytes, readCapped } from './upstream-sse-bounds.js';
 import { upstreamFailed, type UpstreamSubscription, type UpstreamTarget } from './upstream-ws.js';
@@ -48,7 +50,7 @@ export function maxEventBytesOf(shaping: CoreConfig['traffic_shaping'], subgraph
 /** `max_response_body`'s default, for callers without a config. */
 const DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
-export function subscribeUpstreamSse(target: UpstreamTarget, maxEventBytes = DEFAULT_MAX_EVENT_BYTES): UpstreamSubscription {
+export function subscribeUpstreamSse(target: UpstreamTarget, maxEventBytes = DEFAULT_MAX_EVENT_BYTES, errorPropagation?: SubgraphErrorPropagationConfig): UpstreamSubscription {
   const { subgraph } = target;
   const controller = new AbortController();
   const events = new UpstreamEvents();
@@ -86,7 +88,8 @@ export function subscribeUpstreamSse(target: UpstreamTarget, maxEventBytes = DEF
     const type = response.headers.get('content-type') ?? '';
     if (!response.ok || !type.toLowerCase().startsWith('text/event-stream')) {
       const text = response.body ? await readCapped(response.body, ERROR_BODY_BYTES).catch(() => '') : '';
-      finish(upstreamFailed(subgraph, `the subgraph answered ${response.status} (${type || 'no content type'}) instead of an event stream`, errorsIn(text)));
+      const errors = forwardedUpstreamErrors(subgraph, errorsIn(text), errorPropagation);
+      finish(upstreamFailed(subgraph, `the subgraph answered ${response.status} (${type || 'no content type'}) instead of an event stream`, errors));
       return;
     }
     if (!response.body) {
@@ -133,12 +136,11 @@ function causeOf(error: Error): string {
   return cause instanceof Error && cause.message ? `${error.message}: ${cause.message}` : error.message;
 }
 
-/** The GraphQL errors of a JSON answer, if it is one. */
-function errorsIn(text: string): GraphQLErrorJSON[] | undefined {
+/** The `errors` list of a JSON answer, if it is one (as sent: forwardedUpstreamErrors checks its entries). */
+function errorsIn(text: string): unknown[] | undefined {
   try {
-    const body = JSON.parse(text) as { errors?: unknown };
-    if (!Array.isArray(body.errors)) return undefined;
-    return body.errors.filter((error): error is GraphQLErrorJSON => typeof error === 'object' && error !== null && typeof (error as GraphQLErrorJSON).message === 'string');
+    const body = JSON.parse(text) as { errors?: unknown } | null;
+    return Array.isArray(body?.errors) ? body.errors : undefined;
   } catch {
     return undefined;
   }

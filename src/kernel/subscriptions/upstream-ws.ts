@@ -14,6 +14,8 @@ import WebSocket from 'ws';
 import { RouterError, type GraphQLErrorJSON } from '../errors.js';
 import type { JsonObject, SubgraphResponse } from '../fetch/subgraph-types.js';
 import type { SubscriptionSettings } from '../graph/execution-config.js';
+import type { SubgraphErrorPropagationConfig } from '../config/core-schema.js';
+import { forwardedUpstreamErrors } from './upstream-errors.js';
 import { UpstreamEvents } from './upstream-events.js';
 import { runLegacyWebSocket } from './upstream-legacy-ws.js';
 
@@ -81,7 +83,7 @@ interface Negotiated {
  * accepts neither by name (answers without a subprotocol) is spoken to in
  * the legacy one.
  */
-export function subscribeUpstream(target: UpstreamTarget, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES): UpstreamSubscription {
+export function subscribeUpstream(target: UpstreamTarget, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES, errorPropagation?: SubgraphErrorPropagationConfig): UpstreamSubscription {
   const { settings, subgraph } = target;
   if (settings.protocol !== 'ws') {
     throw new RouterError('SUBSCRIPTION_NOT_SUPPORTED', `Subgraph "${subgraph}" serves subscriptions over ${settings.protocol}, not WebSocket.`);
@@ -104,7 +106,7 @@ export function subscribeUpstream(target: UpstreamTarget, maxMessageBytes = DEFA
         if (error.code !== MESSAGE_TOO_LARGE) return;
         events.finish(upstreamFailed(subgraph, `the subgraph sent a message larger than ${maxMessageBytes} bytes (its traffic_shaping max_response_body)`));
       });
-      stopSession = subprotocol === LEGACY_SUBPROTOCOL ? runLegacyWebSocket(socket, target, events) : runTransportWebSocket(socket, target, events);
+      stopSession = subprotocol === LEGACY_SUBPROTOCOL ? runLegacyWebSocket(socket, target, events, errorPropagation) : runTransportWebSocket(socket, target, events, errorPropagation);
     },
     (error: unknown) => {
       dialing = undefined;
@@ -172,7 +174,7 @@ function openSocket(
 }
 
 /** Runs the subscription on a socket that negotiated `graphql-transport-ws`; the returned function ends it. */
-function runTransportWebSocket(socket: WebSocket, target: UpstreamTarget, events: UpstreamEvents): () => void {
+function runTransportWebSocket(socket: WebSocket, target: UpstreamTarget, events: UpstreamEvents, errorPropagation?: SubgraphErrorPropagationConfig): () => void {
   const { subgraph } = target;
   // A close before graphql-ws took the socket over (it listens from the next turn on) still ends the subscription.
   socket.once('close', (code: number, reason: Buffer) => events.finish(failureOf(subgraph, { code, reason: reason.toString('utf8') })));
@@ -189,7 +191,7 @@ function runTransportWebSocket(socket: WebSocket, target: UpstreamTarget, events
     {
       // graphql-ws hands over the parsed result: its size is measured again.
       next: (value) => events.push(value as SubgraphResponse, Buffer.byteLength(JSON.stringify(value))),
-      error: (error) => events.finish(failureOf(subgraph, error)),
+      error: (error) => events.finish(failureOf(subgraph, error, errorPropagation)),
       complete: () => events.finish(),
     },
   );
@@ -218,10 +220,11 @@ function alreadyOpen(socket: WebSocket): typeof WebSocket {
 }
 
 /** What the client reports: an `error` message's errors, a close event, or an Error. */
-function failureOf(subgraph: string, error: unknown): GraphQLError {
+function failureOf(subgraph: string, error: unknown, errorPropagation?: SubgraphErrorPropagationConfig): GraphQLError {
   if (Array.isArray(error)) {
-    const errors = error.filter((e): e is GraphQLErrorJSON => typeof e === 'object' && e !== null && typeof e.message === 'string');
-    return upstreamFailed(subgraph, errors[0]?.message ?? 'the subgraph sent an error', errors);
+    // Only what subgraph_error_propagation lets through, in the message too (upstream-errors.ts).
+    const errors = forwardedUpstreamErrors(subgraph, error, errorPropagation);
+    return upstreamFailed(subgraph, errors?.[0]?.message ?? 'the subgraph sent an error', errors);
   }
   if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'number') {
     const reason = 'reason' in error && typeof error.reason === 'string' && error.reason !== '' ? `: ${error.reason}` : '';
