@@ -157,6 +157,52 @@ function assertTargetsFree(document: DocumentNode, renames: Renames): void {
   };
   check(renames.directives, usedDirectives, true);
   check(renames.types, usedTypes, false);
+  // A name another `@link` brings in as it is: `{ name: "@tag", as: "@requiresScopes" }` next to
+  // a plain `@requiresScopes` import would turn every `@requiresScopes` into `@tag`.
+  const plain = plainImports(document);
+  for (const [map, isDirective] of [
+    [renames.directives, true],
+    [renames.types, false],
+  ] as const) {
+    for (const [from, to] of map) {
+      const url = plain.get(isDirective ? `@${from}` : from);
+      if (url !== undefined) {
+        throw invalid(`@link imports ${display(to, isDirective)} as ${display(from, isDirective)}, but @link(url: "${url}") also imports ${display(from, isDirective)}`);
+      }
+    }
+  }
+}
+
+/**
+ * Names the specs' `@link`s bring in unrenamed (`@tag`, `Purpose`) → the
+ * link's url: plain `import:` entries, and the directive named after the
+ * spec (`@tag` of `.../tag/v0.3`, or of the link's `as:`), which a link
+ * brings in unless its `import:` list names it.
+ */
+function plainImports(document: DocumentNode): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const link of schemaLinks(document)) {
+    if (!isApolloSpec(link)) continue;
+    const url = stringArgument(link, 'url') ?? '';
+    const list = link.arguments?.find((a) => a.name.value === 'import')?.value;
+    const entries = list?.kind === Kind.LIST ? list.values : [];
+    const imported = new Set<string>();
+    for (const entry of entries) {
+      const name = entry.kind === Kind.STRING ? entry.value : entry.kind === Kind.OBJECT ? stringField(entry, 'name') : undefined;
+      if (name === undefined) continue;
+      imported.add(name);
+      const as = entry.kind === Kind.OBJECT ? stringField(entry, 'as') : undefined;
+      if (as === undefined || as === name) names.set(name, url);
+    }
+    const spec = /\/([A-Za-z_][\w-]*)\/v\d+\.\d+\/?$/.exec(url)?.[1];
+    if (spec !== undefined && !imported.has(`@${spec}`)) names.set(`@${stringArgument(link, 'as') ?? spec}`, url);
+  }
+  return names;
+}
+
+function stringArgument(directive: ConstDirectiveNode, name: string): string | undefined {
+  const value = directive.arguments?.find((a) => a.name.value === name)?.value;
+  return value?.kind === Kind.STRING ? value.value : undefined;
 }
 
 /** The `@link`'s arguments with `{ name, as }` import entries replaced by the plain name. */

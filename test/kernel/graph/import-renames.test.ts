@@ -151,6 +151,22 @@ describe('import renames that cannot be undone', () => {
     expect(invalid(mixed)).toMatchObject({ code: 'SUPERGRAPH_INVALID', message: expect.stringMatching(/a directive must be renamed to a directive/) });
   });
 
+  it('refuses a rename to a name another @link imports as it is, instead of turning that directive into another', () => {
+    const scopesLink = '@link(url: "https://specs.apollo.dev/requiresScopes/v0.1", for: SECURITY, import: [{name: "@requiresScopes", as: "@scopes"}])';
+    const tagAsScopes = '@link(url: "https://specs.apollo.dev/tag/v0.3", import: [{name: "@tag", as: "@requiresScopes"}])';
+    const plainScopes = RENAMED.replaceAll('@scopes', '@requiresScopes');
+    // Imported by name, then by the spec's own name (a link without import: brings in @requiresScopes).
+    for (const scopes of ['import: ["@requiresScopes"]', '']) {
+      const link = `@link(url: "https://specs.apollo.dev/requiresScopes/v0.1", for: SECURITY${scopes ? `, ${scopes}` : ''})`;
+      const stolen = plainScopes.replace(scopesLink.replaceAll('@scopes', '@requiresScopes'), `${link} ${tagAsScopes}`);
+      expect(stolen).toContain(tagAsScopes);
+      expect(invalid(stolen)).toMatchObject({
+        code: 'SUPERGRAPH_INVALID',
+        message: expect.stringContaining('@link imports @tag as @requiresScopes, but @link(url: "https://specs.apollo.dev/requiresScopes/v0.1") also imports @requiresScopes'),
+      });
+    }
+  });
+
   it('undoes a swap of two names without merging them', () => {
     const swapped = readSupergraph(
       RENAMED.replaceAll('{name: "@authenticated", as: "@authn"}', '{name: "@authenticated", as: "@scopes"}')
