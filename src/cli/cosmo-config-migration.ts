@@ -12,8 +12,18 @@ import { buildConfigSchema } from '../kernel/config/load-config.js';
 import { schemaDef, unwrapSchema } from '../kernel/config/schema-walk.js';
 import { builtinSections } from './builtin-plugins.js';
 
-/** Keys that name an object's prototype machinery, never config. */
-const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+/**
+ * The one key that cannot be written as a plain property: assigning `__proto__`
+ * sets an object's prototype. Other names of Object.prototype members
+ * (`constructor`, `toString`) are ordinary keys here: a subgraph may be
+ * named `constructor`, so every lookup below reads own properties only.
+ */
+const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__']);
+
+/** `table[key]` when the table has it as its own: `"constructor" in {}` holds, this does not. */
+function ownEntry<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
 
 /** One Cosmo key the migration could not carry. */
 export interface NotCarried {
@@ -142,7 +152,7 @@ class Migrator {
   get(path: Path): unknown {
     let node: unknown = this.source;
     for (const segment of path) {
-      if (!isMapping(node) && !Array.isArray(node)) return undefined;
+      if ((!isMapping(node) && !Array.isArray(node)) || !Object.hasOwn(node, segment)) return undefined;
       node = (node as Record<string | number, unknown>)[segment];
     }
     return node;
@@ -168,7 +178,7 @@ class Migrator {
     let node = this.config;
     for (const segment of to.slice(0, -1)) {
       const key = String(segment);
-      if (!isMapping(node[key])) node[key] = {};
+      if (!Object.hasOwn(node, key) || !isMapping(node[key])) node[key] = {};
       node = node[key] as Doc;
     }
     node[String(to.at(-1))] = value;
@@ -192,7 +202,7 @@ function durationOf(value: unknown): string | undefined {
 function migrateTop(m: Migrator): void {
   const log = m.get(['log_level']);
   if (typeof log === 'string') {
-    const level = LOG_LEVELS[log.toLowerCase()];
+    const level = ownEntry(LOG_LEVELS, log.toLowerCase());
     if (level) m.put(['log_level'], level);
     else m.skip(['log_level'], `unknown level ${JSON.stringify(log)}`);
   }
@@ -283,7 +293,7 @@ function migrateHeaderRules(m: Migrator, from: Path, to: Path): void {
     rules.forEach((rule: unknown, index) => {
       const at = [...from, 'request', index];
       const op = isMapping(rule) ? rule.op : undefined;
-      const keys = typeof op === 'string' ? HEADER_RULE_KEYS[op] : undefined;
+      const keys = typeof op === 'string' ? ownEntry(HEADER_RULE_KEYS, op) : undefined;
       if (!isMapping(rule) || keys === undefined) {
         m.skip(at, `header rule op ${JSON.stringify(op)} has no Switchyard equivalent (propagate, set)`);
         return;
@@ -595,7 +605,7 @@ function migrateAuth(m: Migrator): void {
 function keepKnown(m: Migrator, value: unknown, path: Path): unknown {
   if (value === undefined) return undefined;
   if (!schemaAccepts(path)) {
-    m.skip(path, NO_EQUIVALENT[String(path.at(-1))] ?? 'no Switchyard equivalent');
+    m.skip(path, ownEntry(NO_EQUIVALENT, String(path.at(-1))) ?? 'no Switchyard equivalent');
     return undefined;
   }
   if (Array.isArray(value)) return value.map((item, index) => keepKnown(m, item, [...path, index])).filter((item) => item !== undefined);
@@ -678,11 +688,12 @@ export function migrateCosmoConfig(source: Doc): Migration {
   migrateAuth(m);
   for (const key of Object.keys(source)) {
     if (SECTIONS.has(key)) continue;
-    if (key in FIXED && source[key] === FIXED[key]) continue;
-    if (key in FIXED) m.skip([key], `not configurable: Switchyard always uses ${JSON.stringify(FIXED[key])}`);
+    const fixed = Object.hasOwn(FIXED, key);
+    if (fixed && source[key] === FIXED[key]) continue;
+    if (fixed) m.skip([key], `not configurable: Switchyard always uses ${JSON.stringify(FIXED[key])}`);
     else if (key === 'grace_period' && schemaAccepts([key])) m.put([key], durationOf(source[key]), [key]);
     else if (key === 'shutdown_delay') m.skip([key], SHUTDOWN_DELAY_DIFFERS);
-    else m.skip([key], NO_EQUIVALENT[key] ?? 'no Switchyard equivalent');
+    else m.skip([key], ownEntry(NO_EQUIVALENT, key) ?? 'no Switchyard equivalent');
   }
   return { config: m.config, notCarried: m.notCarried };
 }

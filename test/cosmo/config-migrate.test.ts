@@ -322,17 +322,35 @@ rate_limit:
     expect(() => parseConfig(config, { env: {}, sections })).not.toThrow();
   });
 
-  it('names a __proto__ key as not carried instead of writing onto Object.prototype', async () => {
+  it('names a __proto__ key as not carried instead of writing onto Object.prototype, and carries subgraphs named constructor or prototype', async () => {
     const { code, stderr, output } = await migrate(
       'proto',
-      'version: "1"\ntraffic_shaping:\n  subgraphs:\n    __proto__:\n      request_timeout: 1s\n    constructor:\n      request_timeout: 2s\nheaders:\n  all:\n    request:\n      - op: propagate\n        named: X-Tenant\n',
+      'version: "1"\ntraffic_shaping:\n  subgraphs:\n    __proto__:\n      request_timeout: 1s\n    constructor:\n      request_timeout: 2s\n    prototype:\n      request_timeout: 3s\nheaders:\n  all:\n    request:\n      - op: propagate\n        named: X-Tenant\n',
     );
     expect(code).toBe(1);
     expect(stderr).toContain('__proto__');
-    expect(stderr).not.toMatch(/TypeError|unknown key request_timeout/);
+    expect(stderr).not.toMatch(/TypeError|unknown key request_timeout|constructor|prototype\b/);
     expect(({} as Record<string, unknown>).request_timeout).toBeUndefined();
     expect(output).toMatchObject({ headers: { all: { request: [{ op: 'propagate', named: 'X-Tenant' }] } } });
-    expect(Object.keys((output.traffic_shaping as { subgraphs?: object } | undefined)?.subgraphs ?? {})).toEqual([]);
+    const subgraphs = (output.traffic_shaping as { subgraphs?: object } | undefined)?.subgraphs ?? {};
+    expect(subgraphs).toEqual({ constructor: { request_timeout: '2s' }, prototype: { request_timeout: '3s' } });
+    expect(Object.hasOwn(subgraphs, '__proto__')).toBe(false);
+  });
+
+  it('reads keys named like Object.prototype members as ordinary keys: clear reasons, no inherited values', () => {
+    const source = JSON.parse(
+      '{"version":"1","log_level":"constructor","toString":1,"constructor":"x","hasOwnProperty":{"a":1},"__proto__":{"log_level":"debug"},"headers":{"all":{"request":[{"op":"toString","named":"X-A"}]}}}',
+    ) as Record<string, unknown>;
+    const { config, notCarried } = migrateCosmoConfig(source);
+    expect(Object.fromEntries(notCarried.map((entry) => [entry.path, entry.why]))).toEqual({
+      log_level: 'unknown level "constructor"',
+      toString: 'no Switchyard equivalent',
+      constructor: 'no Switchyard equivalent',
+      hasOwnProperty: 'no Switchyard equivalent',
+      ['__proto__']: 'no Switchyard equivalent',
+      'headers.all.request[0]': 'header rule op "toString" has no Switchyard equivalent (propagate, set)',
+    });
+    expect(config).not.toHaveProperty('log_level');
   });
 
   it('answers --help with exit 0 and a wrong --from or a missing option with exit 2', async () => {
