@@ -5,6 +5,8 @@
  * of an error answer with an endless body only the first 64 KiB are read.
  * Either way the client gets SUBSCRIPTION_UPSTREAM_FAILED at once, the
  * subgraph's connection is closed, and the heap holds nothing of it after.
+ * The limit is strict (an event arriving whole in one chunk is measured)
+ * and counts no keep-alive comments.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -18,7 +20,7 @@ const LIMIT = 1024 * 1024;
 const FLOOD_BYTES = 256 * 1024 * 1024;
 const CHUNK = Buffer.alloc(64 * 1024, 'x');
 
-type Mode = 'flood' | 'error' | 'events';
+type Mode = 'flood' | 'error' | 'events' | 'comments' | 'one-write';
 
 /** A raw SSE subgraph: what it answers each subscription request with is `mode`; it counts what it sent and what is open. */
 interface HostileSubgraph extends ReviewsSubgraph {
@@ -33,6 +35,8 @@ async function startHostile(): Promise<HostileSubgraph> {
     res.once('close', () => open--);
     req.resume();
     if (state.mode === 'events') return sendEvents(res);
+    if (state.mode === 'comments') return sendCommentedEvents(res);
+    if (state.mode === 'one-write') return sendInOneWrite(res);
     if (state.mode === 'flood') {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       return flood(res, 'event: next\ndata: ');
@@ -84,6 +88,24 @@ function sendEvents(res: ServerResponse): void {
   res.end('event: complete\ndata:\n\n');
 }
 
+/** Two events, each after 1.5 MiB of keep-alive comment lines without a blank line (more than the limit), then `complete`. */
+function sendCommentedEvents(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const comments = ': keep-alive\n'.repeat((1.5 * LIMIT) / 13);
+  for (let i = 0; i < 2; i++) {
+    const data = { data: { reviewAdded: { id: `r${i}`, body: 'ok', product: { __typename: 'Product', upc: 'p1' } } } };
+    res.write(`event: next\n${comments}data: ${JSON.stringify(data)}\n${comments}\n`);
+  }
+  res.end('event: complete\ndata:\n\n');
+}
+
+/** An event of 8 KiB and `complete` in one write: it reaches the router in one chunk, blank line included. */
+function sendInOneWrite(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const data = { data: { reviewAdded: { id: 'r0', body: 'x'.repeat(8 * 1024), product: { __typename: 'Product', upc: 'p1' } } } };
+  res.end(`event: next\ndata: ${JSON.stringify(data)}\n\nevent: complete\ndata:\n\n`);
+}
+
 let session: Session;
 beforeAll(() => {
   session = new Session();
@@ -102,11 +124,11 @@ type ClientError = Array<{ message: string; extensions: Record<string, unknown> 
 
 describe('a hostile SSE subgraph', () => {
   let hostile: HostileSubgraph;
-  const setup = async (mode: Mode) => {
+  const setup = async (mode: Mode, limit = '1MiB') => {
     const started = await setupSubscriptions({
       reviews: async () => (hostile = await startHostile()),
       subscription: (url) => ({ url, protocol: 'sse', websocketSubprotocol: 'auto' }),
-      config: { traffic_shaping: { subgraphs: { reviews: { max_response_body: '1MiB' } } } },
+      config: { traffic_shaping: { subgraphs: { reviews: { max_response_body: limit } } } },
     });
     hostile.mode = mode;
     return started;
@@ -147,5 +169,22 @@ describe('a hostile SSE subgraph', () => {
     await sub.until(() => sub.completed);
     expect(sub.error).toBeUndefined();
     expect(sub.events).toEqual(Array.from({ length: 10 }, (_, i) => ({ data: { reviewAdded: { id: `r${i}`, product: { name: 'Table' } } } })));
+  });
+  it('does not count keep-alive comment lines toward an event, even without blank lines between them', async () => {
+    const router = await setup('comments');
+    const sub = collect(wsClient(router), { query: 'subscription { reviewAdded { id } }' });
+    await sub.until(() => sub.completed || sub.error !== undefined);
+    expect(sub.error).toBeUndefined();
+    expect(sub.events).toEqual([{ data: { reviewAdded: { id: 'r0' } } }, { data: { reviewAdded: { id: 'r1' } } }]);
+  });
+
+  it('cuts off an event over the limit that arrives whole in one chunk', async () => {
+    const router = await setup('one-write', '4KiB');
+    const sub = collect(wsClient(router), { query: 'subscription { reviewAdded { id } }' });
+    await sub.until(() => sub.error !== undefined || sub.completed);
+    expect(sub.events).toEqual([]);
+    const [error] = sub.error as ClientError;
+    expect(error!.extensions).toMatchObject({ code: 'SUBSCRIPTION_UPSTREAM_FAILED', serviceName: 'reviews' });
+    expect(error!.message).toContain('larger than 4096 bytes');
   });
 });

@@ -9,36 +9,73 @@ export const ERROR_BODY_BYTES = 64 * 1024;
 
 const LF = 0x0a;
 const CR = 0x0d;
-const isLineEnd = (byte: number | undefined): boolean => byte === LF || byte === CR;
+const COLON = 0x3a;
 
 /**
- * Counts the bytes of the event being received: everything since the last
- * blank line (the end of an event, or of a run of comments), which is what
- * the SSE parser buffers until the event is dispatched.
+ * Measures the event being received, as the SSE parser buffers it: its
+ * field lines (`data:`, `event:`, ... with their line ends) since the last
+ * blank line, plus the line not finished yet. A comment line (`:` first) is
+ * not part of an event (the SSE spec ignores it), so finished comments do
+ * not count: a subgraph may send keep-alive comments without blank lines
+ * between events. An unfinished line counts whatever it is, so one endless
+ * line (comment or not) is bounded too.
  */
 export class PendingEventBytes {
-  private pending = 0;
-  /** The last byte of the previous chunk: a blank line may straddle two chunks. */
-  private lastByte: number | undefined;
+  /** Bytes of the event's finished field lines, line ends included. */
+  private eventBytes = 0;
+  /** Bytes of the line being received. */
+  private lineBytes = 0;
+  /** Whether the line being received is a comment (known from its first byte). */
+  private lineIsComment = false;
+  /** The previous chunk ended with CR: an LF starting this one completes that CRLF. */
+  private afterCR = false;
 
-  /** Takes the next chunk of the stream; returns the bytes of the unfinished event after it. */
+  /**
+   * Takes the next chunk of the stream; returns the largest the event being
+   * received grew to within it, so an event that starts and ends inside one
+   * chunk is measured too.
+   */
   add(chunk: Uint8Array): number {
-    const end = afterLastBlankLine(chunk, this.lastByte);
-    this.pending = end < 0 ? this.pending + chunk.byteLength : chunk.byteLength - end;
-    if (chunk.byteLength > 0) this.lastByte = chunk[chunk.byteLength - 1];
-    return this.pending;
+    const length = chunk.byteLength;
+    let largest = this.eventBytes + this.lineBytes;
+    let at = this.afterCR && chunk[0] === LF ? 1 : 0;
+    if (length > 0) this.afterCR = false;
+    // Next CR and LF at or after `at`; -1 once there is none (each searched natively, at most once per line).
+    let nextLF = chunk.indexOf(LF, at);
+    let nextCR = chunk.indexOf(CR, at);
+    while (at < length) {
+      if (nextLF !== -1 && nextLF < at) nextLF = chunk.indexOf(LF, at);
+      if (nextCR !== -1 && nextCR < at) nextCR = chunk.indexOf(CR, at);
+      const end = nextLF === -1 ? nextCR : nextCR === -1 ? nextLF : Math.min(nextLF, nextCR);
+      const lineEnd = end === -1 ? length : end;
+      if (this.lineBytes === 0 && lineEnd > at) this.lineIsComment = chunk[at] === COLON;
+      this.lineBytes += lineEnd - at;
+      if (end === -1) break;
+      largest = Math.max(largest, this.endLine());
+      at = end + 1;
+      if (chunk[end] === CR) {
+        if (at === length) this.afterCR = true;
+        else if (chunk[at] === LF) at++;
+      }
+    }
+    return Math.max(largest, this.eventBytes + this.lineBytes);
   }
-}
 
-/** The index just past the last blank line in `chunk` (two line ends in a row, `\r\n` being one), or -1. */
-function afterLastBlankLine(chunk: Uint8Array, previous: number | undefined): number {
-  for (let i = chunk.byteLength - 1; i >= 0; i--) {
-    const byte = chunk[i];
-    if (!isLineEnd(byte)) continue;
-    const before = i > 0 ? chunk[i - 1] : previous;
-    if (isLineEnd(before) && !(before === CR && byte === LF)) return i + 1;
+  /**
+   * A blank line ends the event; a field line joins it; a comment line is
+   * dropped. Returns the event's size at the line end: the line, line end
+   * included, was buffered with it.
+   */
+  private endLine(): number {
+    const { eventBytes, lineBytes } = this;
+    this.lineBytes = 0;
+    if (lineBytes === 0) {
+      this.eventBytes = 0;
+      return eventBytes;
+    }
+    if (!this.lineIsComment) this.eventBytes += lineBytes + 1;
+    return eventBytes + lineBytes + 1;
   }
-  return -1;
 }
 
 /** The first `maxBytes` of a body as text; the rest is cancelled, never buffered. */
