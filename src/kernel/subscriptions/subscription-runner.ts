@@ -164,7 +164,10 @@ async function openStream(env: OperationEnvironment, prepared: PreparedOperation
   const maxEvent = maxEventBytesOf(env.config.traffic_shaping, root.subgraph);
   const upstream = live.hub.subscribe(
     target,
-    (opened) => (opened.settings.protocol === 'ws' ? subscribeUpstream(opened, maxEvent, env.config.subgraph_error_propagation) : subscribeUpstreamSse(opened, maxEvent, env.config.subgraph_error_propagation)),
+    (opened) =>
+      opened.settings.protocol === 'ws'
+        ? subscribeUpstream(opened, maxEvent, env.config.subgraph_error_propagation)
+        : subscribeUpstreamSse(opened, maxEvent, env.config.subgraph_error_propagation),
     options.buffer,
   );
   return eventStream(env, prepared, basis, upstream, hooks, live);

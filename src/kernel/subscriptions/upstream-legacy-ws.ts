@@ -138,4 +138,3 @@ function parseMessage(text: string): LegacyMessage | undefined {
   }
   return undefined;
 }
-

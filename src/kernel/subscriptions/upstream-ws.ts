@@ -106,7 +106,8 @@ export function subscribeUpstream(target: UpstreamTarget, maxMessageBytes = DEFA
         if (error.code !== MESSAGE_TOO_LARGE) return;
         events.finish(upstreamFailed(subgraph, `the subgraph sent a message larger than ${maxMessageBytes} bytes (its traffic_shaping max_response_body)`));
       });
-      stopSession = subprotocol === LEGACY_SUBPROTOCOL ? runLegacyWebSocket(socket, target, events, errorPropagation) : runTransportWebSocket(socket, target, events, errorPropagation);
+      stopSession =
+        subprotocol === LEGACY_SUBPROTOCOL ? runLegacyWebSocket(socket, target, events, errorPropagation) : runTransportWebSocket(socket, target, events, errorPropagation);
     },
     (error: unknown) => {
       dialing = undefined;
