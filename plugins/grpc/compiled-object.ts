@@ -21,7 +21,7 @@
  */
 import { codeGenerationAllowed, compileGenerated } from '../../src/index.js';
 import type { ObjectPlan, ValueStep } from './object-plans.js';
-import { absentValue, finite } from './value-codecs.js';
+import { absentValue, enumValue, finite } from './value-codecs.js';
 import { LENGTH_DELIMITED, VARINT, WireFormatError, expectWireType, type WireReader } from './wire-reader.js';
 
 /** What compiled code calls back for fields it does not read inline. */
@@ -66,12 +66,13 @@ interface Helpers {
   readonly steps: readonly ValueStep[];
   readonly expectWireType: typeof expectWireType;
   readonly finite: typeof finite;
+  readonly enumValue: typeof enumValue;
   readonly WireFormatError: typeof WireFormatError;
 }
 
 function compile(plan: ObjectPlan): CompiledObject | undefined {
   if (plan.hasResolvers || plan.steps.length > MAX_STEPS) return undefined;
-  const helpers: Helpers = { steps: [], expectWireType, finite, WireFormatError };
+  const helpers: Helpers = { steps: [], expectWireType, finite, enumValue, WireFormatError };
   const steps = helpers.steps as ValueStep[];
   const initial: string[] = [];
   /** The value steps by field number, in selection order (several when a field is selected under several keys). */
@@ -100,7 +101,7 @@ function compile(plan: ObjectPlan): CompiledObject | undefined {
     cases.push(`case ${number}: { ${body} break; }`);
   }
   const source = `"use strict";
-const { steps: S, expectWireType, finite, WireFormatError } = H;
+const { steps: S, expectWireType, finite, enumValue, WireFormatError } = H;
 return function readObject(r, end, G, path) {
   const o = { ${initial.join(', ')} };
   while (r.pos < end) {
@@ -126,7 +127,7 @@ function readStep(step: ValueStep, index: number): string {
     const read = inlineScalar(codec.type);
     if (read) return `${expect(codec.wireType)} o[${key}] = ${read};`;
   } else if (codec.kind === 'enum') {
-    return `${expect(VARINT)} o[${key}] = S[${index}].codec.values.get(r.int32()) ?? null;`;
+    return `${expect(VARINT)} o[${key}] = enumValue(S[${index}].codec, r.int32());`;
   } else if (codec.kind === 'repeated' && codec.item.kind === 'scalar' && codec.item.type === 'string') {
     return `${expect(LENGTH_DELIMITED)} o[${key}].push(r.string());`;
   }

@@ -17,7 +17,7 @@ import { decodeMessage } from './message-codec.js';
 import { ObjectPlans, kindOf, type ObjectPlan, type ValueStep } from './object-plans.js';
 import { ProtoShapeError, slotOf } from './proto-slot.js';
 import type { ResolverRpc, ServiceModel } from './service-model.js';
-import { absentValue, finite, type Codec } from './value-codecs.js';
+import { absentValue, enumValue, finite, type Codec } from './value-codecs.js';
 import { LENGTH_DELIMITED, VARINT, WireFormatError, WireReader, expectWireType } from './wire-reader.js';
 
 /** A decoded proto message (protobufjs reflection), read by field name. */
@@ -269,7 +269,7 @@ export class ResponseBuilder implements GeneralReader<PathLink | undefined> {
         return scalar(reader, wireType, codec);
       case 'enum':
         expectWireType(wireType, VARINT);
-        return codec.values.get(reader.int32()) ?? null;
+        return enumValue(codec, reader.int32());
       case 'wrapped': {
         expectWireType(wireType, LENGTH_DELIMITED);
         const end = reader.delimited();
@@ -308,10 +308,11 @@ export class ResponseBuilder implements GeneralReader<PathLink | undefined> {
     while (reader.pos < end) {
       const tag = reader.uint32();
       const member = codec.members.get(tag >>> 3);
-      if (member === undefined || (tag & 7) !== LENGTH_DELIMITED) {
+      if (member === undefined) {
         reader.skip(tag & 7);
         continue;
       }
+      expectWireType(tag & 7, LENGTH_DELIMITED);
       const memberEnd = reader.delimited();
       chosen = { member, start: reader.pos, end: memberEnd };
       reader.pos = memberEnd;

@@ -8,7 +8,7 @@
  * `Client.makeUnaryRequest`, which adds an Error with a captured stack, an
  * event emitter and two interceptor layers per call).
  */
-import { gunzipSync, inflateSync } from 'node:zlib';
+import { gunzip, inflate } from 'node:zlib';
 import type { ChannelInterface, Client, InterceptingListener, Metadata, StatusObject } from '@grpc/grpc-js';
 import { DirectPath, frameMessage, timeoutHeader, type SubchannelCall, type SubchannelListener } from './direct-calls.js';
 
@@ -68,8 +68,14 @@ export class RpcStatusError extends Error {
     readonly method: string,
     /** gRPC status code, e.g. 5. */
     readonly status: number,
-    /** The service's message (status details). */
+    /** The status message: the service's, or @grpc/grpc-js's or the router's for a status they made. */
     readonly details: string,
+    /**
+     * Whether the service sent this status (in its answer's trailers), rather
+     * than the router or @grpc/grpc-js making it for a failure they observed
+     * (no connection, a dropped connection, the deadline, a cancelled call).
+     */
+    readonly sentByService = false,
   ) {
     super(`${method}: ${GRPC_STATUS_NAMES[status] ?? `status ${status}`}${details ? `: ${details}` : ''}`);
   }
@@ -78,6 +84,11 @@ export class RpcStatusError extends Error {
   get statusName(): string {
     return GRPC_STATUS_NAMES[this.status] ?? 'UNKNOWN';
   }
+}
+
+/** A unary answer that is not one: no message, or more than one. */
+export class InvalidAnswerError extends Error {
+  override readonly name = 'InvalidAnswerError';
 }
 
 /** What a unary call is sent with. */
@@ -133,7 +144,7 @@ export class GrpcChannels {
     const grpc = (this.grpc ??= await import('@grpc/grpc-js'));
     const open = this.channels.get(target) ?? this.open(grpc, target);
     return new Promise<Buffer>((resolve, reject) => {
-      const pending = new PendingCall(grpc, path.slice(path.lastIndexOf('/') + 1), options.signal, resolve, reject);
+      const pending = new PendingCall(grpc, path.slice(path.lastIndexOf('/') + 1), options.deadline, options.signal, resolve, reject);
       if (!(open.direct && startDirect(grpc, open, open.direct, pending, path, request, options))) {
         startOnChannel(grpc, open.channel, pending, path, request, options);
       }
@@ -184,7 +195,7 @@ function startOnChannel(grpc: GrpcModule, channel: ChannelInterface, pending: Pe
 }
 
 /** What a pending call needs of either kind of call. */
-type AnyCall = Pick<Call, 'cancelWithStatus'>;
+type AnyCall = Pick<Call, 'cancelWithStatus' | 'startRead'>;
 
 /**
  * The listener of one unary call, on a subchannel or through the channel.
@@ -202,12 +213,20 @@ class PendingCall implements InterceptingListener, SubchannelListener {
   private call: AnyCall | undefined;
   /** Set while the call runs straight on a subchannel: its messages come framed, compressed ones as the service's `grpc-encoding` says. */
   private direct: { timer: NodeJS.Timeout | undefined; retry: () => void; encoding: string | undefined } | undefined;
-  private readonly cancel = () => this.call?.cancelWithStatus(this.grpc.status.CANCELLED, 'Cancelled on client');
+  /** Whether the service began its answer (sent response headers): a status after that is the service's unless the stream was reset. */
+  private answered = false;
+  /** Why the router ended the call itself (deadline, abort, an answer it refused): the call fails with this, not with the status it ends in. */
+  private failure: Error | undefined;
+  /** While a compressed answer inflates, the status that arrived meanwhile waits here. */
+  private inflating: { status: StatusObject | undefined } | undefined;
+  private readonly cancel = () => this.endHere(new RpcStatusError(this.method, this.grpc.status.CANCELLED, 'Cancelled on client'));
 
   constructor(
     private readonly grpc: GrpcModule,
     /** The RPC, e.g. `QueryGetProject`. */
     readonly method: string,
+    /** The call's deadline, epoch milliseconds. */
+    private readonly deadline: number,
     signal: AbortSignal,
     resolve: (response: Buffer) => void,
     reject: (error: Error) => void,
@@ -219,7 +238,7 @@ class PendingCall implements InterceptingListener, SubchannelListener {
     this.call = call;
     const left = Math.max(0, deadline - Date.now());
     // As @grpc/grpc-js: no timer for a deadline beyond what setTimeout can hold (about 24.8 days).
-    const timer = left <= MAX_TIMER_MS ? setTimeout(() => call.cancelWithStatus(this.grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'), left) : undefined;
+    const timer = left <= MAX_TIMER_MS ? setTimeout(() => this.endHere(new RpcStatusError(this.method, this.grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded')), left) : undefined;
     this.direct = { timer, retry, encoding: undefined };
   }
 
@@ -236,27 +255,41 @@ class PendingCall implements InterceptingListener, SubchannelListener {
     else signal.addEventListener('abort', this.cancel, { once: true });
   }
 
+  /** Ends the call from the router's side; it fails with `failure` (the first reason given). */
+  private endHere(failure: Error): void {
+    this.failure ??= failure;
+    const status = failure instanceof RpcStatusError ? failure.status : this.grpc.status.CANCELLED;
+    this.call?.cancelWithStatus(status, failure.message);
+  }
+
   onReceiveMetadata(metadata: Metadata): void {
+    this.answered = true;
     if (this.direct) this.direct.encoding = metadata.get('grpc-encoding')[0]?.toString();
   }
 
   onReceiveMessage(message: Buffer): void {
-    if (this.response !== undefined) return void this.call?.cancelWithStatus(this.grpc.status.UNIMPLEMENTED, 'Too many responses received');
-    if (!this.direct) {
-      this.response = message;
+    if (this.response !== undefined || this.inflating) return this.endHere(new InvalidAnswerError(`${this.method} answered with more than one message`));
+    if (!this.direct || message[0] === 0) {
+      // Straight from the subchannel the 5-byte frame header is still on; through the channel it is gone.
+      this.response = this.direct ? message.subarray(5) : message;
+      // Read on: the call ends with the trailers, and a second message must be seen to be refused (else the call waits for its deadline).
+      this.call?.startRead();
       return;
     }
-    // Straight from the subchannel: the 5-byte frame header is still on, and no filter has decompressed it.
-    try {
-      this.response = unframe(message, this.direct.encoding);
-    } catch (error) {
-      // As @grpc/grpc-js: an answer that inflates past the size limit is RESOURCE_EXHAUSTED.
-      const tooLarge = (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
-      this.call?.cancelWithStatus(
-        tooLarge ? this.grpc.status.RESOURCE_EXHAUSTED : this.grpc.status.INTERNAL,
-        tooLarge ? `Received message that decompresses to a size larger than ${MAX_MESSAGE_BYTES}` : (error as Error).message,
-      );
-    }
+    // Compressed, and no filter has inflated it: inflated off the event loop, as the status may arrive meanwhile.
+    const inflating: { status: StatusObject | undefined } = { status: undefined };
+    this.inflating = inflating;
+    this.call?.startRead();
+    inflateAnswer(message, this.direct.encoding, (error, payload) => {
+      this.inflating = undefined;
+      if (error) {
+        // As @grpc/grpc-js: an answer that inflates past the size limit is RESOURCE_EXHAUSTED.
+        const tooLarge = (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
+        const status = tooLarge ? this.grpc.status.RESOURCE_EXHAUSTED : this.grpc.status.INTERNAL;
+        this.endHere(new RpcStatusError(this.method, status, tooLarge ? `Received message that decompresses to a size larger than ${MAX_MESSAGE_BYTES}` : error.message));
+      } else this.response = payload;
+      if (inflating.status) this.onReceiveStatus(inflating.status);
+    });
   }
 
   /** Sends the call again through the channel; ends it as UNAVAILABLE when the channel cannot take it (closed meanwhile). */
@@ -271,42 +304,69 @@ class PendingCall implements InterceptingListener, SubchannelListener {
   }
 
   onReceiveStatus(status: StatusObject & { readonly rstCode?: number }): void {
+    if (this.inflating) {
+      this.inflating.status = status;
+      return;
+    }
     const direct = this.direct;
     if (direct) {
       clearTimeout(direct.timer);
       this.direct = undefined;
-      if (status.rstCode === REFUSED_STREAM && this.response === undefined && this.settle) return this.retry(direct.retry);
+      if (status.rstCode === REFUSED_STREAM && this.response === undefined && this.failure === undefined && this.settle) return this.retry(direct.retry);
     }
-    const settle = this.settle;
-    const response = this.response;
+    const { settle, response, failure } = this;
     this.settle = undefined;
     this.response = undefined;
+    this.failure = undefined;
     this.call = undefined;
     if (!settle) return;
     settle.signal.removeEventListener('abort', this.cancel);
     const { grpc, method } = this;
-    if (status.code !== grpc.status.OK) settle.reject(new RpcStatusError(method, status.code, status.details));
-    else if (response === undefined) settle.reject(new RpcStatusError(method, grpc.status.UNIMPLEMENTED, 'No message received'));
+    if (failure) settle.reject(failure);
+    else if (status.code !== grpc.status.OK) settle.reject(new RpcStatusError(method, status.code, status.details, this.sentByService(status)));
+    else if (response === undefined) settle.reject(new InvalidAnswerError(`${method} answered with no message`));
     else settle.resolve(response);
+  }
+
+  /**
+   * Whether the service sent `status`, rather than @grpc/grpc-js making it:
+   * the service sent an answer head first (response headers, or a
+   * trailers-only answer, which by the gRPC protocol carries its
+   * content-type), and the stream was not reset (@grpc/grpc-js reports a
+   * reset or dropped connection with the `rstCode`). Connection failures,
+   * before or during the call, and the channel's deadline are made by
+   * @grpc/grpc-js and are the router's own; the router's own ends of the
+   * call (its deadline, a cancelled request) never get here.
+   */
+  private sentByService(status: StatusObject & { readonly rstCode?: number }): boolean {
+    if (status.rstCode !== undefined) return false;
+    // The channel's own deadline ends the call at the deadline; a service reporting a timeout of its own does so before it.
+    if (status.code === this.grpc.status.DEADLINE_EXCEEDED && Date.now() + DEADLINE_SLACK_MS >= this.deadline) return false;
+    return this.answered || (status.metadata?.get('content-type').length ?? 0) > 0;
   }
 }
 
 /**
- * A framed message's payload. The router offers no compression, but a
- * service may compress anyway: as @grpc/grpc-js's compression filter does,
- * gzip and deflate are read, with the receive size limit after inflating.
+ * Inflates a framed compressed answer. The router offers no compression, but
+ * a service may compress anyway: as @grpc/grpc-js's compression filter does,
+ * gzip and deflate are read, with the receive size limit after inflating,
+ * on zlib's thread pool (a small answer inflating to 64 MiB takes the CPU
+ * for half a second).
  */
-function unframe(framed: Buffer, encoding: string | undefined): Buffer {
+function inflateAnswer(framed: Buffer, encoding: string | undefined, done: (error: Error | null, payload: Buffer) => void): void {
   const payload = framed.subarray(5);
-  if (framed[0] === 0) return payload;
   const options = { maxOutputLength: MAX_MESSAGE_BYTES };
-  if (encoding === 'gzip') return gunzipSync(payload, options);
-  if (encoding === 'deflate') return inflateSync(payload, options);
-  throw new Error(`Received a compressed message with grpc-encoding "${encoding ?? 'identity'}", which the router cannot read`);
+  if (encoding === 'gzip') return gunzip(payload, options, done);
+  if (encoding === 'deflate') return inflate(payload, options, done);
+  const error = new Error(`Received a compressed message with grpc-encoding "${encoding ?? 'identity'}", which the router cannot read`);
+  process.nextTick(done, error, payload);
 }
 
 /** The longest delay setTimeout takes (2^31 - 1 ms); longer ones fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
+
+/** How early @grpc/grpc-js's deadline timer may fire by the wall clock (timers run on the monotonic clock). */
+const DEADLINE_SLACK_MS = 20;
 
 /** NGHTTP2_REFUSED_STREAM: the service did not start on the stream, so sending it again is safe. */
 const REFUSED_STREAM = 7;

@@ -3,15 +3,16 @@
  * fields it would have filled, with a stable `extensions.code` and the gRPC
  * status in `extensions.grpc` (docs/grpc.md, "Errors").
  *
- * An error status the service chose (`NOT_FOUND`, with its own message)
- * stands for a subgraph error: `subgraph_error_propagation` decides what of
- * it clients see, as for an HTTP subgraph's errors. Failures the router
- * observed itself (deadline, service unreachable, an answer that does not fit
- * the schema) are router-made, like an HTTP subgraph that did not answer:
- * they reach clients as made, with the subgraph's name.
+ * A status the service sent (`NOT_FOUND`, or `UNAVAILABLE`, with its own
+ * message) stands for a subgraph error: `subgraph_error_propagation` decides
+ * what of it clients see, as for an HTTP subgraph's errors. Failures the
+ * router observed itself (deadline, service unreachable, a dropped
+ * connection, an answer that does not fit the schema) are router-made, like
+ * an HTTP subgraph that did not answer: they reach clients as made, with the
+ * subgraph's name.
  */
 import type { GraphQLErrorJSON } from '../../src/index.js';
-import { RpcStatusError } from './grpc-channels.js';
+import { InvalidAnswerError, RpcStatusError } from './grpc-channels.js';
 import { ProtoShapeError } from './proto-slot.js';
 import type { ResponsePath } from './from-proto.js';
 
@@ -38,28 +39,35 @@ function located(error: GraphQLErrorJSON, path: ResponsePath): GraphQLErrorJSON 
   return path.length > 0 ? { ...error, path: [...path] } : error;
 }
 
-/** A GraphQL error for an RPC status. Deadline -> `SUBGRAPH_TIMEOUT`, unreachable -> `SUBGRAPH_REQUEST_FAILED`, else the status name. */
+/**
+ * A GraphQL error for an RPC status. A status the service sent is its own
+ * error, whatever its code (its message may say more than clients should
+ * see, so subgraph_error_propagation filters it). A status the router or
+ * @grpc/grpc-js made is the router's own: the deadline -> `SUBGRAPH_TIMEOUT`,
+ * anything else (no connection, a dropped one, a cancelled call) ->
+ * `SUBGRAPH_REQUEST_FAILED`.
+ */
 export function statusError(error: RpcStatusError, { subgraph, timeoutMs }: ErrorContext): GraphQLErrorJSON {
   const grpc = { code: error.status, status: error.statusName, method: error.method };
-  switch (error.statusName) {
-    case 'DEADLINE_EXCEEDED':
-      return routerMade({ message: `Subgraph "${subgraph}" did not answer within ${timeoutMs}ms (gRPC ${error.method}).`, extensions: { code: 'SUBGRAPH_TIMEOUT', grpc } });
-    case 'UNAVAILABLE':
-    case 'CANCELLED':
-      return routerMade({
-        message: `Request to subgraph "${subgraph}" failed: gRPC ${error.method}: ${error.statusName}${error.details ? `: ${error.details}` : ''}.`,
-        extensions: { code: 'SUBGRAPH_REQUEST_FAILED', grpc },
-      });
-    default:
-      // The service's own error: filtered by subgraph_error_propagation like any subgraph error.
-      return { message: error.details || `gRPC ${error.method} failed with ${error.statusName}.`, extensions: { code: error.statusName, grpc } };
+  if (error.sentByService) {
+    return { message: error.details || `gRPC ${error.method} failed with ${error.statusName}.`, extensions: { code: error.statusName, grpc } };
   }
+  if (error.statusName === 'DEADLINE_EXCEEDED') {
+    return routerMade({ message: `Subgraph "${subgraph}" did not answer within ${timeoutMs}ms (gRPC ${error.method}).`, extensions: { code: 'SUBGRAPH_TIMEOUT', grpc } });
+  }
+  return routerMade({
+    message: `Request to subgraph "${subgraph}" failed: gRPC ${error.method}: ${error.statusName}${error.details ? `: ${error.details}` : ''}.`,
+    extensions: { code: 'SUBGRAPH_REQUEST_FAILED', grpc },
+  });
 }
 
 /** Any failure of one step of a gRPC fetch, as a GraphQL error at `path`. */
 export function fetchError(error: unknown, path: ResponsePath, context: ErrorContext): GraphQLErrorJSON {
   if (error instanceof RpcStatusError) return located(statusError(error, context), path);
   const reason = error instanceof Error ? error.message : String(error);
+  if (error instanceof InvalidAnswerError) {
+    return routerMade(located({ message: `Subgraph "${context.subgraph}" sent an invalid gRPC answer: ${reason}.`, extensions: { code: 'SUBGRAPH_INVALID_RESPONSE' } }, path));
+  }
   if (error instanceof ProtoShapeError) {
     return routerMade(
       located(

@@ -49,7 +49,11 @@ export function kindOf(type: GraphQLOutputType): TypeKind {
 /** One response key of an object and where its value comes from. */
 export type FieldStep =
   | { readonly kind: 'typename'; readonly key: string; readonly typeName: string }
-  /** Not a field of the type, or absent from the message (an @external or @requires field, filled by another RPC or not at all). */
+  /**
+   * Not a field of the type, or absent from the message (an @external or
+   * @requires field, filled by another RPC or not at all). Fields the
+   * message should have were checked when the subgraph loaded (message-fields.ts).
+   */
   | { readonly kind: 'null'; readonly key: string }
   | {
       readonly kind: 'resolver';

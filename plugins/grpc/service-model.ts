@@ -7,6 +7,7 @@ import { buildASTSchema, parse, type GraphQLSchema } from 'graphql';
 import type { Enum, Method, Service, Type } from 'protobufjs';
 import { findService, loadProto, parseGrpcMapping, type EntityMapping, type GrpcMapping } from '../../src/grpc/index.js';
 import type { SubgraphRecord } from '../../src/index.js';
+import { checkMessageFields } from './message-fields.js';
 
 /** The execution config record of a gRPC subgraph. */
 export type GrpcSubgraphRecord = Extract<SubgraphRecord, { kind: 'grpc' }>;
@@ -225,5 +226,10 @@ export async function compileServiceModel(record: GrpcSubgraphRecord): Promise<S
       return name === undefined ? undefined : enumValues.get(graphqlEnum)?.get(name);
     },
   };
+  try {
+    checkMessageFields({ schema, root: proto.root, packageName: proto.packageName, protoField: model.protoField });
+  } catch (error) {
+    throw new Error(`${origin}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
   return model;
 }

@@ -5,11 +5,14 @@
  * members, a repeated field or a `ListOf...` wrapper and its items. The
  * value of an absent field is worked out here too, as proto3 defines it
  * (zero values, null messages) and as the generator's wrappers mean it
- * (null). A proto that does not fit the GraphQL type (a stale generation)
- * becomes an `invalid` codec, which fails when the field is read.
+ * (null); an enum's zero value is `_UNSPECIFIED`, which reads as null. A
+ * proto that does not fit the GraphQL type (a stale generation) becomes an
+ * `invalid` codec, which fails when the field is read; so does an enum
+ * number the GraphQL enum has no value for (a service built from a newer
+ * proto), rather than reading as null.
  */
 import { isObjectType, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
-import type { Type } from 'protobufjs';
+import type { Enum, Type } from 'protobufjs';
 import type { TypeKind } from './object-plans.js';
 import { ProtoShapeError, isEnumType, isMessageType, itemSlot, listItemsField, slotOf, type Slot } from './proto-slot.js';
 import type { ServiceModel } from './service-model.js';
@@ -52,8 +55,12 @@ export type Codec =
     }
   /** A `google.protobuf.*Value` wrapper: null when absent. */
   | { readonly kind: 'wrapped'; readonly valueNumber: number; readonly value: Codec & { kind: 'scalar' } }
-  /** GraphQL values by proto number (null for `_UNSPECIFIED` and numbers the schema does not know). */
-  | { readonly kind: 'enum'; readonly values: ReadonlyMap<number, string | null>; readonly absent: unknown }
+  /**
+   * GraphQL values by proto number; 0 (`_UNSPECIFIED`) is null unless the
+   * schema maps it. Any other number without a GraphQL value (one the proto
+   * does not define, or a proto value the schema lacks) fails the read.
+   */
+  | { readonly kind: 'enum'; readonly values: ReadonlyMap<number, string | null>; readonly absent: unknown; readonly enumType: Enum; readonly graphqlName: string }
   | { readonly kind: 'object'; readonly messageType: Type; readonly objectType: GraphQLObjectType }
   | { readonly kind: 'abstract'; readonly members: ReadonlyMap<number, OneofMember> }
   /** A repeated field: each occurrence (or packed run) adds items. */
@@ -104,6 +111,18 @@ export function finite(value: number): number | null {
   return Number.isFinite(value) ? value : null;
 }
 
+/** The GraphQL value of enum number `number`; throws a `ProtoShapeError` for a number with none. */
+export function enumValue(codec: Codec & { kind: 'enum' }, number: number): string | null {
+  const value = codec.values.get(number);
+  if (value !== undefined) return value;
+  const name = codec.enumType.valuesById[number];
+  throw new ProtoShapeError(
+    name === undefined
+      ? `enum ${codec.enumType.name} has no value numbered ${number}`
+      : `enum value ${name} (${number}) of ${codec.enumType.name} has no value in GraphQL enum ${codec.graphqlName}`,
+  );
+}
+
 /** The value of a field absent from its message (a fresh array for repeated fields); throws for an `invalid` codec that has none. */
 export function absentValue(codec: Codec): unknown {
   switch (codec.kind) {
@@ -151,9 +170,12 @@ export class Codecs {
       case 'enum': {
         if (!isEnumType(slot.type)) return invalid(`expected a proto enum for ${kind.name}, found ${slot.scalar}`, slot);
         const enumType = slot.type;
-        const values = new Map<number, string | null>();
-        for (const number of Object.values(enumType.values)) values.set(number, this.model.graphqlEnumValue(enumType, kind.name, number) ?? null);
-        return { kind: 'enum', values, absent: values.get(0) ?? null };
+        const values = new Map<number, string | null>([[0, null]]);
+        for (const number of Object.values(enumType.values)) {
+          const value = this.model.graphqlEnumValue(enumType, kind.name, number);
+          if (value !== undefined) values.set(number, value);
+        }
+        return { kind: 'enum', values, absent: values.get(0), enumType, graphqlName: kind.name };
       }
       case 'object':
         if (!isMessageType(slot.type)) return invalid(`expected a message for ${kind.name}, found ${slot.scalar}`, slot);

@@ -8,7 +8,9 @@ import type { ProtoLock } from '@wundergraph/protographic';
 import { z } from 'zod';
 import { RouterError } from '../kernel/errors.js';
 import { parseGrpcMapping, type GrpcMapping } from './mapping.js';
+import { unnumberableName } from './generator-names.js';
 import { DEFAULT_PACKAGE, protoPackageProblem, serviceNameFor } from './package-name.js';
+import { loadProto } from './proto-root.js';
 
 /** Options of `generateService`. */
 export interface GenerateServiceOptions {
@@ -90,6 +92,12 @@ export async function generateService({
   checkNames(packageName, goPackage);
   const lockData = readLock(lock, lockOrigin);
   const warnings = await checkSchema(sdl, origin);
+  const unnumberable = unnumberableName(sdl);
+  if (unnumberable) {
+    throw failed(
+      `${origin}: cannot generate a gRPC service: ${unnumberable}: the generator (@wundergraph/protographic, which wgc uses too) cannot number a name every JavaScript object has, and would write a service.proto that does not load; rename it`,
+    );
+  }
   // Loaded here: the generator pulls in Cosmo's composition library, which only generation needs.
   const { compileGraphQLToMapping, compileGraphQLToProto } = await import('@wundergraph/protographic');
   const protoOptions = goPackage === undefined ? [] : [{ name: 'go_package', constant: `"${goPackage}"` }];
@@ -107,6 +115,12 @@ export async function generateService({
   }
   if (!/^\s*rpc\s/m.test(proto)) {
     throw failed(`${origin}: the schema defines no Query or Mutation fields and no @key entities, so the service would have no RPCs`);
+  }
+  // What is written must load: a proto the router (or compose) refuses is better refused here, naming the schema.
+  try {
+    await loadProto(proto, 'the generated service.proto');
+  } catch (error) {
+    throw failed(`${origin}: cannot generate a gRPC service: ${firstLine(error)}`, error);
   }
   return { serviceName, packageName, proto, mappingText, mapping: parseGrpcMapping(JSON.parse(mappingText), 'mapping.json'), lockText, warnings };
 }

@@ -138,6 +138,16 @@ describe('generating a gRPC service from a GraphQL schema', () => {
     expect(empty.message).toBe('schema.graphql: the schema defines no Query or Mutation fields and no @key entities, so the service would have no RPCs');
   });
 
+  it('refuses a field named like a property of every JavaScript object, which the generator would write as a proto that does not load', async () => {
+    const fields = await failure(generateService({ sdl: 'type Query { item: Item } type Item { id: ID! toString: String }', origin: 'schema.graphql' }));
+    expect([fields.code, fields.message]).toEqual([
+      'GRPC_GENERATION_FAILED',
+      'schema.graphql: cannot generate a gRPC service: field Item.toString: the generator (@wundergraph/protographic, which wgc uses too) cannot number a name every JavaScript object has, and would write a service.proto that does not load; rename it',
+    ]);
+    const argument = await failure(generateService({ sdl: 'type Query { item(constructor: ID): String }' }));
+    expect(argument.message).toMatch(/^schema: cannot generate a gRPC service: argument Query\.item\(constructor\): /);
+  });
+
   it('refuses a lock file that is not one', async () => {
     const error = await failure(generateService({ sdl: 'type Query { a: String }', lock: { version: '1.0.0', messages: { Query: { fields: { a: 'one' } } }, enums: {} } }));
     expect(error.message).toBe('service.proto.lock.json: not a proto lock file: messages.Query.fields.a: Invalid input: expected number, received string');

@@ -8,7 +8,7 @@ import http2 from 'node:http2';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DirectPath, timeoutHeader } from '../../../plugins/grpc/direct-calls.js';
-import { GrpcChannels, RpcStatusError } from '../../../plugins/grpc/grpc-channels.js';
+import { GrpcChannels, InvalidAnswerError, RpcStatusError } from '../../../plugins/grpc/grpc-channels.js';
 import { startBareService, until } from './bare-service.js';
 
 const PATH = '/test.v1.TestService/Call';
@@ -189,6 +189,27 @@ describe('direct subchannel calls', () => {
     channels = new GrpcChannels();
     await call(service.target, 'warm-up');
     await expect(call(service.target, 'too large')).rejects.toMatchObject({ status: 8, details: expect.stringContaining('larger than 67108864') });
+  });
+
+  it('refuse an answer of two messages as soon as the second arrives, on either path', async () => {
+    const twice: Answer = (stream, received, index) => {
+      if (index === 0) return echo(stream, received, index);
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+      stream.end(Buffer.concat([framed(Buffer.from('one')), framed(Buffer.from('two'))]));
+    };
+    for (const direct of [true, false]) {
+      service = await startService(twice);
+      channels = new GrpcChannels({ direct });
+      await call(service.target, 'warm-up');
+      const started = Date.now();
+      await expect(call(service.target, 'twice', { deadlineMs: 5_000 })).rejects.toThrow(new InvalidAnswerError('Call answered with more than one message'));
+      expect(Date.now() - started).toBeLessThan(2_500);
+      channels.close();
+      channels = undefined;
+      await service.close();
+      service = undefined;
+    }
   });
 
   it('leave every call to the channel when switched off, with the same answers and errors', async () => {

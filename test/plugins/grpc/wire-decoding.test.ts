@@ -153,9 +153,10 @@ describe('reading RPC answers from the wire format', () => {
     ]);
   });
 
-  it('maps enum numbers to GraphQL values, and _UNSPECIFIED or an unknown number to null', () => {
-    const kinds = [1, 2, 0, 99].map((kind) => decode(`{ product(id: "p1") { kind } }`, message([[1, 2, bytesField(message([[productField('kind'), 0, (w) => w.int32(kind)]]))]])));
-    expect(kinds).toEqual([{ kind: 'PHYSICAL' }, { kind: 'DIGITAL' }, { kind: null }, { kind: null }]);
+  it('maps enum numbers to GraphQL values and _UNSPECIFIED to null, and refuses a number the enum does not have', () => {
+    const kind = (number: number) => decode(`{ product(id: "p1") { kind } }`, message([[1, 2, bytesField(message([[productField('kind'), 0, (w) => w.int32(number)]]))]]));
+    expect([1, 2, 0].map(kind)).toEqual([{ kind: 'PHYSICAL' }, { kind: 'DIGITAL' }, { kind: null }]);
+    expect(() => kind(99)).toThrow(new ProtoShapeError('enum ProductKind has no value numbered 99'));
   });
 
   it('reads packed and unpacked repeated numbers alike, and a repeated field sent in several runs', () => {
