@@ -12,8 +12,11 @@ const oneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]
 
 /** One identity provider's key set. */
 const jwksProviderSchema = z.strictObject({
-  /** URL of the JWKS document (`https://idp.example.com/.well-known/jwks.json`). Required. */
-  url: url(),
+  /**
+   * URL of the JWKS document (`https://idp.example.com/.well-known/jwks.json`). Required.
+   * No `user:password@`: the HTTP client never sends it, and it would show in logs.
+   */
+  url: url({ credentials: false }),
   /** How often the key set is fetched again in the background. Default: `1m`. */
   refresh_interval: duration({ min: '1s' }).prefault('1m'),
   /** Algorithms accepted for tokens verified with this key set. Default: every asymmetric one (RS*, PS*, ES*, EdDSA). */
@@ -46,9 +49,12 @@ export const RESERVED_CLAIM_HEADERS = [
   'cookie',
 ] as const;
 
+/** An HTTP field name (RFC 9110 token): no spaces, no colon. */
+const HTTP_HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 const claimHeaderName = z
   .string()
-  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: 'must be an HTTP header name' })
+  .regex(HTTP_HEADER_NAME, { error: 'must be an HTTP header name' })
   .transform((name) => name.toLowerCase())
   .refine((name) => !(RESERVED_CLAIM_HEADERS as readonly string[]).includes(name), {
     error: (issue) => `${JSON.stringify(issue.input)} cannot carry a claim (reserved: ${RESERVED_CLAIM_HEADERS.join(', ')})`,
@@ -74,10 +80,13 @@ export const authenticationConfigSchema = z.strictObject({
     /** Key sets of the identity providers whose tokens are accepted; tried in order. At least one. */
     jwks: z.array(jwksProviderSchema).min(1),
     /** Request header carrying the token. Default: `Authorization`. */
-    header_name: z.string().min(1).default('Authorization'),
-    /** Scheme before the token in that header (`Bearer <token>`); empty: the header is the token. Default: `Bearer`. */
-    header_value_prefix: z.string().default('Bearer'),
-    /** Clock difference tolerated when checking `exp` and `nbf`. Default: `10s`. */
+    header_name: z.string().regex(HTTP_HEADER_NAME, { error: "must be an HTTP header name (letters, digits and !#$%&'*+-.^_`|~; no spaces, no colon)" }).default('Authorization'),
+    /**
+     * Scheme before the token in that header (`Bearer <token>`); empty: the header is the token.
+     * Spaces around it are dropped (`"Bearer "` reads as `Bearer`). Default: `Bearer`.
+     */
+    header_value_prefix: z.string().trim().default('Bearer'),
+    /** Clock difference tolerated when checking `exp` and `nbf`; rounded up to whole seconds (JWT times are seconds). Default: `10s`. */
     clock_skew: duration({ min: '0ms', max: '5m' }).prefault('10s'),
   }),
 });

@@ -3,17 +3,29 @@
  * `refresh_interval` in the background, fetched again (at most once per
  * `min_refetch_interval`) when a token names a `kid` it does not hold. A
  * failed fetch keeps the keys fetched before; with none ever fetched, no
- * token verifies (never access without a checked signature).
+ * token verifies (never access without a checked signature). Broken keys
+ * of a fetched set are left out (usable-keys.ts), with one warning per fetch.
  */
-import { createLocalJWKSet, type CryptoKey, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, errors, type CryptoKey, type JWTVerifyGetKey } from 'jose';
 import type { Logger } from '../../src/index.js';
 import type { JwksProviderConfig } from './config.js';
+import { readCappedText } from './read-capped-body.js';
+import { usableKeys } from './usable-keys.js';
 
-/** The largest JWKS document accepted (a set of a few dozen keys is some 20 KB). */
+/** The largest JWKS document accepted, decoded (a set of a few dozen keys is some 20 KB). */
 const MAX_JWKS_BYTES = 1024 * 1024;
+/**
+ * Keys tried for one token when several match its `kid` (or its lack of
+ * one): a client choosing a kid-less token cannot make a large set cost one
+ * signature check per key.
+ */
+export const MAX_KEYS_PER_TOKEN = 10;
 
 /** The protected header of a token (`alg`, `kid`). */
 export type TokenHeader = Parameters<JWTVerifyGetKey>[0];
+
+/** A key a token's signature is checked with. */
+export type VerifyKey = CryptoKey | Uint8Array;
 
 export class JwksProvider {
   readonly url: string;
@@ -23,6 +35,8 @@ export class JwksProvider {
   private pending: Promise<boolean> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Kids whose key failed to import at lookup in the current set (warned about once). */
+  private readonly unusable = new Set<string>();
 
   constructor(
     readonly config: JwksProviderConfig,
@@ -60,29 +74,52 @@ export class JwksProvider {
     return this.pending;
   }
 
-  /**
-   * The key that verifies a token with this header; undefined when the set
-   * holds none for it, even after fetching it again (when the rate limit allows).
-   */
-  async key(header: TokenHeader): Promise<CryptoKey | Uint8Array | undefined> {
-    const found = await this.lookup(header);
-    if (found) return found;
-    if (this.pending) await this.pending;
-    else if (Date.now() - this.lastAttempt >= this.config.min_refetch_interval) await this.refresh();
-    else return undefined;
-    return this.lookup(header);
+  /** True when `fetchedKeys` would wait for a fetch: one is under way, or the rate limit allows a new one. */
+  get canFetch(): boolean {
+    if (this.stopped) return false;
+    return this.pending !== undefined || Date.now() - this.lastAttempt >= this.config.min_refetch_interval;
   }
 
-  private async lookup(header: TokenHeader): Promise<CryptoKey | Uint8Array | undefined> {
-    if (!this.keys) return undefined;
+  /** The keys of the set held now that match a token with this header (none, one, or several for a shared kid); never fetches. */
+  async heldKeys(header: TokenHeader): Promise<VerifyKey[]> {
+    const keys = this.keys;
+    if (!keys) return [];
     try {
-      return await this.keys(header, undefined as unknown as Parameters<JWTVerifyGetKey>[1]);
+      return [await keys(header, undefined as unknown as Parameters<JWTVerifyGetKey>[1])];
     } catch (error) {
-      // No key (or several keys) for this kid and algorithm: not this set's token.
-      const code = (error as { code?: string }).code;
-      if (code === 'ERR_JWKS_NO_MATCHING_KEY' || code === 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') return undefined;
-      throw error;
+      if (error instanceof errors.JWKSNoMatchingKey) return [];
+      if (error instanceof errors.JWKSMultipleMatchingKeys) {
+        // jose yields each matching key that imports.
+        const found: VerifyKey[] = [];
+        for await (const key of error) {
+          found.push(key);
+          if (found.length === MAX_KEYS_PER_TOKEN) break;
+        }
+        return found;
+      }
+      // A key that passed the checks at load but still does not import: unusable, as an unknown kid.
+      this.warnUnusable(header.kid, error);
+      return [];
     }
+  }
+
+  /**
+   * The matching keys after the fetch under way, or a new one when the rate
+   * limit allows it; none when neither (the token's kid is not known).
+   */
+  async fetchedKeys(header: TokenHeader): Promise<VerifyKey[]> {
+    if (this.pending) await this.pending;
+    else if (this.canFetch) await this.refresh();
+    else return [];
+    return this.heldKeys(header);
+  }
+
+  private warnUnusable(kid: unknown, error: unknown): void {
+    const name = typeof kid === 'string' ? kid : '(none)';
+    if (this.unusable.has(name)) return;
+    this.unusable.add(name);
+    const reason = (error as { code?: string }).code ?? (error instanceof Error ? error.name : 'unknown error');
+    this.log.warn({ url: this.url, skipped: [{ key: name, reason: `it does not import (${reason})` }] }, 'JWKS keys skipped: not usable');
   }
 
   private async load(): Promise<boolean> {
@@ -93,14 +130,11 @@ export class JwksProvider {
         await response.body?.cancel();
         throw new Error(`HTTP ${response.status}`);
       }
-      const text = await response.text();
-      if (text.length > MAX_JWKS_BYTES) throw new Error(`the document is larger than ${MAX_JWKS_BYTES} bytes`);
-      const body = JSON.parse(text) as unknown;
-      if (typeof body !== 'object' || body === null || !Array.isArray((body as { keys?: unknown }).keys)) {
-        throw new Error('not a JWKS document (no "keys" array)');
-      }
-      this.keys = createLocalJWKSet(body as Parameters<typeof createLocalJWKSet>[0]);
-      this.log.debug({ url: this.url, keys: (body as { keys: unknown[] }).keys.length }, 'JWKS fetched');
+      const { keys, skipped } = await usableKeys(JSON.parse(await readCappedText(response, MAX_JWKS_BYTES)) as unknown);
+      if (skipped.length > 0) this.log.warn({ url: this.url, skipped }, 'JWKS keys skipped: not usable');
+      this.keys = createLocalJWKSet({ keys });
+      this.unusable.clear();
+      this.log.debug({ url: this.url, keys: keys.length }, 'JWKS fetched');
       return true;
     } catch (error) {
       const reason = error instanceof Error ? (error.name === 'TimeoutError' ? `no answer within ${this.config.timeout}ms` : error.message) : String(error);

@@ -1,14 +1,16 @@
 /**
  * Token verification: the header names an accepted algorithm, a provider
  * allowing it holds the key, the signature verifies, `exp`/`nbf` hold
- * (with `clock_skew`), and `iss`/`aud` match where configured. Verified
+ * (with `clock_skew`), and `iss`/`aud` match where configured. Keys the
+ * providers hold are tried first; only a token whose kid none holds waits
+ * for fetches, of the providers that could accept it. Verified
  * tokens are remembered (bounded) until they expire or the provider's
  * refresh interval passes, so a repeated token costs a map lookup.
  */
-import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { scopesOf, type AuthenticatedIdentity } from './identity.js';
-import type { JwksProvider, TokenHeader } from './jwks-provider.js';
+import type { JwksProvider, TokenHeader, VerifyKey } from './jwks-provider.js';
 
 /** A token that does not verify; the message is the reason, for the client. */
 export class TokenError extends Error {
@@ -65,24 +67,54 @@ export class TokenVerifier {
     if (typeof alg !== 'string') throw new TokenError('the token names no algorithm');
     const candidates = this.providers.filter((provider) => provider.algorithms.has(alg));
     if (candidates.length === 0) throw new TokenError(`algorithm ${alg} is not accepted`);
+    const outcome = new Outcome();
+    // First the keys held now, provider by provider in order: a provider that is fetching does not hold up the others' tokens.
     for (const provider of candidates) {
-      const key = await provider.key(header as TokenHeader);
-      if (!key) continue;
-      let payload: JWTPayload;
+      const identity = await this.check(token, provider, await provider.heldKeys(header as TokenHeader), outcome);
+      if (identity) return identity;
+    }
+    if (!outcome.keyFound) {
+      // No provider holds the kid: wait for the fetches of those that could accept the token, taking the first that finds it.
+      const issuer = unverifiedIssuer(token);
+      const fetching = candidates.filter((provider) => provider.canFetch && issuerMayMatch(provider, issuer));
+      const lookups = fetching.map((provider) => provider.fetchedKeys(header as TokenHeader).then((keys) => ({ provider, keys })));
+      for await (const { provider, keys } of inCompletionOrder(lookups)) {
+        const identity = await this.check(token, provider, keys, outcome);
+        if (identity) return identity;
+      }
+    }
+    if (outcome.refusal) throw outcome.refusal;
+    if (!candidates.some((provider) => provider.ready)) throw new TokenError('no signing keys are available to verify the token (the key set could not be fetched)');
+    throw new TokenError(typeof header.kid === 'string' ? `no key with kid "${header.kid}" is known` : 'no key verifies the token');
+  }
+
+  /**
+   * Checks the token with each of a provider's matching keys: the identity
+   * when one verifies it; otherwise undefined, the reason kept in `outcome`
+   * (a refusal on claims, made after a key verified the signature, outranks
+   * a signature no key verified).
+   */
+  private async check(token: string, provider: JwksProvider, keys: readonly VerifyKey[], outcome: Outcome): Promise<AuthenticatedIdentity | undefined> {
+    if (keys.length > 0) outcome.keyFound = true;
+    for (const key of keys) {
       try {
-        ({ payload } = await jwtVerify(token, key, {
+        const { payload } = await jwtVerify(token, key, {
           algorithms: [...provider.algorithms],
-          clockTolerance: Math.floor(this.clockSkewMs / 1000),
+          // JWT times are whole seconds: a sub-second skew counts as one second rather than none.
+          clockTolerance: Math.ceil(this.clockSkewMs / 1000),
           ...(provider.config.issuer === undefined ? {} : { issuer: provider.config.issuer }),
           ...(provider.config.audience === undefined ? {} : { audience: provider.config.audience }),
-        }));
+        });
+        return this.remember(token, payload, provider);
       } catch (error) {
-        throw new TokenError(reasonOf(error));
+        const signatureOnly = isSignatureFailure(error);
+        if (outcome.refusal === undefined || (!signatureOnly && outcome.signatureOnly)) {
+          outcome.refusal = new TokenError(reasonOf(error));
+          outcome.signatureOnly = signatureOnly;
+        }
       }
-      return this.remember(token, payload, provider);
     }
-    if (!candidates.some((provider) => provider.ready)) throw new TokenError('no signing keys are available to verify the token (the key set could not be fetched)');
-    throw new TokenError(header.kid === undefined ? 'no key verifies the token' : `no key with kid "${header.kid}" is known`);
+    return undefined;
   }
 
   private remember(token: string, payload: JWTPayload, provider: JwksProvider): AuthenticatedIdentity {
@@ -97,6 +129,49 @@ export class TokenVerifier {
     if (identity.expiresAt !== undefined) until = Math.min(until, identity.expiresAt * 1000);
     this.verified.set(token, { identity, until });
     return identity;
+  }
+}
+
+/** What the keys tried so far for one token found. */
+class Outcome {
+  /** Some provider held a key matching the token's header. */
+  keyFound = false;
+  /** The reason to give when no key verifies the token. */
+  refusal: TokenError | undefined;
+  /** The refusal is a signature that no key verified (a claim refusal means a key did). */
+  signatureOnly = false;
+}
+
+/** The signature did not verify with this key (or the key cannot check it): another key may still verify it. */
+function isSignatureFailure(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' || code === undefined;
+}
+
+/** The `iss` the token claims, before it is verified: only to skip waiting on providers that would refuse it anyway. */
+function unverifiedIssuer(token: string): string | undefined {
+  try {
+    const { iss } = decodeJwt(token);
+    return typeof iss === 'string' ? iss : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A provider checking `iss` accepts only tokens claiming one of its issuers. */
+function issuerMayMatch(provider: JwksProvider, issuer: string | undefined): boolean {
+  const accepted = provider.config.issuer;
+  if (accepted === undefined) return true;
+  return issuer !== undefined && (typeof accepted === 'string' ? accepted === issuer : accepted.includes(issuer));
+}
+
+/** The values of the promises, as each settles (they never reject here). */
+async function* inCompletionOrder<T>(promises: readonly Promise<T>[]): AsyncGenerator<T> {
+  const waiting = new Map(promises.map((promise, index) => [index, promise.then((value) => ({ index, value }))]));
+  while (waiting.size > 0) {
+    const { index, value } = await Promise.race(waiting.values());
+    waiting.delete(index);
+    yield value;
   }
 }
 

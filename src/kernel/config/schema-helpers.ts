@@ -57,6 +57,8 @@ export interface HostPortOptions {
 export interface UrlOptions {
   /** Accepted schemes with their colon, e.g. `['redis:', 'rediss:']`. Default: `['http:', 'https:']`. */
   readonly protocols?: ReadonlyArray<string>;
+  /** Accept a user name or password before the host (`https://user:pass@host`). Default: true. */
+  readonly credentials?: boolean;
 }
 
 /** A duration string (`500ms`, `30s`, `1m30s`, `2h`) parsed to milliseconds. */
@@ -114,7 +116,7 @@ export function hostPort({ allowPortZero = false }: HostPortOptions = {}): z.Zod
  * An absolute URL with one of the given schemes. The value stays a string.
  * Messages never repeat the URL: it may carry a password.
  */
-export function url({ protocols = ['http:', 'https:'] }: UrlOptions = {}): z.ZodString {
+export function url({ protocols = ['http:', 'https:'], credentials = true }: UrlOptions = {}): z.ZodString {
   const schemes = protocols.map((protocol) => `${protocol}//`).join(' or ');
   return z.string({ error: expectedText(`a URL such as "${protocols[0] ?? 'https:'}//host"`) }).superRefine(function checkUrl(text, ctx) {
     let parsed: URL;
@@ -126,6 +128,9 @@ export function url({ protocols = ['http:', 'https:'] }: UrlOptions = {}): z.Zod
     }
     if (!protocols.includes(parsed.protocol)) {
       ctx.addIssue({ code: 'custom', message: `must start with ${schemes}, got "${parsed.protocol}//"`, input: undefined });
+    }
+    if (!credentials && (parsed.username !== '' || parsed.password !== '')) {
+      ctx.addIssue({ code: 'custom', message: 'must not carry a user name or password before the host ("user:password@")', input: undefined });
     }
   });
 }

@@ -171,6 +171,34 @@ describe('authentication', () => {
       await custom.close();
     }
   });
+
+  it('reads a prefix written with a trailing space, and rounds a sub-second clock_skew up to a second instead of down to none', async () => {
+    const lenient = await routerWith({ jwt: { jwks: [{ url: jwks.url }], header_value_prefix: 'Bearer ', clock_skew: '900ms' } });
+    try {
+      const response = await lenient.query({ query: '{ hello }', headers: bearer(await sign(rsa, { notBefore: 1 })) });
+      expect(response.status).toBe(200);
+      expect((await lenient.query({ query: '{ hello }', headers: bearer(await sign(rsa, { notBefore: 3 })) })).status).toBe(401);
+    } finally {
+      await lenient.close();
+    }
+  });
+
+  it('refuses at startup a header_name that is not an HTTP header name', () => {
+    for (const header_name of ['X Token', 'x-token:', '']) {
+      expect(() => useAuthentication({ jwt: { jwks: [{ url: jwks.url }], header_name } })).toThrow(/jwt\.header_name: must be an HTTP header name/);
+    }
+  });
+
+  it('refuses at startup a JWKS URL carrying a user name or password, without repeating it', () => {
+    let message = '';
+    try {
+      useAuthentication({ jwt: { jwks: [{ url: 'https://router:s3cret-pw@idp.test/jwks.json' }] } });
+    } catch (error) {
+      message = String(error);
+    }
+    expect(message).toMatch(/jwks\[0\]\.url: must not carry a user name or password/);
+    expect(message).not.toContain('s3cret-pw');
+  });
 });
 
 describe('key rotation and unknown kids', () => {
