@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startSideListener, type ListenerTimeouts, type Logger } from '../../src/index.js';
-import { checkElements } from './invalidation-request.js';
+import { checkElements, type NamedType } from './invalidation-request.js';
 import type { IndexSwitches } from './options.js';
 
 /** Largest request body accepted (1 MB). */
@@ -19,6 +19,8 @@ export interface InvalidationEndpointOptions {
   readonly switches: IndexSwitches;
   /** Names of the subgraphs of the graph being served; undefined before one is loaded. */
   readonly subgraphs: () => ReadonlySet<string> | undefined;
+  /** Whether the graph being served has `type` in `subgraph` (a `type` element naming another is answered as usual, and warned about). Default: always. */
+  readonly definesType?: (subgraph: string, type: string) => boolean;
   /** Removes every entry listed under the indexes; resolves with the number of keys removed. */
   readonly invalidate: (indexes: string[]) => Promise<number>;
   /** The plugin's logger. */
@@ -88,7 +90,8 @@ async function answerRequest(req: IncomingMessage, options: InvalidationEndpoint
   }
   if (!Array.isArray(elements)) return { status: 400, body: errorBody('The body must be a JSON array of invalidation elements') };
   const check = checkElements(elements, options.subgraphs(), options.switches);
-  if (!check.ok) return { status: 400, body: { errors: check.errors } };
+  if (!check.ok) return { status: 400, body: check.notListed > 0 ? { errors: check.errors, errors_not_listed: check.notListed } : { errors: check.errors } };
+  warnUnknownTypes(check.types, options);
   let count: number;
   try {
     count = await options.invalidate(check.indexes);
@@ -96,6 +99,25 @@ async function answerRequest(req: IncomingMessage, options: InvalidationEndpoint
     return { status: 503, body: errorBody('The cache store is unreachable; some entries may not have been removed. Send the request again.') };
   }
   return { status: 202, body: { count } };
+}
+
+/** Types listed in the warning at most. */
+const MAX_LISTED_TYPES = 20;
+
+/**
+ * A `type` element naming a type its subgraph does not have is carried out
+ * (202, usually `count: 0`), as the answer's contract says; the warning is
+ * how a misspelt `__typename` gets noticed.
+ */
+function warnUnknownTypes(types: ReadonlyArray<NamedType>, options: InvalidationEndpointOptions): void {
+  const defines = options.definesType;
+  if (!defines) return;
+  const unknown = types.filter(({ subgraph, type }) => !defines(subgraph, type));
+  if (unknown.length === 0) return;
+  options.log.warn(
+    { types: unknown.slice(0, MAX_LISTED_TYPES).map(({ subgraph, type }) => `${subgraph}.${type}`), count: unknown.length },
+    'Invalidation names types their subgraph does not have in the graph being served: check their spelling',
+  );
 }
 
 /** The body as text; undefined when it is larger than the limit (the rest is read and dropped). */

@@ -10,8 +10,23 @@ export interface ElementError {
   readonly message: string;
 }
 
-/** A validated request: the indexes to clear, or every problem found. */
-export type ElementsCheck = { readonly ok: true; readonly indexes: string[] } | { readonly ok: false; readonly errors: ElementError[] };
+/** A `__typename` a `type` element names, with its subgraph. */
+export interface NamedType {
+  readonly subgraph: string;
+  readonly type: string;
+}
+
+/**
+ * Errors listed in a 400 answer at most: a 1 MB body of bad elements would
+ * otherwise answer with half a million of them (some 50 MB). The rest are
+ * counted in `notListed` (`errors_not_listed` in the answer).
+ */
+export const MAX_LISTED_ERRORS = 100;
+
+/** A validated request: the indexes to clear, or the problems found (the first `MAX_LISTED_ERRORS`, and how many more). */
+export type ElementsCheck =
+  | { readonly ok: true; readonly indexes: string[]; readonly types: ReadonlyArray<NamedType> }
+  | { readonly ok: false; readonly errors: ElementError[]; readonly notListed: number };
 
 const KINDS = ['subgraph', 'type', 'cache_tag'] as const;
 type Kind = (typeof KINDS)[number];
@@ -30,12 +45,21 @@ const SWITCH: Readonly<Record<Kind, keyof IndexSwitches>> = { subgraph: 'subgrap
  * Validates every element before anything is removed: a known kind whose
  * index is switched on, its required fields, no unknown fields, and
  * subgraph names the graph has (`subgraphs` undefined: no graph loaded).
+ * A `type` the graph lacks is no error (entities of a type a reload removed
+ * may still be cached and need removing): the types named are returned so
+ * the endpoint can warn about a misspelt one.
  */
 export function checkElements(elements: readonly unknown[], subgraphs: ReadonlySet<string> | undefined, switches: IndexSwitches): ElementsCheck {
   const errors: ElementError[] = [];
+  let problems = 0;
   const indexes = new Set<string>();
+  const types = new Map<string, NamedType>();
+  const graphHas = subgraphs === undefined ? '' : [...subgraphs].sort().join(', ');
   elements.forEach((element, index) => {
-    const fail = (kind: string, message: string) => errors.push({ index, kind, message });
+    const fail = (kind: string, message: string) => {
+      problems++;
+      if (errors.length < MAX_LISTED_ERRORS) errors.push({ index, kind, message });
+    };
     if (element === null || typeof element !== 'object' || Array.isArray(element)) {
       fail('unknown', 'an element must be a JSON object with a "kind"');
       return;
@@ -50,7 +74,7 @@ export function checkElements(elements: readonly unknown[], subgraphs: ReadonlyS
       fail(kind, `unknown kind "${kind}"; expected one of ${KINDS.join(', ')}`);
       return;
     }
-    const before = errors.length;
+    const before = problems;
     for (const name of Object.keys(fields)) {
       if (name !== 'kind' && !FIELDS[kind].includes(name)) fail(kind, `unknown field "${name}" for kind ${kind} (it takes ${FIELDS[kind].join(', ')})`);
     }
@@ -65,19 +89,22 @@ export function checkElements(elements: readonly unknown[], subgraphs: ReadonlyS
         return false;
       }
       if (!subgraphs.has(name)) {
-        fail(kind, `unknown subgraph "${name}"; the graph has ${[...subgraphs].sort().join(', ')}`);
+        fail(kind, `unknown subgraph "${name}"; the graph has ${graphHas}`);
         return false;
       }
       return true;
     };
-    const found: string[] = [];
+    const named: string[] = [];
     if (kind === 'subgraph') {
-      if (known(fields.subgraph, 'subgraph')) found.push(indexIds.subgraph(fields.subgraph));
+      if (known(fields.subgraph, 'subgraph')) named.push(indexIds.subgraph(fields.subgraph));
     } else if (kind === 'type') {
       const { subgraph, type } = fields;
       const typeGiven = typeof type === 'string' && type !== '';
       if (!typeGiven) fail(kind, '"type" is required for kind type: a __typename');
-      if (known(subgraph, 'subgraph') && typeGiven) found.push(indexIds.type(subgraph, type));
+      if (known(subgraph, 'subgraph') && typeGiven) {
+        named.push(indexIds.type(subgraph, type));
+        types.set(indexIds.type(subgraph, type), { subgraph, type });
+      }
     } else {
       const tag = fields.cache_tag;
       const names = fields.subgraphs;
@@ -85,12 +112,12 @@ export function checkElements(elements: readonly unknown[], subgraphs: ReadonlyS
       if (!Array.isArray(names) || names.length === 0) {
         fail(kind, '"subgraphs" is required for kind cache_tag: a non-empty list of subgraph names');
       } else {
-        for (const name of names) if (known(name, 'subgraphs[]') && typeof tag === 'string') found.push(indexIds.tag(name, tag));
+        for (const name of names) if (known(name, 'subgraphs[]') && typeof tag === 'string') named.push(indexIds.tag(name, tag));
       }
     }
-    if (errors.length === before) for (const id of found) indexes.add(id);
+    if (problems === before) for (const id of named) indexes.add(id);
   });
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, indexes: [...indexes] };
+  return problems > 0 ? { ok: false, errors, notListed: problems - errors.length } : { ok: true, indexes: [...indexes], types: [...types.values()] };
 }
 
 function isKind(kind: string): kind is Kind {

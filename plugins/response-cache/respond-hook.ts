@@ -1,6 +1,6 @@
-import type { StageHook } from '../../src/index.js';
+import type { StageEvent, StageHook } from '../../src/index.js';
 import { mergeCacheControl } from './client-cache-control.js';
-import type { ClientControl } from './client-control.js';
+import { CACHE_REFRESH_KEY_HEADER, type ClientControl } from './client-control.js';
 import type { PrivateEntries } from './private-entries.js';
 import { recordOf, RESPONSE_CACHE, type ResponseCacheRecord } from './request-record.js';
 
@@ -61,7 +61,20 @@ export function requestHook(settings: RequestHookSettings): StageHook<'request'>
       return;
     }
     if (asksForFreshAnswer(headers) && clientControl.allows(headers)) record().refresh = true;
+    if (headers[CACHE_REFRESH_KEY_HEADER] !== undefined) dropRefreshKey(event);
   };
+}
+
+/**
+ * Takes the refresh key out of the request once read: it is the router's
+ * secret, and header rules (`propagate matching ".*"`) or later plugins
+ * would otherwise pass it on to subgraphs. Subgraph requests and
+ * subscription connections are built from the request as request hooks
+ * left it.
+ */
+function dropRefreshKey(event: StageEvent<'request'>): void {
+  const { [CACHE_REFRESH_KEY_HEADER]: _dropped, ...headers } = event.input.headers;
+  event.setInput({ ...event.input, headers });
 }
 
 /**

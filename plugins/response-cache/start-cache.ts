@@ -104,6 +104,11 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
           const graph = ctx.router.graph;
           return graph ? new Set(graph.subgraphs.keys()) : undefined;
         },
+        definesType(subgraph, type) {
+          const defined = ctx.router.graph?.supergraph.types.get(type);
+          // A type no `@join__type` assigns belongs to every subgraph.
+          return defined !== undefined && (defined.subgraphs.size === 0 || defined.subgraphs.has(subgraph));
+        },
         async invalidate(indexes) {
           // Memory caches are per process: under `--workers` the other workers drop theirs too, and other
           // replicas through the broadcast (never waited on; Redis down: local only, warned).

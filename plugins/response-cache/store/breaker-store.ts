@@ -1,5 +1,6 @@
 import type { Logger } from '../../../src/index.js';
 import type { CacheStore, EntryWrite, StoredEntry } from './cache-store.js';
+import { type Progress, withDeadline } from './deadline.js';
 
 /** Settings of `BreakerCacheStore` (`response_cache.circuit_breaker`, durations in ms). */
 export interface BreakerSettings {
@@ -7,7 +8,7 @@ export interface BreakerSettings {
   readonly failureThreshold: number;
   /** How long the breaker stays open before one probe is let through. */
   readonly coolDownMs: number;
-  /** Longest wait for one operation; longer counts as a failure. */
+  /** Longest wait for one operation (for an invalidation: for each answer of the store); longer counts as a failure. */
   readonly timeoutMs: number;
 }
 
@@ -33,8 +34,11 @@ export class BreakerOpenError extends Error {
  * another cool-down.
  *
  * Invalidations go through the breaker too (open: they fail at once and the
- * endpoint answers 503, "send it again"), but without a deadline: the
- * caller must not be told "failed" for work that completes.
+ * endpoint answers 503, "send it again"), with the same deadline measured
+ * between the store's answers: a long invalidation the store keeps answering
+ * runs to its end, one the store stopped answering fails after `timeoutMs`
+ * and counts as a failure. Its work may still complete later; sending it
+ * again is harmless.
  */
 export class BreakerCacheStore implements CacheStore {
   readonly provider: CacheStore['provider'];
@@ -63,19 +67,26 @@ export class BreakerCacheStore implements CacheStore {
   }
 
   getMany(keys: readonly string[]): Promise<Array<StoredEntry | undefined>> {
-    return this.call(() => this.store.getMany(keys), 'read', true);
+    return this.call(() => this.store.getMany(keys), 'read');
   }
 
   epoch(): Promise<number> {
-    return this.call(() => this.store.epoch(), 'epoch read', true);
+    return this.call(() => this.store.epoch(), 'epoch read');
   }
 
   write(entries: readonly EntryWrite[], since: number | undefined): Promise<EntryWrite[]> {
-    return this.call(() => this.store.write(entries, since), 'write', true);
+    return this.call(() => this.store.write(entries, since), 'write');
   }
 
-  invalidate(indexes: readonly string[]): Promise<string[]> {
-    return this.call(() => this.store.invalidate(indexes), 'invalidate', false);
+  invalidate(indexes: readonly string[], progress?: Progress): Promise<string[]> {
+    return this.call(
+      (answered) =>
+        this.store.invalidate(indexes, () => {
+          answered();
+          progress?.();
+        }),
+      'invalidation',
+    );
   }
 
   close(): Promise<void> {
@@ -83,7 +94,7 @@ export class BreakerCacheStore implements CacheStore {
     return this.store.close();
   }
 
-  private async call<T>(operation: () => Promise<T>, what: string, withDeadline: boolean): Promise<T> {
+  private async call<T>(operation: (progress: Progress) => Promise<T>, what: string): Promise<T> {
     let probe = false;
     if (this.current !== 'closed') {
       if (Date.now() < this.openUntil || this.probing) throw new BreakerOpenError(this.openUntil);
@@ -93,7 +104,8 @@ export class BreakerCacheStore implements CacheStore {
       this.onState('half_open');
     }
     try {
-      const result = await (withDeadline ? this.withDeadline(operation, what) : operation());
+      const ms = this.settings.timeoutMs;
+      const result = await withDeadline(operation, ms, () => new Error(`shared store ${what} took longer than ${ms}ms to answer`));
       this.succeeded(probe);
       return result;
     } catch (error) {
@@ -134,17 +146,5 @@ export class BreakerCacheStore implements CacheStore {
       },
       reopened ? 'Response cache circuit breaker probe failed: open again' : 'Response cache circuit breaker open: no shared store calls during the cool-down',
     );
-  }
-
-  private withDeadline<T>(operation: () => Promise<T>, what: string): Promise<T> {
-    const ms = this.settings.timeoutMs;
-    const work = operation();
-    // The abandoned operation may still fail later; its rejection is expected and handled here.
-    work.catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`shared store ${what} took longer than ${ms}ms`)), ms);
-    });
-    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
   }
 }

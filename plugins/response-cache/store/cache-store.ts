@@ -55,8 +55,13 @@ export interface CacheStore {
    * Resolves with the entries that stayed.
    */
   write(entries: readonly EntryWrite[], since: number | undefined): Promise<EntryWrite[]>;
-  /** Removes every entry listed under any of the indexes; resolves with the keys removed. */
-  invalidate(indexes: readonly string[]): Promise<string[]>;
+  /**
+   * Removes every entry listed under any of the indexes; resolves with the
+   * keys removed. A store that takes several round trips calls `progress`
+   * at each answer, so a deadline can tell a long invalidation from a store
+   * that stopped answering (`deadline.ts`).
+   */
+  invalidate(indexes: readonly string[], progress?: () => void): Promise<string[]>;
   /** Closes connections. */
   close(): Promise<void>;
 }

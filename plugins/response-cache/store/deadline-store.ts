@@ -1,19 +1,17 @@
 import type { CacheStore, EntryWrite, StoredEntry } from './cache-store.js';
+import { type Progress, withDeadline } from './deadline.js';
 
 /**
- * A store whose request-path operations give up after `ms`. The Redis
- * client's own command timeout only covers the wait before a command is
- * sent: a server that stops answering (frozen, overloaded, a half-open
- * connection) would hold every request until the TCP connection dies. A
- * late reply still reaches the client in order, so giving up here cannot
- * mix replies up.
+ * A store whose operations give up after `ms` without an answer (the
+ * deadline of `deadline.ts`; for an invalidation, between the store's
+ * answers). The store without the circuit breaker.
  *
  * After an operation gives up, the next ones fail at once for `ms` instead
  * of each waiting out its own deadline and piling more commands onto a
  * connection that answers none: then one operation tries again. So a store
  * that stopped answering costs one request in a while a second, not every
- * request. Invalidation keeps no deadline: it reports its outcome to the
- * caller, which must not be told "failed" for work that completes.
+ * request. An invalidation that gave up may still complete later; the
+ * endpoint answers 503 and sending it again is harmless.
  */
 export class DeadlineCacheStore implements CacheStore {
   readonly provider: CacheStore['provider'];
@@ -38,26 +36,26 @@ export class DeadlineCacheStore implements CacheStore {
     return this.withDeadline(() => this.store.write(entries, since), 'write');
   }
 
-  invalidate(indexes: readonly string[]): Promise<string[]> {
-    return this.store.invalidate(indexes);
+  invalidate(indexes: readonly string[], progress?: Progress): Promise<string[]> {
+    return this.withDeadline(
+      (answered) =>
+        this.store.invalidate(indexes, () => {
+          answered();
+          progress?.();
+        }),
+      'invalidation',
+    );
   }
 
   close(): Promise<void> {
     return this.store.close();
   }
 
-  private withDeadline<T>(operation: () => Promise<T>, what: string): Promise<T> {
+  private withDeadline<T>(operation: (progress: Progress) => Promise<T>, what: string): Promise<T> {
     if (Date.now() < this.skipUntil) return Promise.reject(new Error(`shared store skipped: it did not answer within ${this.ms}ms a moment ago`));
-    const work = operation();
-    // The abandoned operation may still fail later; its rejection is expected and handled here.
-    work.catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        this.skipUntil = Date.now() + this.ms;
-        reject(new Error(`shared store ${what} took longer than ${this.ms}ms`));
-      }, this.ms);
+    return withDeadline(operation, this.ms, () => {
+      this.skipUntil = Date.now() + this.ms;
+      return new Error(`shared store ${what} took longer than ${this.ms}ms to answer`);
     });
-    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
   }
 }

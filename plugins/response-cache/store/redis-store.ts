@@ -104,18 +104,25 @@ export class RedisCacheStore implements CacheStore {
     return kept;
   }
 
-  async invalidate(indexes: readonly string[]): Promise<string[]> {
+  async invalidate(indexes: readonly string[], progress: () => void = () => undefined): Promise<string[]> {
     if (indexes.length === 0) return [];
     const { commands } = this.connection;
-    await commands.eval(MARK_SCRIPT, {
-      keys: [this.epochKey(), ...indexes.map((id) => this.markKey(id))],
-      arguments: [String(this.options.markTtlMs)],
-    });
+    // Each answer is reported, so a caller's deadline measures silence rather than the whole (possibly long) removal.
+    const answered = <T>(reply: T): T => {
+      progress();
+      return reply;
+    };
+    await commands
+      .eval(MARK_SCRIPT, {
+        keys: [this.epochKey(), ...indexes.map((id) => this.markKey(id))],
+        arguments: [String(this.options.markTtlMs)],
+      })
+      .then(answered);
     const now = Date.now();
-    const listed = await Promise.all(indexes.map((id) => commands.zRangeByScore(this.indexKey(id), now, '+inf')));
-    const removed = await this.deleteKeys([...new Set(listed.flat())]);
+    const listed = await Promise.all(indexes.map((id) => commands.zRangeByScore(this.indexKey(id), now, '+inf').then(answered)));
+    const removed = await this.deleteKeys([...new Set(listed.flat())], progress);
     // Only the members read are unlisted: a key listed meanwhile stays listed.
-    await Promise.all(indexes.map((id, i) => (listed[i]!.length > 0 ? commands.zRem(this.indexKey(id), listed[i]!) : 0)));
+    await Promise.all(indexes.map((id, i) => (listed[i]!.length > 0 ? commands.zRem(this.indexKey(id), listed[i]!).then(answered) : 0)));
     return removed;
   }
 
@@ -123,12 +130,13 @@ export class RedisCacheStore implements CacheStore {
     return this.connection.close();
   }
 
-  /** Deletes keys one command each (cluster-safe; the client pipelines them); resolves with those that existed. */
-  private async deleteKeys(keys: readonly string[]): Promise<string[]> {
+  /** Deletes keys one command each (cluster-safe; the client pipelines them); resolves with those that existed. `progress` after each batch. */
+  private async deleteKeys(keys: readonly string[], progress?: () => void): Promise<string[]> {
     const removed: string[] = [];
     for (let start = 0; start < keys.length; start += DELETE_BATCH) {
       const batch = keys.slice(start, start + DELETE_BATCH);
       const results = await Promise.all(batch.map((key) => this.connection.commands.del(key)));
+      progress?.();
       results.forEach((count, i) => {
         if (count > 0) removed.push(batch[i]!);
       });

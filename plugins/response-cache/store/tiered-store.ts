@@ -123,10 +123,10 @@ export class TieredCacheStore implements CacheStore {
     return kept;
   }
 
-  async invalidate(indexes: readonly string[]): Promise<string[]> {
+  async invalidate(indexes: readonly string[], progress?: () => void): Promise<string[]> {
     this.invalidations++;
     this.memory.invalidateNow(indexes);
-    const removed = await this.shared.invalidate(indexes);
+    const removed = await this.shared.invalidate(indexes, progress);
     // Again once Redis is cleared: an answer read from it meanwhile must not be reused either.
     this.invalidations++;
     // Keys Redis listed that the memory tier held under other indexes (an older write's).

@@ -2,7 +2,8 @@
  * `response_cache.circuit_breaker`: a real redis-server frozen with
  * `DEBUG SLEEP` opens the breaker within `failure_threshold` store
  * operations; requests then answer from the subgraphs about as fast as with
- * the cache off, and the breaker closes again once Redis answers.
+ * the cache off, and the breaker closes again once Redis answers. A frozen
+ * Redis (SIGSTOP) gets the invalidation endpoint a 503 within the timeout.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRouter } from '../../../src/testing/index.js';
@@ -11,7 +12,9 @@ import { BreakerCacheStore, BreakerOpenError } from '../../../plugins/response-c
 import type { CacheStore } from '../../../plugins/response-cache/store/cache-store.js';
 import { createLogger } from '../../../src/index.js';
 import { startRedis, type RedisServer } from '../../support/redis.js';
+import { DeadlineCacheStore } from '../../../plugins/response-cache/store/deadline-store.js';
 import { capturingLogger, sleep, startCacheGraph, type CacheGraph } from './fixtures.js';
+import { startInvalidatingRouter } from './invalidation-suite.js';
 
 const QUERY = 'query Top($first: Int) { products(first: $first) { upc reviews { body } } }';
 const ANSWER = {
@@ -39,15 +42,23 @@ async function timed(router: TestRouter): Promise<number> {
   return took;
 }
 
+let graph: CacheGraph;
+let redis: RedisServer;
+
+beforeAll(async () => {
+  [graph, redis] = await Promise.all([startCacheGraph(), startRedis({ args: ['--enable-debug-command', 'local'] })]);
+});
+
+afterAll(async () => {
+  await Promise.all([graph?.close(), redis?.stop()]);
+});
+
 describe('the circuit breaker on a frozen Redis', () => {
-  let graph: CacheGraph;
-  let redis: RedisServer;
   let cached: TestRouter;
   let uncached: TestRouter;
   const logs = capturingLogger('info');
 
   beforeAll(async () => {
-    [graph, redis] = await Promise.all([startCacheGraph(), startRedis({ args: ['--enable-debug-command', 'local'] })]);
     const config = { storage_providers: { sharedstore: [{ id: 'main', urls: [redis.url] }] } };
     cached = await graph.router({
       cache: {
@@ -64,7 +75,6 @@ describe('the circuit breaker on a frozen Redis', () => {
 
   afterAll(async () => {
     await Promise.all([cached?.close(), uncached?.close()]);
-    await Promise.all([graph?.close(), redis?.stop()]);
   });
 
   /** `switchyard_response_cache_breaker_state` as the metrics endpoint shows it. */
@@ -121,6 +131,88 @@ describe('the circuit breaker on a frozen Redis', () => {
     await timed(cached);
     expect(graph.products.calls.length).toBeLessThanOrEqual(1);
   }, 30_000);
+});
+
+describe('invalidations on a frozen Redis', () => {
+  it('are answered 503 within circuit_breaker.timeout while the breaker is closed, and count as its failures', async () => {
+    graph.reset();
+    const target = await startInvalidatingRouter(
+      graph,
+      {
+        enabled: true,
+        key_prefix: 'frozen-invalidation:',
+        storage: { provider: 'sharedstore', provider_id: 'main' },
+        circuit_breaker: { failure_threshold: 2, cool_down: '10s', timeout: '100ms' },
+      },
+      { storage_providers: { sharedstore: [{ id: 'main', urls: [redis.url] }] } },
+    );
+    const element = [{ kind: 'subgraph', subgraph: 'products' }];
+    try {
+      await target.router.query({ query: QUERY, variables: { first: 2 } });
+      expect(await target.invalidate(element)).toEqual({ status: 202, body: { count: 1 } });
+      const pid = Number(/process_id:(\d+)/.exec(await redis.cli('INFO', 'server'))![1]);
+      // SIGSTOP freezes at once (no reply, the connection stays open); thawed in any case, so a hang fails on the assertions.
+      process.kill(pid, 'SIGSTOP');
+      const thaw = setTimeout(() => process.kill(pid, 'SIGCONT'), 3000);
+      try {
+        for (let attempt = 1; attempt <= 2; attempt++) {
+          const started = performance.now();
+          const answer = await target.invalidate(element);
+          expect(performance.now() - started).toBeLessThan(1000);
+          expect(answer).toEqual({
+            status: 503,
+            body: { errors: [{ message: 'The cache store is unreachable; some entries may not have been removed. Send the request again.' }] },
+          });
+        }
+        // Two timed-out invalidations, no other store operation: they opened the breaker (threshold 2).
+        expect(target.lines.find((line) => line.msg === OPEN)).toMatchObject({ level: 'warn', failures: 2 });
+      } finally {
+        clearTimeout(thaw);
+        process.kill(pid, 'SIGCONT');
+      }
+    } finally {
+      await target.router.close();
+    }
+  });
+});
+
+/** A store whose invalidation answers in `steps` round trips of `stepMs` each (0 steps: never answers). */
+function steppedStore(steps: number, stepMs: number): CacheStore {
+  return {
+    provider: 'sharedstore',
+    getMany: async (keys) => keys.map(() => undefined),
+    epoch: async () => 0,
+    write: async () => [],
+    async invalidate(_indexes, progress) {
+      if (steps === 0) return new Promise<string[]>(() => undefined);
+      for (let step = 0; step < steps; step++) {
+        await sleep(stepMs);
+        progress?.();
+      }
+      return ['removed'];
+    },
+    close: async () => undefined,
+  };
+}
+
+describe('the invalidation deadline', () => {
+  const log = createLogger({ level: 'silent' });
+
+  it('gives up on a store that stops answering, and lets one that keeps answering run past the timeout', async () => {
+    const silent = new BreakerCacheStore(steppedStore(0, 0), { failureThreshold: 1, coolDownMs: 1000, timeoutMs: 40 }, log);
+    await expect(silent.invalidate(['subgraph:products'])).rejects.toThrow('shared store invalidation took longer than 40ms to answer');
+    expect(silent.state).toBe('open');
+
+    // Six answers 20ms apart: 120ms in all, three times the timeout, each answer within it.
+    const busy = new BreakerCacheStore(steppedStore(6, 20), { failureThreshold: 1, coolDownMs: 1000, timeoutMs: 60 }, log);
+    await expect(busy.invalidate(['subgraph:products'])).resolves.toEqual(['removed']);
+    expect(busy.state).toBe('closed');
+  });
+
+  it('holds without the breaker too', async () => {
+    await expect(new DeadlineCacheStore(steppedStore(0, 0), 40).invalidate(['subgraph:products'])).rejects.toThrow('took longer than 40ms');
+    await expect(new DeadlineCacheStore(steppedStore(6, 20), 60).invalidate(['subgraph:products'])).resolves.toEqual(['removed']);
+  });
 });
 
 describe('BreakerCacheStore', () => {

@@ -80,6 +80,22 @@ describe('client_control.shared_key', () => {
     expect(await ask()).toMatchObject({ name: 'Desk', statuses: ['hit', 'hit'] });
   });
 
+  it('never sends the key to subgraphs, even under a header rule that propagates every header', async () => {
+    router = await graph.router({
+      cache: { ...memoryCache, client_control: { enabled: true, shared_key: KEY } },
+      config: { headers: { all: { request: [{ op: 'propagate', matching: '.*' }] } } },
+    });
+    await ask({ 'x-tenant': 'acme', 'x-switchyard-cache-refresh-key': KEY });
+    change();
+    expect(await ask({ 'cache-control': 'no-cache', 'x-tenant': 'acme', 'x-switchyard-cache-refresh-key': KEY })).toMatchObject({ name: 'Desk' });
+    const calls = [...graph.products.calls, ...graph.reviews.calls];
+    expect(calls).toHaveLength(4);
+    for (const call of calls) {
+      expect(call.headers['x-tenant']).toBe('acme');
+      expect(call.headers).not.toHaveProperty('x-switchyard-cache-refresh-key');
+    }
+  });
+
   it('refuses a wrong key with 400 and a message', async () => {
     router = await graph.router({ cache: { ...memoryCache, client_control: { enabled: true, shared_key: KEY } } });
     const response = await router.query({ query: QUERY, headers: { 'cache-control': 'no-cache', 'x-switchyard-cache-refresh-key': 'guess' } });

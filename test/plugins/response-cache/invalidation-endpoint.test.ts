@@ -132,6 +132,37 @@ describe('the invalidation endpoint', () => {
     });
   });
 
+  it('lists the first 100 errors and counts the rest, however many elements are bad', async () => {
+    // 400,000 bad elements in 800 KB: every error listed would make a 40 MB answer.
+    const response = await fetch(target.endpoint, { method: 'POST', headers: authorized, body: JSON.stringify(Array(400_000).fill(1)) });
+    const text = await response.text();
+    expect(response.status).toBe(400);
+    expect(text.length).toBeLessThan(20_000);
+    const body = JSON.parse(text) as { errors: Array<{ index: number }>; errors_not_listed: number };
+    expect(body.errors).toHaveLength(100);
+    expect(body.errors[99]).toEqual({ index: 99, kind: 'unknown', message: 'an element must be a JSON object with a "kind"' });
+    expect(body.errors_not_listed).toBe(399_900);
+    // Up to 100 errors, the answer is as before.
+    const few = await send(target.endpoint, { headers: authorized, body: JSON.stringify(Array(100).fill(1)) });
+    expect(Object.keys(few.body)).toEqual(['errors']);
+  });
+
+  it('carries out a type element naming a type its subgraph lacks, and warns so the misspelling is noticed', async () => {
+    const warning = 'Invalidation names types their subgraph does not have in the graph being served: check their spelling';
+    const before = target.lines.length;
+    expect(await target.invalidate([{ kind: 'type', subgraph: 'reviews', type: 'Product' }])).toEqual({ status: 202, body: { count: 0 } });
+    expect(target.lines.slice(before).some((line) => line.msg === warning)).toBe(false);
+    const elements = [
+      { kind: 'type', subgraph: 'reviews', type: 'Prodcut' },
+      { kind: 'type', subgraph: 'products', type: 'Review' },
+      { kind: 'type', subgraph: 'reviews', type: 'Review' },
+    ];
+    expect(await target.invalidate(elements)).toEqual({ status: 202, body: { count: 0 } });
+    expect(target.lines.slice(before).filter((line) => line.msg === warning)).toEqual([
+      expect.objectContaining({ level: 'warn', plugin: 'response-cache', types: ['reviews.Prodcut', 'products.Review'], count: 2 }),
+    ]);
+  });
+
   it('refuses kinds whose index is switched off', async () => {
     const elements = [
       { kind: 'type', subgraph: 'reviews', type: 'Product' },

@@ -36,10 +36,12 @@ describe('the shared store provider on Redis', () => {
     }
   });
 
-  it('puts key_prefix on every key, and every index expires with its entries', async () => {
+  it('puts key_prefix on every key, indexes no empty tag, and every index expires with its entries', async () => {
     graph.reply.products.cacheControl = 'max-age=30';
     graph.reply.reviews.cacheControl = 'max-age=60';
-    graph.reply.reviews.extensions = (call) => ({ entityCacheTags: representationsOf(call).map((r) => [`product:${String(r.upc)}`]) });
+    // An empty tag cannot be invalidated (the endpoint refuses it), so it gets no index.
+    graph.reply.products.extensions = () => ({ cacheTags: [''] });
+    graph.reply.reviews.extensions = (call) => ({ entityCacheTags: representationsOf(call).map((r) => [`product:${String(r.upc)}`, '']) });
     const router = await graph.router({ cache: { enabled: true, key_prefix: 'shop-a:', storage: { provider: 'sharedstore', provider_id: 'main' } }, config: config() });
     try {
       await router.query({ query: WITH_REVIEWS, variables: { first: 2 } });
