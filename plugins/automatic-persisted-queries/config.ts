@@ -1,6 +1,9 @@
 /** The `automatic_persisted_queries` section of router.config.yaml (read without loading the plugin). */
 import { defineConfigSection, duration, z, type SwitchyardPlugin } from '../../src/index.js';
 
+/** Lifetime of a text in the shared store when `cache.ttl` is not set: clients anyone runs register texts, so none stays forever. */
+export const APQ_SHARED_DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
+
 /** Schema of `automatic_persisted_queries`. */
 export const automaticPersistedQueriesConfigSchema = z.strictObject({
   /** Accept Apollo's automatic persisted queries. Default: `false`. */
@@ -19,8 +22,8 @@ export const automaticPersistedQueriesConfigSchema = z.strictObject({
     .strictObject({
       /**
        * `id` of a `storage_providers.sharedstore` entry: texts are kept in that
-       * Redis (keys `switchyard:apq:<sha256>`, expiring after `cache.ttl` when
-       * set) behind the in-process cache, so a hash registered on one replica
+       * Redis (keys `switchyard:apq:<sha256>`, expiring after `cache.ttl`, or
+       * after 24 h when it is not set) behind the in-process cache, so a hash registered on one replica
        * runs on every other. An unknown id stops startup.
        */
       provider_id: z.string().min(1).optional(),

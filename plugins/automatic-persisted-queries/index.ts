@@ -8,7 +8,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { ConfigError, definePlugin } from '../../src/index.js';
-import { automaticPersistedQueriesConfigSchema, automaticPersistedQueriesSection } from './config.js';
+import { APQ_SHARED_DEFAULT_TTL_MS, automaticPersistedQueriesConfigSchema, automaticPersistedQueriesSection } from './config.js';
 import { APQ_CACHE_BYTES, APQ_ENTRY_BYTES, automaticPersistedQueriesHook, queryBytes } from './request-hook.js';
 import type { ApqSharedStore } from './shared-store.js';
 
@@ -49,9 +49,17 @@ export const useAutomaticPersistedQueries = definePlugin({
       }
       // The Redis client is loaded only when a shared store is asked for.
       const { openApqSharedStore } = await import('./shared-store.js');
-      shared = openApqSharedStore(provider, options.cache.ttl, ctx.log);
+      shared = openApqSharedStore(provider, options.cache.ttl ?? APQ_SHARED_DEFAULT_TTL_MS, ctx.log);
     }
-    ctx.log.info({ cache_size: options.cache.size, cache_ttl: options.cache.ttl ?? null, storage_provider_id: providerId ?? null }, 'Automatic persisted queries enabled');
+    ctx.log.info(
+      {
+        cache_size: options.cache.size,
+        cache_ttl: options.cache.ttl ?? null,
+        storage_provider_id: providerId ?? null,
+        ...(shared ? { storage_ttl: options.cache.ttl ?? APQ_SHARED_DEFAULT_TTL_MS } : {}),
+      },
+      'Automatic persisted queries enabled',
+    );
     const requests = ctx.metrics.counter('automatic_persisted_queries_requests_total', 'Automatic persisted queries, by result', ['result']);
     return {
       hooks: { onRequest: automaticPersistedQueriesHook(cache, requests, shared) },

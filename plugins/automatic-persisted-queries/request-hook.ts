@@ -2,11 +2,10 @@
  * Apollo's automatic persisted queries: a client first sends only the hash;
  * an unknown hash is answered `PersistedQueryNotFound`, the client sends the
  * hash with the text, and the router keeps the text (after checking the hash)
- * for the next hash-only request, unless the text itself was refused (by the
- * parser, the limits or validation: a 400 request error).
+ * for the next hash-only request, unless the text was refused (see `refused`).
  */
 import type { LRUCache } from 'lru-cache';
-import type { Counter, StageHook } from '../../src/index.js';
+import type { AfterStageEvent, Counter, StageHook } from '../../src/index.js';
 import type { ApqSharedStore } from './shared-store.js';
 import { answerUnlessResolved, persistedQueryNotFound, persistedQueryResolved, readPersistedQuery } from '../../src/operations/index.js';
 
@@ -18,6 +17,16 @@ export const APQ_ENTRY_BYTES = 512 * 1024;
 /** A cached text's size for APQ_CACHE_BYTES. */
 export function queryBytes(text: string): number {
   return Math.max(1, text.length * 2);
+}
+
+/**
+ * Whether a text was refused rather than run: another plugin answered instead (the persisted-operations
+ * safelist's 403, an authentication plugin's 401), or the text itself failed (syntax, limits, validation,
+ * variables, a body too large: a 4xx). A refused text is not kept: it would not run by hash either.
+ */
+function refused(after: AfterStageEvent<'request'>): boolean {
+  const { output } = after;
+  return after.shortCircuitedBy !== undefined || output.requestError === true || (output.status >= 400 && output.status < 500);
 }
 
 /**
@@ -37,10 +46,9 @@ export function automaticPersistedQueriesHook(cache: LRUCache<string, string>, r
         event.respondWith(read.response);
         return;
       case 'text': {
-        // Not kept when the text itself was refused (syntax, limits, validation, variables: 400): it is not worth memory.
         const { hash, text } = read;
         return function registerAutomaticPersistedQuery(after) {
-          if (after.output.requestError || after.output.status === 400 || after.output.status === 413) return;
+          if (refused(after)) return;
           requests.inc({ result: 'registered' });
           cache.set(hash, text);
           if (shared && queryBytes(text) <= APQ_ENTRY_BYTES) return shared.set(hash, text);
@@ -48,9 +56,10 @@ export function automaticPersistedQueriesHook(cache: LRUCache<string, string>, r
       }
       case 'hash': {
         let text = cache.get(read.hash);
+        let fromSharedStore = false;
         if (text === undefined && shared) {
           text = await shared.get(read.hash);
-          if (text !== undefined) cache.set(read.hash, text);
+          fromSharedStore = text !== undefined;
         }
         if (text === undefined) {
           requests.inc({ result: 'miss' });
@@ -59,7 +68,12 @@ export function automaticPersistedQueriesHook(cache: LRUCache<string, string>, r
         requests.inc({ result: 'hit' });
         event.setInput({ ...event.input, query: text });
         event.state.set(persistedQueryResolved, true);
-        return;
+        if (!fromSharedStore) return;
+        // Copied into this process only once the text ran: a safelist may still refuse it.
+        const found = text;
+        return function keepSharedQuery(after) {
+          if (!refused(after)) cache.set(read.hash, found);
+        };
       }
     }
   };

@@ -1,18 +1,19 @@
 /**
  * APQ texts shared by replicas in Redis (`automatic_persisted_queries.storage.provider_id`,
  * a `storage_providers.sharedstore` entry). One string key per query,
- * `switchyard:apq:<sha256>`, expiring after `cache.ttl` when that is set.
+ * `switchyard:apq:<sha256>`, expiring after `cache.ttl`, or after
+ * APQ_SHARED_DEFAULT_TTL_MS when none is set: anonymous clients register
+ * texts, so nothing they write may stay forever.
  * Commands fail at once while Redis is unreachable (no offline queue); the
  * client reconnects by itself, and failures are logged at most once every
  * 10 s.
  */
 import { createClient, createCluster } from '@keyv/redis';
 import type { CoreConfig, Logger } from '../../src/index.js';
+import { REDIS_COMMAND_TIMEOUT_MS, withTimeout } from '../../src/operations/index.js';
 
 /** Prefix of every APQ key. */
 export const APQ_KEY_PREFIX = 'switchyard:apq:';
-/** Longest wait for one Redis command on the request path. */
-const COMMAND_TIMEOUT_MS = 500;
 /** Shortest gap between two warnings about an unreachable store. */
 const WARN_INTERVAL_MS = 10_000;
 
@@ -38,7 +39,7 @@ interface Commands {
  * is down at startup does not stop the router (APQ then works per process
  * until it is back).
  */
-export function openApqSharedStore(provider: SharedStoreProvider, ttlMs: number | undefined, log: Logger): ApqSharedStore {
+export function openApqSharedStore(provider: SharedStoreProvider, ttlMs: number, log: Logger): ApqSharedStore {
   const socket = { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000) };
   const client = provider.cluster_enabled
     ? createCluster({ rootNodes: provider.urls.map((url) => ({ url })), defaults: { disableOfflineQueue: true, socket } })
@@ -72,13 +73,13 @@ export function openApqSharedStore(provider: SharedStoreProvider, ttlMs: number 
   // Commands fail fast while disconnected (no offline queue), but the first
   // requests after startup wait for the first connection, a command's time at most.
   const firstConnection = async () => {
-    if (!connected) await withTimeout(connecting).catch(() => undefined);
+    if (!connected) await withTimeout(connecting, REDIS_COMMAND_TIMEOUT_MS).catch(() => undefined);
   };
   return {
     async get(hash) {
       try {
         await firstConnection();
-        const text = await withTimeout(commands.get(APQ_KEY_PREFIX + hash));
+        const text = await withTimeout(commands.get(APQ_KEY_PREFIX + hash), REDIS_COMMAND_TIMEOUT_MS);
         succeeded();
         return text ?? undefined;
       } catch (error) {
@@ -89,7 +90,7 @@ export function openApqSharedStore(provider: SharedStoreProvider, ttlMs: number 
     async set(hash, text) {
       try {
         await firstConnection();
-        await withTimeout(commands.set(APQ_KEY_PREFIX + hash, text, ttlMs === undefined ? undefined : { PX: ttlMs }));
+        await withTimeout(commands.set(APQ_KEY_PREFIX + hash, text, { PX: ttlMs }), REDIS_COMMAND_TIMEOUT_MS);
         succeeded();
       } catch (error) {
         failed(error, 'write');
@@ -108,12 +109,4 @@ export function openApqSharedStore(provider: SharedStoreProvider, ttlMs: number 
       }
     },
   };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms = COMMAND_TIMEOUT_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms}ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -9,7 +9,7 @@
  * free-form operations that are not registered. docs/persisted-operations.md
  */
 import { definePlugin } from '../../src/index.js';
-import { openOperationsStore } from '../../src/operations/index.js';
+import { MAX_OPERATION_FILE_BYTES, openOperationsStore } from '../../src/operations/index.js';
 import { persistedOperationsConfigSchema, persistedOperationsSection } from './config.js';
 import { persistedOperationsErrors } from './errors.js';
 import { LookupSource } from './lookup-source.js';
@@ -37,7 +37,9 @@ export const usePersistedOperations = definePlugin({
   async setup(ctx, options) {
     if (!options.enabled) return {};
     const graph = ctx.config.graph.name;
-    const store = await openOperationsStore(storeLocation(options.storage, ctx.config));
+    // An operation file may hold what one request body may (escaped in JSON: up to twice its bytes).
+    const maxOperationBytes = Math.max(MAX_OPERATION_FILE_BYTES, 2 * ctx.config.limits.max_request_body);
+    const store = await openOperationsStore(storeLocation(options.storage, ctx.config), { maxOperationBytes });
     let source: OperationSource;
     try {
       source = options.manifest.enabled

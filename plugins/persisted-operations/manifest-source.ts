@@ -5,7 +5,7 @@
  * requests finish on the manifest they started with and none is dropped. A
  * manifest that cannot be read or parsed leaves the previous one in service.
  */
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { setTimeout as sleep, setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../src/index.js';
 import { normalizedId, sha256Hex, type OperationsManifest, type OperationsStore, type ResolvedOperation } from '../../src/operations/index.js';
@@ -46,6 +46,8 @@ interface ManifestSnapshot {
 }
 
 const EMPTY: ManifestSnapshot = { revision: '', operations: {}, aliases: {}, normalized: new Set() };
+/** Longest wait in `stop()` for a poll in progress. */
+const STOP_WAIT_MS = 1_000;
 /** Normalization yields to the event loop after this many operations, so a big reload never stalls requests. */
 const NORMALIZE_CHUNK = 200;
 
@@ -61,6 +63,8 @@ class ManifestSource implements OperationSource {
   private snapshot: ManifestSnapshot = EMPTY;
   /** Tag of the version in service, or of the last bad version (not fetched again). */
   private tag: string | undefined;
+  /** What the last poll found wrong, so each problem is logged when it starts, not on every poll. */
+  private problem: 'missing' | 'invalid' | undefined;
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private readonly stopping = new AbortController();
@@ -121,7 +125,9 @@ class ManifestSource implements OperationSource {
   async stop(): Promise<void> {
     this.stopping.abort();
     clearTimeout(this.timer);
-    await this.polling;
+    // A poll notices the abort at its next step; one stuck on a store that stopped answering is not waited
+    // for past STOP_WAIT_MS (its result is dropped once stopping), so shutdown never hangs on the store.
+    if (this.polling) await Promise.race([this.polling, sleep(STOP_WAIT_MS, undefined, { ref: false })]);
     await this.options.store.close();
   }
 
@@ -132,14 +138,22 @@ class ManifestSource implements OperationSource {
       const read = await store.readManifest(graph, this.tag, this.stopping.signal);
       if (read.status === 'unchanged' || this.stopping.signal.aborted) return;
       if (read.status === 'missing') {
-        if (this.snapshot !== EMPTY) log.error({ graph, storage: store.location, revision: previous }, 'Persisted operations manifest disappeared; keeping the previous one');
+        // Once when it goes, not on every poll while it stays gone.
+        if (this.snapshot !== EMPTY && this.problem !== 'missing') {
+          log.error({ graph, storage: store.location, revision: previous }, 'Persisted operations manifest disappeared; keeping the previous one');
+        }
+        this.problem = 'missing';
         return;
       }
       if (read.status === 'invalid') {
+        // Once per bad version: a store without conditional reads hands the same bad file back on every poll.
+        const again = this.problem === 'invalid' && read.tag !== undefined && read.tag === this.tag;
         this.tag = read.tag;
-        log.error({ graph, storage: store.location, reason: read.reason, revision: previous }, 'Persisted operations manifest is invalid; keeping the previous one');
+        this.problem = 'invalid';
+        if (!again) log.error({ graph, storage: store.location, reason: read.reason, revision: previous }, 'Persisted operations manifest is invalid; keeping the previous one');
         return;
       }
+      this.problem = undefined;
       if (read.manifest.revision === this.snapshot.revision) {
         this.tag = read.tag;
         return;
@@ -152,7 +166,7 @@ class ManifestSource implements OperationSource {
   }
 
   /** Builds the new snapshot completely, then replaces the old one in one step. */
-  private async swap(manifest: OperationsManifest, tag: string): Promise<void> {
+  private async swap(manifest: OperationsManifest, tag: string | undefined): Promise<void> {
     const { operations, aliases = {} } = manifest;
     const normalized = this.options.normalize ? await normalizedIds(operations) : undefined;
     this.snapshot = { revision: manifest.revision, operations, aliases, normalized };

@@ -3,7 +3,7 @@
  * query text, and checks free-form operations against the registered ones
  * (`safelist`, `log_unknown`).
  */
-import { RouterError, type AfterStageHook, type Counter, type MaybePromise, type StageEvent, type StageHook } from '../../src/index.js';
+import { RouterError, type AfterStageHook, type Counter, type MaybePromise, type OperationResponse, type StageEvent, type StageHook } from '../../src/index.js';
 import {
   answerUnlessResolved,
   errorResponse,
@@ -55,6 +55,10 @@ function storeUnreadable(cause: unknown): never {
   });
 }
 
+function notInSafelist(): OperationResponse {
+  return errorResponse('QUERY_NOT_IN_SAFELIST', 'The operation is not registered: only persisted operations may run on this router.', 403);
+}
+
 /** Builds the `onRequest` hook of the plugin. */
 export function persistedOperationsHook({ source, safelist, logUnknown, requests }: RequestHookOptions): StageHook<'request'> {
   const checksText = safelist || logUnknown;
@@ -68,6 +72,7 @@ export function persistedOperationsHook({ source, safelist, logUnknown, requests
   function applyResolved(event: RequestEvent, operation: ResolvedOperation | undefined): HookResult {
     if (!operation) {
       requests.inc({ result: 'miss' });
+      if (checksText) checkTextResolvedLater(event);
       return answerUnlessResolved(persistedQueryNotFound);
     }
     requests.inc({ result: 'hit' });
@@ -82,10 +87,29 @@ export function persistedOperationsHook({ source, safelist, logUnknown, requests
   }
 
   function rejectUnknown(event: RequestEvent, text: string): void {
+    if (refuses(event, text)) event.respondWith(notInSafelist());
+  }
+
+  /** Reports an unregistered text; true when the safelist refuses it. */
+  function refuses(event: RequestEvent, text: string): boolean {
     reportUnknown(event, text);
-    if (!safelist) return;
+    if (!safelist) return false;
     requests.inc({ result: 'rejected' });
-    event.respondWith(errorResponse('QUERY_NOT_IN_SAFELIST', 'The operation is not registered: only persisted operations may run on this router.', 403));
+    return true;
+  }
+
+  /**
+   * An id this plugin does not know may still be resolved by a plugin whose hook runs after this one
+   * (automatic persisted queries, a third party's). Whatever text the request finally carries is checked
+   * just before the operation runs, after every before-hook, so the safelist holds in any plugin order.
+   */
+  function checkTextResolvedLater(event: RequestEvent): void {
+    event.aroundStage(async function checkResolvedText(input, perform) {
+      if (input.query === undefined) return perform(input);
+      const registered = await Promise.resolve(source.isRegistered(clientNameOf(input), input.query)).catch(storeUnreadable);
+      if (!registered && refuses(event, input.query)) return notInSafelist();
+      return perform(input);
+    });
   }
 
   function reportUnknown(event: RequestEvent, text: string): void {
@@ -111,8 +135,12 @@ export function persistedOperationsHook({ source, safelist, logUnknown, requests
       case 'text':
         return checksText ? checkText(event, read.text) : undefined;
       case 'none': {
+        if (!checksText) return;
         const text = event.input.query;
-        return checksText && text !== undefined ? checkText(event, text) : undefined;
+        if (text !== undefined) return checkText(event, text);
+        // No text yet: another plugin may supply one (from its own extension, say).
+        checkTextResolvedLater(event);
+        return;
       }
     }
   };

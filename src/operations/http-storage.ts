@@ -3,8 +3,16 @@
  * directory store writes (any static host or CDN). The manifest is polled
  * with conditional requests: `If-None-Match` carries the ETag the host gave,
  * or the manifest's quoted revision when it gave none; a 304 transfers nothing.
+ * 404, 410 and 403 mean "no such file"; bodies are read with a byte cap.
  */
+import { STORE_FILE_TIMEOUT_MS } from './command-timeout.js';
 import { ReadOnlyStoreError, type ConditionalRead, type OperationsStorage, type StorageChange } from './storage.js';
+import { isOperationFile } from './store-layout.js';
+
+/** Largest operation file read: a text a 1 MB request body could carry, with room for its JSON escaping. */
+export const MAX_OPERATION_FILE_BYTES = 2 * 1024 * 1024;
+/** Largest manifest or registry read (tens of thousands of operations). */
+export const MAX_MANIFEST_FILE_BYTES = 64 * 1024 * 1024;
 
 /** Options of `HttpStorage`. */
 export interface HttpStorageOptions {
@@ -12,6 +20,28 @@ export interface HttpStorageOptions {
   readonly timeoutMs?: number;
   /** Extra request headers (for example authorization for a private CDN). Default: none. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Largest operation file read; a larger one fails the read. Default: `MAX_OPERATION_FILE_BYTES` (2 MiB). */
+  readonly maxOperationBytes?: number;
+  /** Largest manifest or registry read; a larger one fails the read. Default: `MAX_MANIFEST_FILE_BYTES` (64 MiB). */
+  readonly maxManifestBytes?: number;
+}
+
+/**
+ * Why a URL cannot be an HTTP store's base, or undefined when it can. A user name or password in the URL is
+ * refused (fetch refuses such URLs, and they would end up in logs); the reason never repeats them.
+ */
+export function httpStoreUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'is not a valid URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must start with http:// or https://';
+  if (url.username !== '' || url.password !== '') {
+    return 'must not carry a user name or password (user:password@host): serve the store without credentials in the URL, for example behind a private network or a signed CDN path';
+  }
+  return undefined;
 }
 
 /** A store served over HTTP, read-only. */
@@ -21,17 +51,23 @@ export class HttpStorage implements OperationsStorage {
   private readonly base: URL;
   private readonly timeoutMs: number;
   private readonly headers: Readonly<Record<string, string>>;
+  private readonly maxOperationBytes: number;
+  private readonly maxManifestBytes: number;
 
-  constructor(baseUrl: string, { timeoutMs = 10_000, headers = {} }: HttpStorageOptions = {}) {
+  constructor(
+    baseUrl: string,
+    { timeoutMs = STORE_FILE_TIMEOUT_MS, headers = {}, maxOperationBytes = MAX_OPERATION_FILE_BYTES, maxManifestBytes = MAX_MANIFEST_FILE_BYTES }: HttpStorageOptions = {},
+  ) {
+    const problem = httpStoreUrlProblem(baseUrl);
+    if (problem) throw new Error(`the operations store URL ${problem}`);
     const base = new URL(baseUrl);
     if (!base.pathname.endsWith('/')) base.pathname += '/';
     this.base = base;
-    const shown = new URL(base);
-    shown.username = '';
-    shown.password = '';
-    this.location = shown.href.replace(/\/$/, '');
+    this.location = base.href.replace(/\/$/, '');
     this.timeoutMs = timeoutMs;
     this.headers = headers;
+    this.maxOperationBytes = maxOperationBytes;
+    this.maxManifestBytes = maxManifestBytes;
   }
 
   async read(path: string, signal?: AbortSignal): Promise<string | undefined> {
@@ -43,7 +79,8 @@ export class HttpStorage implements OperationsStorage {
     const url = this.url(path);
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const headers: Record<string, string> = { accept: 'application/json', ...this.headers };
-    if (knownTag !== undefined) headers['if-none-match'] = knownTag;
+    // A validator a header cannot carry is not sent: the file is fetched whole instead of failing every poll.
+    if (knownTag !== undefined && isHeaderValue(knownTag)) headers['if-none-match'] = knownTag;
     let response: Response;
     try {
       response = await fetch(url, { headers, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
@@ -61,7 +98,8 @@ export class HttpStorage implements OperationsStorage {
       await response.body?.cancel();
       return { status: 'unchanged' };
     }
-    if (response.status === 404 || response.status === 410) {
+    // 403 too: a host that will not say what it lacks (an S3 bucket readable without ListBucket) answers 403 for a missing file.
+    if (response.status === 404 || response.status === 410 || response.status === 403) {
       await response.body?.cancel();
       return { status: 'missing' };
     }
@@ -69,7 +107,12 @@ export class HttpStorage implements OperationsStorage {
       await response.body?.cancel();
       throw new Error(`cannot read ${this.shown(path)}: HTTP ${response.status}`);
     }
-    return { status: 'found', text: await response.text(), tag: response.headers.get('etag') ?? undefined };
+    const limit = isOperationFile(path) ? this.maxOperationBytes : this.maxManifestBytes;
+    const text = await readCapped(response, limit).catch((error: unknown) => {
+      const reason = timeout.aborted ? `no answer within ${this.timeoutMs} ms` : error instanceof Error ? error.message : String(error);
+      throw new Error(`cannot read ${this.shown(path)}: ${reason}`, { cause: error });
+    });
+    return { status: 'found', text, tag: response.headers.get('etag') ?? undefined };
   }
 
   withLock<T>(): Promise<T> {
@@ -90,4 +133,34 @@ export class HttpStorage implements OperationsStorage {
   private shown(path: string): string {
     return `${this.location}/${path}`;
   }
+}
+
+/** A header value fetch accepts: Latin-1, no line breaks or NUL. */
+function isHeaderValue(value: string): boolean {
+  return /^[\t\x20-\x7e\x80-\xff]*$/.test(value);
+}
+
+/** The body as text, read while it streams in; more than `limit` bytes (declared or sent) fails without buffering the rest. */
+async function readCapped(response: Response, limit: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) {
+    await response.body?.cancel();
+    throw new Error(`the file is ${declared} bytes, over the ${limit}-byte limit`);
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let received = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > limit) {
+      await reader.cancel();
+      throw new Error(`the file is over the ${limit}-byte limit`);
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  return text + decoder.decode();
 }

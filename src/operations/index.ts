@@ -5,7 +5,8 @@
  * persisted-query request protocol. Layout and formats: docs/persisted-operations.md.
  */
 export { DirectoryStorage, type DirectoryStorageOptions } from './directory-storage.js';
-export { HttpStorage, type HttpStorageOptions } from './http-storage.js';
+export { CommandTimeoutError, REDIS_COMMAND_TIMEOUT_MS, STORE_FILE_TIMEOUT_MS, withTimeout } from './command-timeout.js';
+export { HttpStorage, MAX_MANIFEST_FILE_BYTES, MAX_OPERATION_FILE_BYTES, httpStoreUrlProblem, type HttpStorageOptions } from './http-storage.js';
 export { ManifestFormatError, newRevision, parseManifest, parseManifestInSlices, serializeManifest, type OperationsManifest } from './manifest.js';
 export { normalizeDocument, normalizeOperation, normalizedId } from './normalize.js';
 export { isSha256Hex, sha256Hex } from './operation-id.js';

@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { DirectoryStorage } from './directory-storage.js';
-import { HttpStorage } from './http-storage.js';
+import { HttpStorage, httpStoreUrlProblem } from './http-storage.js';
 import { OperationsStore } from './operations-store.js';
 import type { OperationsStorage } from './storage.js';
 
@@ -29,6 +29,8 @@ export interface OpenStoreOptions {
   readonly cwd?: string;
   /** Fail after a few connection attempts instead of retrying forever (CLI). Default: `false`. */
   readonly failFast?: boolean;
+  /** An HTTP store's largest operation file, in bytes. Default: 2 MiB (`MAX_OPERATION_FILE_BYTES`). */
+  readonly maxOperationBytes?: number;
 }
 
 /**
@@ -41,23 +43,24 @@ export function parseStoreLocation(text: string): StoreLocation {
   if (scheme === undefined) return { provider: 'file', path: text };
   if (scheme === 'redis' || scheme === 'rediss') return { provider: 'redis', urls: [text] };
   if (scheme === 'http' || scheme === 'https') {
-    try {
-      new URL(text);
-    } catch {
-      throw new Error(`"${text}" is not a valid URL`);
-    }
+    // The reason never repeats the text: it may carry a password.
+    const problem = httpStoreUrlProblem(text);
+    if (problem) throw new Error(`the ${scheme}:// store URL ${problem}`);
     return { provider: 'http', url: text };
   }
   throw new Error(`unsupported store "${scheme}://": use a directory path, redis://host:port[/db] or an http(s):// base URL`);
 }
 
 /** Opens the storage provider for a location (Redis connects before this resolves). */
-export async function openOperationsStorage(location: StoreLocation, { cwd = process.cwd(), failFast = false }: OpenStoreOptions = {}): Promise<OperationsStorage> {
+export async function openOperationsStorage(
+  location: StoreLocation,
+  { cwd = process.cwd(), failFast = false, maxOperationBytes }: OpenStoreOptions = {},
+): Promise<OperationsStorage> {
   switch (location.provider) {
     case 'file':
       return new DirectoryStorage(resolve(cwd, location.path));
     case 'http':
-      return new HttpStorage(location.url);
+      return new HttpStorage(location.url, maxOperationBytes === undefined ? {} : { maxOperationBytes });
     case 'redis': {
       // Loaded only when a Redis store is used.
       const { openRedisStorage } = await import('./redis-storage.js');

@@ -115,6 +115,7 @@ function readApolloManifest(path: string, json: Record<string, unknown>): Operat
   if (json.format !== APOLLO_FORMAT) return { problems: [`unknown manifest format ${JSON.stringify(json.format)}; expected "${APOLLO_FORMAT}"`] };
   if (json.version !== 1) return { problems: [`Apollo persisted-query manifest version ${JSON.stringify(json.version)} is not supported; only version 1 is`] };
   if (!Array.isArray(json.operations)) return { problems: ['"operations" must be a list of {id, name, type, body}'] };
+  if (json.operations.length === 0) return { problems: ['holds no operations (an empty Apollo persisted-query manifest): nothing to push'] };
   const problems: string[] = [];
   const operations: OperationInput[] = [];
   json.operations.forEach((entry: unknown, index) => {
@@ -136,6 +137,8 @@ function readApolloManifest(path: string, json: Record<string, unknown>): Operat
 }
 
 function readRelayMap(path: string, pairs: ReadonlyArray<readonly [string, string]>): OperationFile | { problems: string[] } {
+  // `{}` or `[]` is most likely the wrong file (or a generator that found nothing): refused, not "pushed 0".
+  if (pairs.length === 0) return { problems: ['holds no operations (an empty Relay query map): nothing to push'] };
   const problems: string[] = [];
   const operations: OperationInput[] = [];
   for (const [relayId, body] of pairs) {

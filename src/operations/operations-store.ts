@@ -67,8 +67,11 @@ export interface ResolvedOperation {
 export type ManifestRead =
   | { readonly status: 'unchanged' }
   | { readonly status: 'missing' }
-  /** `tag` is what to pass as `knownTag` next time (an ETag, or the quoted revision). */
-  | { readonly status: 'found'; readonly manifest: OperationsManifest; readonly tag: string }
+  /**
+   * `tag` is what to pass as `knownTag` next time: the provider's (an ETag), else the quoted revision when
+   * that makes a valid entity tag, else none (the next read fetches the file again).
+   */
+  | { readonly status: 'found'; readonly manifest: OperationsManifest; readonly tag: string | undefined }
   /** The file is not a valid manifest; `tag` identifies this bad version, when the provider gave one. */
   | { readonly status: 'invalid'; readonly reason: string; readonly tag: string | undefined };
 
@@ -209,10 +212,12 @@ export class OperationsStore {
     try {
       manifest = await parseManifestInSlices(read.text, yieldToEventLoop);
     } catch (error) {
-      if (error instanceof ManifestFormatError) return { status: 'invalid', reason: error.message, tag: read.tag === undefined ? undefined : prefix + read.tag };
+      // Without a tag from the provider, the bad file's digest names this version, so it is reported once.
+      if (error instanceof ManifestFormatError) return { status: 'invalid', reason: error.message, tag: prefix + (read.tag ?? `"sha256-${sha256Hex(read.text)}"`) };
       throw error;
     }
-    return { status: 'found', manifest, tag: prefix + (read.tag ?? `"${manifest.revision}"`) };
+    const tag = read.tag ?? revisionTag(manifest.revision);
+    return { status: 'found', manifest, tag: tag === undefined ? undefined : prefix + tag };
   }
 
   /** Closes the provider. */
@@ -292,6 +297,15 @@ export class OperationsStore {
       removals,
     ];
   }
+}
+
+/**
+ * The revision as an entity tag (`"<revision>"`), when every character may stand in one (RFC 9110: visible
+ * ASCII but `"`); undefined otherwise, since a revision is any string and a header value cannot carry every
+ * character (non-Latin-1 text, line breaks).
+ */
+function revisionTag(revision: string): string | undefined {
+  return /^[\x21\x23-\x7e]+$/.test(revision) ? `"${revision}"` : undefined;
 }
 
 function checkNames(graph: string, client: string | undefined): void {

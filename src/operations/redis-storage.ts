@@ -8,7 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RedisClientType, RedisClusterType } from '@keyv/redis';
+import { REDIS_COMMAND_TIMEOUT_MS, STORE_FILE_TIMEOUT_MS, withTimeout } from './command-timeout.js';
 import type { ConditionalRead, OperationsStorage, StorageChange } from './storage.js';
+import { isOperationFile } from './store-layout.js';
 
 /** Where a Redis store is. */
 export interface RedisStorageOptions {
@@ -22,6 +24,11 @@ export interface RedisStorageOptions {
   readonly keyPrefix?: string;
   /** How long to wait for another writer's lock. Default: 10 s. */
   readonly lockTimeoutMs?: number;
+  /**
+   * Longest wait for one read of an operation or a manifest's tag; a manifest or registry body gets at
+   * least 10 s. Default: 500 ms, as the APQ shared store.
+   */
+  readonly commandTimeoutMs?: number;
 }
 
 type RedisConnection = RedisClientType | RedisClusterType;
@@ -52,15 +59,19 @@ export class RedisStorage implements OperationsStorage {
   readonly writable = true;
   private readonly prefix: string;
   private readonly lockTimeoutMs: number;
+  private readonly commandTimeoutMs: number;
+  /** Reads sent and not answered yet (those that gave up included). */
+  private unanswered = 0;
   private lastError: Error | undefined;
 
   constructor(
     private readonly redis: RedisConnection,
-    { urls, keyPrefix = 'switchyard:operations:', lockTimeoutMs = 10_000 }: RedisStorageOptions,
+    { urls, keyPrefix = 'switchyard:operations:', lockTimeoutMs = 10_000, commandTimeoutMs = REDIS_COMMAND_TIMEOUT_MS }: RedisStorageOptions,
   ) {
     this.location = describe(urls);
     this.prefix = keyPrefix;
     this.lockTimeoutMs = lockTimeoutMs;
+    this.commandTimeoutMs = commandTimeoutMs;
     // Without a listener, a connection error would crash the process; commands report it instead.
     redis.on('error', (error: unknown) => {
       this.lastError = error instanceof Error ? error : new Error(String(error));
@@ -78,18 +89,18 @@ export class RedisStorage implements OperationsStorage {
   }
 
   async read(path: string): Promise<string | undefined> {
-    const body = await this.redis.hGet(this.key(path), 'body');
+    const body = await this.bounded(path, this.redis.hGet(this.key(path), 'body'), this.fileTimeout(path));
     return body ?? undefined;
   }
 
   async readIfChanged(path: string, knownTag: string | undefined): Promise<ConditionalRead> {
     const key = this.key(path);
     if (knownTag !== undefined) {
-      const tag = await this.redis.hGet(key, 'tag');
+      const tag = await this.bounded(path, this.redis.hGet(key, 'tag'), this.commandTimeoutMs);
       if (tag === null) return { status: 'missing' };
       if (tag === knownTag) return { status: 'unchanged' };
     }
-    const [body, tag] = await this.redis.hmGet(key, ['body', 'tag']);
+    const [body, tag] = await this.bounded(path, this.redis.hmGet(key, ['body', 'tag']), this.fileTimeout(path));
     if (body === null || body === undefined) return { status: 'missing' };
     return { status: 'found', text: body, tag: tag ?? undefined };
   }
@@ -126,14 +137,42 @@ export class RedisStorage implements OperationsStorage {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), CLOSE_TIMEOUT_MS)));
     const connected = !('isReady' in this.redis) || this.redis.isReady;
-    const closed = connected
-      ? this.redis.close().then(
-          () => 'closed' as const,
-          () => 'timeout' as const,
-        )
-      : Promise.resolve('timeout' as const);
+    // A read that gave up is still waiting for its reply: a graceful close would wait for it too, and once
+    // closing, the connection can no longer be destroyed. Dropped at once instead.
+    const closed =
+      connected && this.unanswered === 0
+        ? this.redis.close().then(
+            () => 'closed' as const,
+            () => 'timeout' as const,
+          )
+        : Promise.resolve('timeout' as const);
     const outcome = await Promise.race([closed, timedOut]).finally(() => clearTimeout(timer));
-    if (outcome === 'timeout') this.redis.destroy();
+    if (outcome === 'timeout') {
+      try {
+        this.redis.destroy();
+      } catch {
+        // Already closing: the connection ends when the server answers; it must not keep the process alive meanwhile.
+        if ('unref' in this.redis) this.redis.unref();
+      }
+    }
+  }
+
+  /** One operation's file is small: the short deadline; a manifest or registry may be megabytes. */
+  private fileTimeout(path: string): number {
+    return isOperationFile(path) ? this.commandTimeoutMs : Math.max(this.commandTimeoutMs, STORE_FILE_TIMEOUT_MS);
+  }
+
+  /** A read that gives up after `ms`: a frozen Redis costs a request that long, not forever. */
+  private async bounded<T>(path: string, command: Promise<T>, ms: number): Promise<T> {
+    this.unanswered++;
+    const answered = () => void this.unanswered--;
+    command.then(answered, answered);
+    try {
+      return await withTimeout(command, ms);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`cannot read ${this.location}/${path}: ${reason}`, { cause: error });
+    }
   }
 
   /** `prefix{graph}/rest`: the graph segment is the cluster hash tag. */

@@ -77,3 +77,8 @@ export function registryPath(graph: string): string {
 export function operationPath(graph: string, client: string, key: string): string {
   return `${segment(graph)}/operations/${segment(client)}/${segment(key)}.json`;
 }
+
+/** Whether a path is one operation's file (`<graph>/operations/<client>/<key>.json`), not a graph-wide file. */
+export function isOperationFile(path: string): boolean {
+  return path.split('/').length === 4;
+}

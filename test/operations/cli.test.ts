@@ -112,15 +112,35 @@ describe.concurrent('switchyard operations', { timeout: 60_000 }, () => {
       switchyard(['operations', 'list', 'default', '--format', 'yaml'], { cwd }),
       switchyard(['operations', 'list', 'default', '--store', 'ftp://example.com/ops'], { cwd }),
       switchyard(['operations', 'list', ' '], { cwd }),
+      switchyard(['operations', 'list', 'default', '--store', 'https://cdn-user:s3cr3t-pw@cdn.example.com/ops'], { cwd }),
     ]);
-    expect(runs.map((run) => run.code)).toEqual([2, 2, 2, 2, 2]);
+    expect(runs.map((run) => run.code)).toEqual([2, 2, 2, 2, 2, 2]);
     expect(runs.map((run) => run.stderr.split('\n')[0])).toEqual([
       "error: required option '-f, --file <file>' not specified",
       "error: required option '-c, --client <client>' not specified",
       "error: option '--format <format>' argument 'yaml' is invalid. Allowed choices are text, json.",
       'error: --store: unsupported store "ftp://": use a directory path, redis://host:port[/db] or an http(s):// base URL',
       'error: the graph name is empty',
+      'error: --store: the https:// store URL must not carry a user name or password (user:password@host): serve the store without credentials in the URL, for example behind a private network or a signed CDN path',
     ]);
+    // A password in a URL never reaches the terminal.
+    expect(runs.every((run) => !run.stderr.includes('s3cr3t-pw') && !run.stdout.includes('s3cr3t-pw'))).toBe(true);
+  });
+
+  it('refuses an empty Relay map or Apollo manifest with exit 1, pushing nothing', async ({ onTestFinished }) => {
+    const cwd = await project(onTestFinished);
+    await writeFile(join(cwd, 'empty.json'), '{}');
+    await writeFile(join(cwd, 'empty-list.json'), '[]');
+    const run = await switchyard(['operations', 'push', 'default', '-c', 'web', '-f', 'empty.json', '-f', 'empty-list.json', '-f', 'prices.graphql'], { cwd });
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'error: empty.json: holds no operations (an empty Relay query map): nothing to push\n' +
+        'error: empty-list.json: holds no operations (an empty Relay query map): nothing to push\n' +
+        'error: nothing was pushed\n',
+    });
+    await expect(readFile(join(cwd, '.switchyard', 'operations', 'default', 'manifest.json'))).rejects.toThrow('ENOENT');
   });
 
   it('uses the store named by SWITCHYARD_OPERATIONS_STORE (an empty one counts as unset), and --store over it', async ({ onTestFinished }) => {

@@ -118,6 +118,17 @@ describe('operation files', () => {
     ]);
   });
 
+  it('refuses an empty Relay map and an empty Apollo manifest: nothing to push is a mistake, not a push of 0', async () => {
+    const object = await file('empty.json', '{}');
+    const list = await file('empty-list.json', '[]');
+    const apollo = await file('empty-apollo.json', JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations: [] }));
+    expect(await problemsOf(object, list, apollo)).toEqual([
+      `${object}: holds no operations (an empty Relay query map): nothing to push`,
+      `${list}: holds no operations (an empty Relay query map): nothing to push`,
+      `${apollo}: holds no operations (an empty Apollo persisted-query manifest): nothing to push`,
+    ]);
+  });
+
   it('refuses a file that is not UTF-8', async () => {
     const path = await file('latin1.graphql', Buffer.from([0x71, 0x75, 0x65, 0x72, 0x79, 0x20, 0xe9]));
     expect(await problemsOf(path)).toEqual([`${path}: is not UTF-8 text`]);

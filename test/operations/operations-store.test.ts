@@ -1,4 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -276,6 +278,82 @@ describe('the operations store over HTTP', () => {
     const store = new OperationsStore(new HttpStorage(host.url, { timeoutMs: 2000 }));
     await expect(store.readManifest('default')).rejects.toThrow(`cannot read ${host.url}/default/manifest.json: `);
     host = await startStaticHost(dir.path);
+  });
+});
+
+describe('an HTTP store that answers oddly', () => {
+  type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+  let handle: Handler;
+  let server: Server;
+  let base: string;
+
+  beforeAll(async () => {
+    server = createServer((request, response) => handle(request, response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ops`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('reads a 403 as a missing file, as an S3 bucket without ListBucket answers for one', async () => {
+    handle = (_request, response) => void response.writeHead(403, { 'content-type': 'application/xml' }).end('<Error><Code>AccessDenied</Code></Error>');
+    const store = new OperationsStore(new HttpStorage(base));
+    expect(await store.lookup('default', 'web', sha256Hex('unknown'))).toBeUndefined();
+    expect(await store.readManifest('default')).toEqual({ status: 'missing' });
+  });
+
+  it('stops reading an operation file past its byte limit, declared or streamed, without buffering the rest', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    let written = 0;
+    let closed: Promise<void> = Promise.resolve();
+    handle = (request, response) => {
+      if (request.url?.includes('declared')) {
+        response.writeHead(200, { 'content-length': String(50 * chunk.length) });
+        response.write(chunk);
+        return;
+      }
+      closed = new Promise((resolve) => response.on('close', () => resolve()));
+      response.writeHead(200);
+      response.write('{"version":1,"body":"');
+      // 200 MiB at most, as fast as the reader takes it.
+      const pump = () => {
+        while (written < 200 * chunk.length && !response.destroyed) {
+          written += chunk.length;
+          if (!response.write(chunk)) return void response.once('drain', pump);
+        }
+        response.end('"}');
+      };
+      pump();
+    };
+    const storage = new HttpStorage(base, { maxOperationBytes: 64 * 1024 });
+    await expect(storage.read('default/operations/web/declared.json')).rejects.toThrow(/over the 65536-byte limit/);
+    const started = Date.now();
+    await expect(storage.read('default/operations/web/streamed.json')).rejects.toThrow(
+      `cannot read ${base}/default/operations/web/streamed.json: the file is over the 65536-byte limit`,
+    );
+    await closed;
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(written).toBeLessThan(64 * chunk.length);
+  });
+
+  it('reloads a manifest whose revision cannot stand in a header, from a host that gives no ETag', async () => {
+    let body = JSON.stringify({ version: 1, revision: 'rév-✓', operations: { a: priceQuery } });
+    const validators: Array<string | undefined> = [];
+    handle = (request, response) => {
+      validators.push(request.headers['if-none-match']);
+      response.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    };
+    const store = new OperationsStore(new HttpStorage(base));
+    const first = await store.readManifest('default');
+    expect(first).toMatchObject({ status: 'found', manifest: { revision: 'rév-✓' }, tag: undefined });
+    body = JSON.stringify({ version: 1, revision: 'line\nbreak', operations: { b: priceQuery } });
+    const second = await store.readManifest('default', first.status === 'found' ? first.tag : undefined);
+    expect(second).toMatchObject({ status: 'found', manifest: { revision: 'line\nbreak' }, tag: undefined });
+    // A validator a header cannot carry is left out rather than failing the read.
+    await expect(new HttpStorage(base).readIfChanged('default/manifest.json', '"rév-✓"')).resolves.toMatchObject({ status: 'found' });
+    expect(validators).toEqual([undefined, undefined, undefined]);
   });
 });
 

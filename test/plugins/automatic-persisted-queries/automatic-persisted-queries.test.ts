@@ -111,16 +111,18 @@ describe('automatic persisted queries beside registered operations', () => {
     expect((await router.query({ extensions: byHash(sha256Hex(prices)) })).body).toEqual({ data: pricesData });
   });
 
-  it('cannot slip an unregistered text past the safelist', async () => {
-    const router = await start([
-      useAutomaticPersistedQueries({ enabled: true }),
-      usePersistedOperations({ enabled: true, storage: { provider: 'file', path: dir.path }, manifest: { enabled: true }, safelist: true }),
-    ]);
+  it.each(['APQ first', 'persisted operations first'])('cannot slip an unregistered text past the safelist, nor keep it (%s)', async (order) => {
+    const apq = useAutomaticPersistedQueries({ enabled: true });
+    const persisted = usePersistedOperations({ enabled: true, storage: { provider: 'file', path: dir.path }, manifest: { enabled: true }, safelist: true });
+    const router = await start(order === 'APQ first' ? [apq, persisted] : [persisted, apq]);
+    products.reset();
     const register = await router.query({ query: prices, extensions: byHash(sha256Hex(prices)) });
     expect(register.status).toBe(403);
+    expect(register.body.errors?.[0]?.extensions?.code).toBe('QUERY_NOT_IN_SAFELIST');
+    // The refused text was not kept: the hash is unknown, and nothing was fetched for it.
     const hashOnly = await router.query({ extensions: byHash(sha256Hex(prices)) });
-    expect(hashOnly.status).toBe(403);
-    expect(hashOnly.body.errors?.[0]?.extensions?.code).toBe('QUERY_NOT_IN_SAFELIST');
+    expect(hashOnly.body).toEqual(NOT_FOUND_BODY);
+    expect(products.calls.filter((call) => call.query.includes('price'))).toEqual([]);
   });
 
   it('lets APQ resolve a hash for a client that sends no client name outside manifest mode', async () => {

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useAutomaticPersistedQueries } from '../../../plugins/automatic-persisted-queries/index.js';
 import { APQ_KEY_PREFIX } from '../../../plugins/automatic-persisted-queries/shared-store.js';
-import { sha256Hex } from '../../../src/operations/index.js';
+import { usePersistedOperations } from '../../../plugins/persisted-operations/index.js';
+import { openOperationsStore, sha256Hex } from '../../../src/operations/index.js';
 import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { graphqlInput, tempDir } from '../../operations/support/operations.js';
 import { startRedis, type RedisServer } from '../../support/redis.js';
 import { byHash, collectingLogger, prices, startProducts, topProducts, topProductsData } from '../persisted-operations/fixtures.js';
 
@@ -38,7 +40,10 @@ describe('automatic persisted queries shared in Redis', () => {
     expect((await b.query({ extensions: byHash(hash) })).body).toEqual(NOT_FOUND_BODY);
     expect(await a.query({ query: topProducts, extensions: byHash(hash) })).toMatchObject({ status: 200, body: { data: topProductsData } });
     expect(await redis.cli('GET', `${APQ_KEY_PREFIX}${hash}`)).toBe(topProducts);
-    expect(await redis.cli('PTTL', `${APQ_KEY_PREFIX}${hash}`)).toBe('-1');
+    // Without cache.ttl the key still expires, after a day: anonymous clients cannot fill Redis for good.
+    const ttl = Number(await redis.cli('PTTL', `${APQ_KEY_PREFIX}${hash}`));
+    expect(ttl).toBeGreaterThan(23 * 3600_000);
+    expect(ttl).toBeLessThanOrEqual(24 * 3600_000);
     expect(await b.query({ extensions: byHash(hash) })).toMatchObject({ status: 200, body: { data: topProductsData } });
     // Now in b's own front cache too: it runs without Redis.
     await redis.cli('DEL', `${APQ_KEY_PREFIX}${hash}`);
@@ -77,6 +82,43 @@ describe('automatic persisted queries shared in Redis', () => {
     } finally {
       await redis.restart();
     }
+  });
+});
+
+describe('the persisted-operations safelist beside a shared APQ store', () => {
+  let dir: { path: string; remove(): Promise<void> };
+
+  beforeAll(async () => {
+    dir = await tempDir();
+    const store = await openOperationsStore({ provider: 'file', path: dir.path });
+    await store.push('default', 'unknown', [graphqlInput(topProducts)]);
+  });
+  afterAll(async () => {
+    await dir?.remove();
+  });
+
+  it.each(['persisted operations first', 'APQ first'])('refuses an unregistered text another replica left in Redis, whatever the plugin order (%s)', async (order) => {
+    const unregistered = 'query Unregistered { topProducts { upc price } }';
+    const hash = sha256Hex(unregistered);
+    await redis.cli('SET', `${APQ_KEY_PREFIX}${hash}`, unregistered);
+    const persisted = usePersistedOperations({ enabled: true, storage: { provider: 'file', path: dir.path }, safelist: true });
+    const apq = useAutomaticPersistedQueries({ enabled: true, storage: { provider_id: 'main' } });
+    const router = await startTestRouter({
+      subgraphs: [products],
+      config: { storage_providers: { sharedstore: [{ id: 'main', urls: [redis.url] }] } },
+      plugins: order === 'APQ first' ? [apq, persisted] : [persisted, apq],
+    });
+    routers.push(router);
+    products.reset();
+    for (let i = 0; i < 2; i++) {
+      const response = await router.query({ extensions: byHash(hash) });
+      expect(response.status).toBe(403);
+      expect(response.body.errors?.[0]?.extensions?.code).toBe('QUERY_NOT_IN_SAFELIST');
+    }
+    expect(products.calls).toEqual([]);
+    // A registered text found in Redis still runs by hash.
+    await redis.cli('SET', `${APQ_KEY_PREFIX}${sha256Hex(topProducts)}`, topProducts);
+    expect(await router.query({ extensions: byHash(sha256Hex(topProducts)) })).toMatchObject({ status: 200, body: { data: topProductsData } });
   });
 });
 

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usePersistedOperations } from '../../../plugins/persisted-operations/index.js';
 import { openOperationsStore, sha256Hex, type OperationsStore } from '../../../src/operations/index.js';
@@ -159,6 +161,36 @@ describe('lookups in other stores', () => {
     }
   });
 
+  it('answers PLUGIN_ERROR within the command timeout while the Redis store is frozen, and serves again once it thaws', async () => {
+    const redisStore = await openOperationsStore({ provider: 'redis', urls: [`${redis.url}/3`] });
+    await redisStore.push('default', 'web', [graphqlInput(topProducts)]);
+    await redisStore.close();
+    const redisRouter = await startTestRouter({
+      subgraphs: [products],
+      logger: collectingLogger().logger,
+      config: { storage_providers: { sharedstore: [{ id: 'main', urls: [`${redis.url}/3`] }] } },
+      plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'sharedstore', provider_id: 'main' } })],
+    });
+    const pid = Number(/process_id:(\d+)/.exec(await redis.cli('INFO', 'server'))?.[1]);
+    // SIGSTOP: the connection stays open and nothing answers (a frozen or overloaded server).
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const started = Date.now();
+      const response = await redisRouter.query({ extensions: byHash(sha256Hex(topProducts)), headers: { 'graphql-client-name': 'web' } });
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(response.status).toBe(500);
+      expect(response.body.errors?.[0]?.extensions?.code).toBe('PLUGIN_ERROR');
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    try {
+      const thawed = await redisRouter.query({ extensions: byHash(sha256Hex(topProducts)), headers: { 'graphql-client-name': 'web' } });
+      expect(thawed).toMatchObject({ status: 200, body: { data: topProductsData } });
+    } finally {
+      await redisRouter.close();
+    }
+  });
+
   it('fails startup on a provider_id that names no shared store', async () => {
     await expect(
       startTestRouter({ subgraphs: [products], plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'sharedstore', provider_id: 'nope' } })] }),
@@ -184,6 +216,32 @@ describe('lookups in other stores', () => {
       expect(JSON.stringify(logged)).toContain(`cannot read ${down.url}/default/operations/relay-app/`);
     } finally {
       await httpRouter.close();
+    }
+  });
+
+  it('answers PersistedQueryNotFound when the HTTP store answers 403 for a missing file, and remembers the miss', async () => {
+    let reads = 0;
+    const denying = createServer((_request, response) => {
+      reads++;
+      response.writeHead(403, { 'content-type': 'application/xml' }).end('<Error><Code>AccessDenied</Code></Error>');
+    });
+    await new Promise<void>((resolve) => denying.listen(0, '127.0.0.1', resolve));
+    const httpRouter = await startTestRouter({
+      subgraphs: [products],
+      plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'http', url: `http://127.0.0.1:${(denying.address() as AddressInfo).port}/ops` } })],
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const response = await httpRouter.query({ extensions: byHash('d'.repeat(64)), headers: { 'graphql-client-name': 'web' } });
+        // An Apollo client sends the text after this answer; a 500 would make it give up.
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual(NOT_FOUND_BODY);
+      }
+      expect(reads).toBe(1);
+    } finally {
+      await httpRouter.close();
+      denying.closeAllConnections();
+      await new Promise((resolve) => denying.close(resolve));
     }
   });
 

@@ -1,4 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { usePersistedOperations } from '../../../plugins/persisted-operations/index.js';
@@ -225,6 +227,44 @@ describe('manifest mode over HTTP and Redis', () => {
     host = await startStaticHost(dir.path);
   });
 
+  it('reloads from a host without ETag whatever the revision holds, and logs a bad or missing manifest once, not on every poll', async () => {
+    let answer = { status: 200, body: JSON.stringify({ version: 1, revision: 'rév-✓', operations: { a: topProducts } }) };
+    let polls = 0;
+    const bare = createServer((_request, response) => {
+      polls++;
+      response.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
+    });
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    const morePolls = async (count: number) => {
+      const target = polls + count;
+      await vi.waitFor(() => expect(polls).toBeGreaterThanOrEqual(target), { timeout: 5000, interval: 10 });
+    };
+    try {
+      const served = await start({ storage: { provider: 'http', url: `http://127.0.0.1:${(bare.address() as AddressInfo).port}/ops` } });
+      expect(loadedRevisions()).toEqual(['rév-✓']);
+      // A revision no header can carry (non-Latin-1 text, a line break) must not stop hot reload.
+      answer = { status: 200, body: JSON.stringify({ version: 1, revision: 'line\nbreak', operations: { b: prices } }) };
+      await vi.waitFor(() => expect(loadedRevisions()).toEqual(['rév-✓', 'line\nbreak']), { timeout: 5000, interval: 10 });
+      answer = { status: 200, body: JSON.stringify({ version: 1, revision: 'r3', operations: { c: topProducts } }) };
+      await vi.waitFor(() => expect(loadedRevisions()).toContain('r3'), { timeout: 5000, interval: 10 });
+      expect((await postJson(served, { documentId: 'c' })).body).toEqual({ data: topProductsData });
+      expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+
+      answer = { status: 200, body: '{"version": 1, "revision": ' };
+      await morePolls(6);
+      answer = { status: 404, body: '' };
+      await morePolls(6);
+      expect(lines.filter((line) => line.level === 'error').map((line) => line.msg)).toEqual([
+        'Persisted operations manifest is invalid; keeping the previous one',
+        'Persisted operations manifest disappeared; keeping the previous one',
+      ]);
+      expect((await postJson(served, { documentId: 'c' })).body).toEqual({ data: topProductsData });
+    } finally {
+      bare.closeAllConnections();
+      await new Promise((resolve) => bare.close(resolve));
+    }
+  });
+
   it('loads and polls the manifest from Redis', async () => {
     const redisStore = await openOperationsStore({ provider: 'redis', urls: [`${redis.url}/2`] });
     await redisStore.push('default', 'web', [graphqlInput(topProducts)]);
@@ -240,6 +280,32 @@ describe('manifest mode over HTTP and Redis', () => {
     await redisStore.delete('default', 'web', sha256Hex(topProducts));
     await vi.waitFor(async () => expect((await router!.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual(NOT_FOUND_BODY), { timeout: 5000 });
     await redisStore.close();
+  });
+
+  it('closes promptly while the Redis store is frozen in the middle of a poll', async () => {
+    const redisStore = await openOperationsStore({ provider: 'redis', urls: [`${redis.url}/4`] });
+    await redisStore.push('default', 'web', [graphqlInput(topProducts)]);
+    await redisStore.close();
+    const frozen = await startTestRouter({
+      subgraphs: [products],
+      logger: collectingLogger().logger,
+      config: { storage_providers: { sharedstore: [{ id: 'ops', urls: [`${redis.url}/4`] }] } },
+      plugins: [
+        usePersistedOperations({ enabled: true, storage: { provider: 'sharedstore', provider_id: 'ops' }, manifest: { enabled: true, poll_interval: '10ms', poll_jitter: '0ms' } }),
+      ],
+    });
+    const pid = Number(/process_id:(\d+)/.exec(await redis.cli('INFO', 'server'))?.[1]);
+    process.kill(pid, 'SIGSTOP');
+    try {
+      // Requests are served from the manifest in memory meanwhile.
+      expect((await frozen.query({ extensions: byHash(sha256Hex(topProducts)) })).body).toEqual({ data: topProductsData });
+      const started = Date.now();
+      await frozen.close();
+      // The poll in progress gets 1 s, closing the connection 2 s more.
+      expect(Date.now() - started).toBeLessThan(4_500);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
   });
 });
 
