@@ -238,6 +238,59 @@ describe('CORS', () => {
     }
     expect(() => new CorsPolicy(cors(['*', 'https://*.example.com', 'http://localhost:*', 'http://[::1]:8080', 'http://127.0.0.1:3000']))).not.toThrow();
   });
+
+  it('matches an Origin against patterns with many "*" in time linear in its length', () => {
+    const policy = new CorsPolicy({
+      ...defaultConfig().cors,
+      enabled: true,
+      allow_origins: ['https://*.*.*.*.example.com', 'https://*-*-*-*-*.example.com', 'https://*-*.*-*.example.com'],
+    });
+    // Near misses built to make a backtracking matcher try every split (seconds each before).
+    const hostile = ['a.', 'a-', 'a-a.'].map((unit) => `https://${unit.repeat(140)}a.example.co`.slice(0, 300));
+    hostile.push(`https://${'a'.repeat(285)}.example.co`, `https://${'a-'.repeat(5000)}a.example.com`);
+    const started = performance.now();
+    for (const origin of hostile) expect(policy.matches(origin), origin.slice(0, 40)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(['https://a.b.c.d.example.com', 'https://a-b-c-d-e.example.com', 'https://a-b.c-d.example.com'].map((o) => policy.matches(o))).toEqual([true, true, true]);
+    expect(['https://a.b.c.example.com', 'https://a-b-c-d.example.com', 'https://a-b.c.example.com'].map((o) => policy.matches(o))).toEqual([false, false, false]);
+  });
+
+  it('matches patterns exactly as "*" = one or more labels or parts of one (against a regular expression on short origins)', () => {
+    const piece = fc.constantFrom('*', 'a', 'b', '-', '.', 'a.', '.b');
+    const hostPart = fc.constantFrom('a', 'b', '-', '.', 'ab', 'a.b');
+    const tail = fc.constantFrom('.example.com', '.example.com', '-x.example.com', 'b.example.com', 'example.com', '.example.co');
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 1, maxLength: 6 }), fc.array(fc.array(hostPart, { maxLength: 3 }), { minLength: 1, maxLength: 6 }), tail, (pieces, fills, end) => {
+        const host = `${pieces.join('')}.example.com`;
+        let policy: CorsPolicy;
+        try {
+          policy = new CorsPolicy({ ...defaultConfig().cors, enabled: true, allow_origins: [`https://${host}`] });
+        } catch {
+          return; // not a pattern the router accepts
+        }
+        const origin = `https://${pieces.map((text, i) => (text === '*' ? fills[i % fills.length]!.join('') : text)).join('')}${end}`;
+        const wildcard = '[a-z0-9-]+(?:\\.[a-z0-9-]+)*';
+        const source = host
+          .split('*')
+          .map((text) => text.replace(/[.-]/g, '\\$&'))
+          .join(wildcard);
+        const served = /^https:\/\/([a-z0-9-]+(?:\.[a-z0-9-]+)*)$/.exec(origin);
+        const expected = served !== null && new RegExp(`^${source}$`).test(served[1]!);
+        expect(policy.matches(origin), `${host} ~ ${origin}`).toBe(expected);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('refuses a pattern that ends in a top-level domain when credentials are on, and takes it without them', () => {
+    const cors = (allow_origins: string[], allow_credentials: boolean) => ({ ...defaultConfig().cors, enabled: true, allow_origins, allow_credentials });
+    for (const entry of ['https://*.com', 'https://app-*.com', 'https://*x.com', 'http://*.*.localhost']) {
+      expect(() => new CorsPolicy(cors(['https://ok.example.com', entry], true)), entry).toThrow(/cors\.allow_origins\[1\].*top-level domain/);
+      expect(() => new CorsPolicy(cors(['https://ok.example.com', entry], false)), entry).not.toThrow();
+    }
+    const policy = new CorsPolicy(cors(['https://*.example.com', 'https://*-app.example.net', 'https://*.co.uk'], true));
+    expect(['https://a.example.com', 'https://x-app.example.net', 'https://evil.com'].map((origin) => policy.matches(origin))).toEqual([true, true, false]);
+  });
 });
 
 describe('CSRF prevention', () => {

@@ -14,13 +14,23 @@ const TRACE = { 'x-switchyard-include-trace': 'true' };
 
 let subgraphs: TestSubgraph[] = [];
 let usersFail = false;
+/** The users subgraph answers with an error whose message holds a secret. */
+let usersLeak = false;
+const SECRET_ERROR = JSON.stringify({
+  data: { _entities: [null, null] },
+  errors: [{ message: 'DB password=hunter2 at 10.0.0.5', path: ['_entities', 0, 'username'], extensions: { code: 'INTERNAL', stack: 'at db.ts:1' } }],
+});
 
 beforeAll(async () => {
   const cacheable = { reply: () => ({ headers: { 'cache-control': 'max-age=60' } }) };
   subgraphs = await Promise.all([
     startSubgraph(productsSubgraph({ ...cacheable, delayMs: 20 })),
     startSubgraph(reviewsSubgraph({ ...cacheable, delayMs: 10 })),
-    startSubgraph(usersSubgraph({ reply: () => (usersFail ? { status: 503, body: 'down' } : { headers: { 'cache-control': 'max-age=60' } }) })),
+    startSubgraph(
+      usersSubgraph({
+        reply: () => (usersFail ? { status: 503, body: 'down' } : usersLeak ? { body: SECRET_ERROR } : { headers: { 'cache-control': 'max-age=60' } }),
+      }),
+    ),
   ]);
 });
 
@@ -105,6 +115,33 @@ describe('extensions.trace', () => {
         usersFail = false;
       }
     });
+  });
+
+  it("shows a subgraph's error messages only as far as subgraph_error_propagation shows them in the response", async () => {
+    const usersErrorsIn = async (router: TestRouter) => {
+      const response = await router.query({ query: TOP_PRODUCTS, headers: TRACE });
+      const { extensions, ...rest } = response.body;
+      return { response: JSON.stringify(rest), trace: traceOf(response.body).fetches.find((f) => f.subgraph === 'users')!.errors };
+    };
+    usersLeak = true;
+    try {
+      await withRouter({}, async (router) => {
+        const { response, trace } = await usersErrorsIn(router);
+        expect(response).toContain('hunter2');
+        expect(trace).toEqual(['DB password=hunter2 at 10.0.0.5']);
+      });
+      await withRouter({ config: { subgraph_error_propagation: { mode: 'wrapped' } } }, async (router) => {
+        expect((await usersErrorsIn(router)).trace).toEqual(['DB password=hunter2 at 10.0.0.5']);
+      });
+      await withRouter({ config: { subgraph_error_propagation: { enabled: false } } }, async (router) => {
+        const { response, trace } = await usersErrorsIn(router);
+        expect(response).not.toContain('hunter2');
+        // The trace says what the response says: the fetch failed, nothing of the subgraph's text.
+        expect(trace).toEqual(["Failed to fetch from Subgraph 'users'."]);
+      });
+    } finally {
+      usersLeak = false;
+    }
   });
 
   it('traces requests that end before planning, with no plan and no fetch', async () => {

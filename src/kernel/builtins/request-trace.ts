@@ -5,12 +5,16 @@
  * Registered only where plans may be shown, as the trace shows the plan's
  * fetches.
  */
+import type { SubgraphErrorPropagationConfig } from '../config/core-schema.js';
+import { subgraphErrorPolicy } from '../execute/subgraph-errors.js';
 import type { LoadedGraph } from '../graph/loaded-graph.js';
 import type { SwitchyardPlugin } from '../pipeline/plugin.js';
 import type { QueryPlan } from '../plan/query-plan.js';
 import { REQUEST_TRACE, RequestTrace, TRACE_HEADER } from '../router/request-trace.js';
 
-export function requestTracePlugin(graph: () => LoadedGraph | undefined): SwitchyardPlugin {
+export function requestTracePlugin(graph: () => LoadedGraph | undefined, errors: SubgraphErrorPropagationConfig): SwitchyardPlugin {
+  // The trace's subgraph errors follow the response's propagation rules.
+  const errorPolicy = subgraphErrorPolicy(errors);
   return {
     name: 'switchyard/request-trace',
     setup: () => ({
@@ -18,7 +22,7 @@ export function requestTracePlugin(graph: () => LoadedGraph | undefined): Switch
         // First of the request hooks: the trace covers every plugin's work.
         onRequest(event) {
           if (event.input.headers[TRACE_HEADER] !== 'true') return;
-          const trace = new RequestTrace();
+          const trace = new RequestTrace(errorPolicy);
           event.state.set(REQUEST_TRACE, trace);
           return (after) => {
             // Gone when the operation turned out to be a subscription: its stream is not answered once.

@@ -5,7 +5,7 @@
  */
 
 import { headerNamePattern } from './header-name-pattern.js';
-import { byteSize, duration, hostPort, url, z } from './schema-helpers.js';
+import { byteSize, describeValue, duration, hostPort, url, z } from './schema-helpers.js';
 
 /** Log levels of `log_level` (pino's, plus `silent`). */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -19,6 +19,11 @@ export type CorsMethod = (typeof CORS_METHODS)[number];
 const nonEmpty = (): z.ZodString => z.string().min(1);
 const flag = (value: boolean) => z.boolean().default(value);
 const count = (value: number) => z.int().min(0).default(value);
+/** An HTTP header name (an RFC 9110 token): anything else would break the header line it is sent in. */
+const headerName = (): z.ZodString =>
+  z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, {
+    error: (issue) => `must be an HTTP header name (letters, digits and !#$%&'*+-.^_\`|~); got ${describeValue(issue.input)}`,
+  });
 
 /** Rules that name one header or match many. Exactly one of `named` / `matching`. */
 function oneHeaderSelector(rule: { named?: string | undefined; matching?: string | undefined }, ctx: z.core.$RefinementCtx): void {
@@ -266,7 +271,7 @@ export const coreConfigShape = {
       /** Allowed methods. Default: `["GET", "POST", "HEAD"]`. */
       allow_methods: z.array(z.enum(CORS_METHODS)).default((): CorsMethod[] => ['GET', 'POST', 'HEAD']),
       /** Allowed request headers. Default: `["Origin", "Content-Length", "Content-Type"]`. */
-      allow_headers: z.array(nonEmpty()).default(() => ['Origin', 'Content-Length', 'Content-Type']),
+      allow_headers: z.array(headerName()).default(() => ['Origin', 'Content-Length', 'Content-Type']),
       /** Allow cookies and authorization headers. Default: `false`. */
       allow_credentials: flag(false),
       /** How long browsers may cache a preflight answer, in ms. Default: `5m`. */

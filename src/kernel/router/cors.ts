@@ -16,7 +16,10 @@
  *   `https://a.b.example.com` but not `https://example.com` or
  *   `https://evil-example.com`; `https://app-*.example.com` matches
  *   `https://app-1.example.com`. Scheme and port must match exactly; a port
- *   of `*` (`http://localhost:*`) matches any port.
+ *   of `*` (`http://localhost:*`) matches any port. With `allow_credentials`
+ *   the literal domain after the last `*` must have two labels at least
+ *   (`*.example.com`, not `*.com`): anyone can register a name under a
+ *   top-level domain. Matched by host-pattern.ts, in linear time.
  *
  * A request whose `Origin` matches an exact origin or a pattern gets that
  * origin echoed (with credentials when `allow_credentials`); otherwise, when
@@ -26,6 +29,7 @@
 import type { CorsConfig } from '../config/core-schema.js';
 import { RouterError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { hostMatches, type HostPattern } from './host-pattern.js';
 
 /** Headers to add to an answer, by lower-case name. */
 export type CorsHeaders = Readonly<Record<string, string>>;
@@ -49,7 +53,7 @@ const DEFAULT_PORTS: Readonly<Record<string, string>> = { http: '80', https: '44
 interface OriginPattern {
   readonly scheme: string;
   /** Matches the whole host. */
-  readonly host: RegExp;
+  readonly host: HostPattern;
   /** Undefined: any port. */
   readonly port: string | undefined;
 }
@@ -75,7 +79,7 @@ export class CorsPolicy {
         any = true;
         return;
       }
-      const compiled = compileEntry(text);
+      const compiled = compileEntry(text, config.allow_credentials);
       if (typeof compiled === 'string') throw new RouterError('CONFIG_INVALID', `cors.allow_origins[${index}] "${entry}": ${compiled}`);
       if ('origin' in compiled) exact.add(compiled.origin);
       else patterns.push(compiled);
@@ -139,7 +143,7 @@ export class CorsPolicy {
     for (const pattern of this.patterns) {
       if (pattern.scheme !== scheme) continue;
       if (pattern.port !== undefined && pattern.port !== effectivePort) continue;
-      if (pattern.host.test(host)) return true;
+      if (hostMatches(pattern.host, host)) return true;
     }
     return false;
   }
@@ -154,7 +158,7 @@ function serialize(scheme: string, host: string, port: string | undefined): stri
 }
 
 /** An exact origin (normalized) or a pattern; a string says why the entry is not usable. */
-function compileEntry(entry: string): { origin: string } | OriginPattern | string {
+function compileEntry(entry: string, credentials: boolean): { origin: string } | OriginPattern | string {
   const text = entry.replace(/\/$/, '').toLowerCase();
   const parts = /^([a-z][a-z0-9+.-]*):\/\/([^/:?#]+|\[[^\]]*\])(?::(\d{1,5}|\*))?$/.exec(text);
   if (!parts) return 'expected "*", an origin such as "https://app.example.com", or a pattern such as "https://*.example.com" (scheme://host[:port], no path)';
@@ -172,7 +176,8 @@ function compileEntry(entry: string): { origin: string } | OriginPattern | strin
   if (pieces.length > 1 && !/^[a-z0-9-]*\.[a-z0-9-]+(?:\.[a-z0-9-]+)*$/.test(pieces[pieces.length - 1]!)) {
     return 'a pattern must end in a literal domain after its last "*", as in "https://*.example.com" ("*" alone allows every origin, without credentials)';
   }
-  // `*`: one or more labels (or parts of one); the pieces between are literal.
-  const source = pieces.map((piece) => piece.replace(/[.\\^$+?()[\]{}|-]/g, '\\$&')).join('[a-z0-9-]+(?:\\.[a-z0-9-]+)*');
-  return { scheme, host: new RegExp(`^${source}$`), port: effectivePort };
+  if (credentials && pieces.length > 1 && !/\..*\./.test(pieces[pieces.length - 1]!)) {
+    return 'with cors.allow_credentials on, a pattern must end in a domain of two labels at least after its last "*" ("https://*.example.com", not "https://*.com"): anyone can register a site under a top-level domain and read answers made with your users\' cookies';
+  }
+  return { scheme, host: { pieces }, port: effectivePort };
 }

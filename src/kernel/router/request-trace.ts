@@ -6,8 +6,13 @@
  * `src/kernel/builtins/request-trace.ts`, registered only where
  * `query_plans.enabled` allows it, for a request that sends
  * `X-Switchyard-Include-Trace: true`.
+ *
+ * A fetch's subgraph errors go through `subgraph_error_propagation` like the
+ * response's: the trace shows the messages the response shows, never more
+ * (a subgraph's raw message may hold secrets the policy hides).
  */
-import { RouterError } from '../errors.js';
+import { RouterError, type GraphQLErrorJSON } from '../errors.js';
+import { DEFAULT_SUBGRAPH_ERROR_POLICY, type SubgraphErrorPolicy } from '../execute/subgraph-errors.js';
 import type { SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
 import { StateKey } from '../pipeline/state.js';
 
@@ -51,7 +56,10 @@ export interface FetchTraceJSON {
   readonly sent: boolean;
   /** Entity fetches: representations asked for, and how many were sent (fewer on a partial cache hit). */
   readonly entities?: { readonly requested: number; readonly sent: number };
-  /** GraphQL errors the subgraph answered with (first messages), or why the fetch failed. */
+  /**
+   * The messages clients see of the subgraph's GraphQL errors (first ones,
+   * after `subgraph_error_propagation`), or why the fetch failed.
+   */
   readonly errors?: readonly string[];
   /** The error code when the fetch failed without an answer (`SUBGRAPH_REQUEST_FAILED`, ...). */
   readonly failure?: string;
@@ -75,6 +83,9 @@ export class RequestTrace {
   private readonly started = performance.now();
   private plan: { started: number; ended: number; cacheHit: boolean | undefined } | undefined;
   private readonly fetches: FetchEntry[] = [];
+
+  /** `errorPolicy`: the response's `subgraph_error_propagation`, which the trace's errors follow too. */
+  constructor(private readonly errorPolicy: SubgraphErrorPolicy = DEFAULT_SUBGRAPH_ERROR_POLICY) {}
 
   /** Marks planning: call `done` when the plan is there. */
   beginPlan(): { cacheHit(hit: boolean): void; done(): void } {
@@ -105,6 +116,7 @@ export class RequestTrace {
       failure: undefined,
     };
     this.fetches.push(entry);
+    const policy = this.errorPolicy;
     return {
       sending(sent) {
         entry.sent = true;
@@ -112,7 +124,7 @@ export class RequestTrace {
       },
       answered(response) {
         entry.ended = performance.now();
-        if (response.errors && response.errors.length > 0) entry.errors = response.errors.slice(0, MAX_ERRORS).map((error) => error.message);
+        if (response.errors && response.errors.length > 0) entry.errors = visibleMessages(policy, request.subgraph, response.errors.slice(0, MAX_ERRORS));
       },
       failed(error) {
         entry.ended = performance.now();
@@ -152,6 +164,23 @@ export interface FetchRecorder {
   sending(sent: SubgraphRequest): void;
   answered(response: SubgraphResponse): void;
   failed(error: unknown): void;
+}
+
+/**
+ * The messages the response shows for these subgraph errors: each forwarded
+ * error's, the wrapped ones' (`mode: wrapped`), or the one stand-in error
+ * when propagation is off.
+ */
+function visibleMessages(policy: SubgraphErrorPolicy, subgraph: string, errors: readonly GraphQLErrorJSON[]): string[] {
+  const visible: GraphQLErrorJSON[] = [];
+  policy.report(visible, subgraph, errors, () => undefined);
+  const messages: string[] = [];
+  for (const error of visible) {
+    const wrapped = error.extensions?.errors;
+    if (Array.isArray(wrapped) && wrapped.length > 0) for (const inner of wrapped as GraphQLErrorJSON[]) messages.push(inner.message);
+    else messages.push(error.message);
+  }
+  return messages.slice(0, MAX_ERRORS);
 }
 
 /** Microsecond precision is plenty for a waterfall. */

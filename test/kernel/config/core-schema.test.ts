@@ -267,6 +267,17 @@ describe('cors and plugins', () => {
     ]);
   });
 
+  it('refuses a cors.allow_headers entry that is no HTTP header name, naming it', () => {
+    const header = "must be an HTTP header name (letters, digits and !#$%&'*+-.^_`|~); got";
+    expect(linesOf({ version: '1', cors: { allow_headers: ['Content-Type', 'X-A\r\nSet-Cookie: a=b', 'X-Ä', 'X A', ''] } })).toEqual([
+      `cors.allow_headers[1]: ${header} "X-A\\r\\nSet-Cookie: a=b"`,
+      `cors.allow_headers[2]: ${header} "X-Ä"`,
+      `cors.allow_headers[3]: ${header} "X A"`,
+      `cors.allow_headers[4]: ${header} ""`,
+    ]);
+    expect(parseCore({ cors: { allow_headers: ['Content-Type', 'GraphQL-Preflight', 'X-Apollo-Operation-Name', '*'] } }).cors.allow_headers).toHaveLength(4);
+  });
+
   it('keeps third-party plugin entries with their options untouched', () => {
     const plugins = [{ package: '@acme/switchyard-audit', options: { level: 3, sinks: ['stdout'] } }, { package: './local-plugin.js' }];
     expect(parseCore({ plugins }).plugins).toEqual(plugins);
