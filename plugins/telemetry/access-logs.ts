@@ -10,6 +10,13 @@ import { operationFacts, type OperationFacts } from './operation-facts.js';
 /** The `msg` of every access log line. */
 export const ACCESS_LOG_MESSAGE = 'Request completed';
 
+/**
+ * Longest client-supplied value (operation name, client name and version) in
+ * a line, in characters; a longer one is cut and ends with `…`, so one line
+ * never grows with the request body.
+ */
+export const MAX_CLIENT_VALUE_LENGTH = 256;
+
 /** One request as the access log follows it. */
 interface AccessRecord {
   readonly started: number;
@@ -78,11 +85,11 @@ function lineOf(record: AccessRecord, response: OperationResponse | undefined, e
   const errors = response?.body.errors;
   const code = errors?.[0]?.extensions?.code ?? (error instanceof RouterError ? error.code : undefined);
   const line: AccessLogLine = {
-    operation_name: facts?.name ?? request.operationName,
+    operation_name: clientValue(facts?.name ?? request.operationName),
     operation_type: facts?.type,
     operation_hash: facts?.hash,
-    client_name: request.clientName,
-    client_version: request.headers['graphql-client-version'],
+    client_name: clientValue(request.clientName),
+    client_version: clientValue(request.headers['graphql-client-version']),
     method: request.method,
     origin: request.origin,
     status,
@@ -92,4 +99,13 @@ function lineOf(record: AccessRecord, response: OperationResponse | undefined, e
     errors: errors?.length ?? (error === undefined ? 0 : 1),
   };
   return typeof code === 'string' ? { ...line, error_code: code } : line;
+}
+
+/** A value the client chose, cut to `MAX_CLIENT_VALUE_LENGTH` characters (never inside a surrogate pair). */
+function clientValue(value: string | undefined): string | undefined {
+  if (value === undefined || value.length <= MAX_CLIENT_VALUE_LENGTH) return value;
+  let end = MAX_CLIENT_VALUE_LENGTH - 1;
+  const last = value.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${value.slice(0, end)}\u2026`;
 }

@@ -15,7 +15,7 @@ import { defaultResource, detectResources, envDetector, resourceFromAttributes, 
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, type ReadableSpan, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { ExportResult } from '@opentelemetry/core';
-import type { Logger, PluginContext, PluginInstance } from '../../src/index.js';
+import { splitUrlCredentials, stripUrlCredentials, type Logger, type PluginContext, type PluginInstance } from '../../src/index.js';
 import { exportTargets, resolveServiceName, type ExportTarget } from './otel-env.js';
 import type { ResolvedTelemetryOptions } from './options.js';
 import { RouterMetricProducer } from './metric-producer.js';
@@ -60,7 +60,7 @@ export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOpt
     const { tracing } = options;
     const processors = traceTargets.map(
       (target) =>
-        new BatchSpanProcessor(new ReportingSpanExporter(new OTLPTraceExporter({ url: target.url, headers: target.headers, timeoutMillis: target.timeoutMs }), ctx.log, target), {
+        new BatchSpanProcessor(new ReportingSpanExporter(new OTLPTraceExporter(exporterOptions(target)), ctx.log, target), {
           maxQueueSize: tracing.max_queue_size,
           maxExportBatchSize: Math.min(tracing.max_export_batch_size, tracing.max_queue_size),
           scheduledDelayMillis: target.batchTimeoutMs,
@@ -82,7 +82,7 @@ export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOpt
       readers: metricTargets.map(
         (target) =>
           new PeriodicExportingMetricReader({
-            exporter: new ReportingMetricExporter(new OTLPMetricExporter({ url: target.url, headers: target.headers, timeoutMillis: target.timeoutMs }), ctx.log, target),
+            exporter: new ReportingMetricExporter(new OTLPMetricExporter(exporterOptions(target)), ctx.log, target),
             exportIntervalMillis: interval,
             exportTimeoutMillis: Math.min(target.timeoutMs, interval),
             metricProducers: [producer],
@@ -96,8 +96,9 @@ export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOpt
       service_name: serviceName,
       tracing: options.tracing.enabled,
       sampling_rate: options.tracing.enabled ? options.tracing.sampling_rate : undefined,
-      trace_exporters: traceTargets.map((t) => t.url),
-      metric_exporters: metricTargets.map((t) => t.url),
+      // Credentials in an endpoint (`user:password@`) stay out of logs.
+      trace_exporters: traceTargets.map((t) => stripUrlCredentials(t.url)),
+      metric_exporters: metricTargets.map((t) => stripUrlCredentials(t.url)),
     },
     'Telemetry enabled',
   );
@@ -122,12 +123,24 @@ export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOpt
   };
 }
 
+/**
+ * An OTLP exporter's options. The SDK drops `user:password@` from the URL
+ * without sending it; it goes as HTTP Basic authorization instead (a
+ * configured `Authorization` header wins).
+ */
+function exporterOptions(target: ExportTarget): { url: string; headers: Record<string, string>; timeoutMillis: number } {
+  const { url, authorization } = splitUrlCredentials(target.url);
+  const headers: Record<string, string> = { ...target.headers };
+  if (authorization !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) headers.authorization = authorization;
+  return { url, headers, timeoutMillis: target.timeoutMs };
+}
+
 function samplerOf(rate: number, parentBased: boolean): Sampler {
   const root = new TraceIdRatioBasedSampler(rate);
   return parentBased ? new ParentBasedSampler({ root }) : root;
 }
 
-/** Logs failed exports (at most once per FAILURE_LOG_INTERVAL_MS), never headers. */
+/** Logs failed exports (at most once per FAILURE_LOG_INTERVAL_MS), never headers or URL credentials. */
 class FailureReporter {
   private lastLogged = Number.NEGATIVE_INFINITY;
   private dropped = 0;
@@ -144,7 +157,10 @@ class FailureReporter {
     const now = performance.now();
     if (now - this.lastLogged < FAILURE_LOG_INTERVAL_MS) return;
     this.lastLogged = now;
-    this.log.warn({ signal: this.signal, endpoint: this.target.url, failed_exports: this.dropped, err_message: result.error?.message }, 'Telemetry export failed; data dropped');
+    this.log.warn(
+      { signal: this.signal, endpoint: stripUrlCredentials(this.target.url), failed_exports: this.dropped, err_message: result.error?.message },
+      'Telemetry export failed; data dropped',
+    );
     this.dropped = 0;
   }
 }

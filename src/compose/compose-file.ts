@@ -69,9 +69,22 @@ const COSMO_ONLY_KEYS: Readonly<Record<string, string>> = {
 
 const nonEmpty = z.string().min(1, 'must not be empty');
 
+/**
+ * Subgraph names compose accepts: those Cosmo's registry accepts (letters,
+ * digits and `_ - . @ /`, at most 100 characters) and `[A-Za-z_][A-Za-z0-9_-]*`. A name
+ * travels into logs, errors, plans, metric labels and cache keys, so quotes,
+ * backslashes, spaces, control and non-ASCII characters are refused here.
+ * Supergraphs other tools composed load whatever their names.
+ */
+export const SUBGRAPH_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.@/-]{0,99}$/;
+
+const subgraphName = nonEmpty.regex(SUBGRAPH_NAME, {
+  error: 'must start with a letter, digit or _ and hold only letters, digits and _ - . @ / (at most 100 characters)',
+});
+
 const subgraphSchema = z
   .strictObject({
-    name: nonEmpty,
+    name: subgraphName,
     routing_url: nonEmpty,
     schema: z.strictObject({ file: nonEmpty }).optional(),
     introspection: z.strictObject({ url: nonEmpty.optional(), headers: z.record(z.string(), z.string()).optional() }).optional(),
@@ -116,7 +129,7 @@ const composeFileSchema = z
   .superRefine(({ subgraphs }, ctx) => {
     const seen = new Set<string>();
     subgraphs.forEach(({ name }, index) => {
-      if (seen.has(name)) ctx.addIssue({ code: 'custom', path: ['subgraphs', index, 'name'], message: `"${name}" is used twice; names must be unique` });
+      if (seen.has(name)) ctx.addIssue({ code: 'custom', path: ['subgraphs', index, 'name'], message: `${quoteName(name)} is used twice; names must be unique` });
       seen.add(name);
     });
   });
@@ -137,6 +150,12 @@ function invalid(message: string, cause?: unknown): RouterError {
   return new RouterError('CONFIG_INVALID', message, { cause });
 }
 
+/** A name as a quoted, printable-ASCII string, cut to 100 characters: a refused name may hold anything. */
+function quoteName(name: string): string {
+  const cut = name.length > 100 ? `${name.slice(0, 100)}...` : name;
+  return JSON.stringify(cut).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** `subgraphs[1] ("products").routing_url`: the issue path, with the subgraph's name where the input has one. */
 function formatPath(path: ReadonlyArray<PropertyKey>, input: unknown): string {
   let text = '';
@@ -145,7 +164,7 @@ function formatPath(path: ReadonlyArray<PropertyKey>, input: unknown): string {
     text += typeof key === 'number' ? `[${key}]` : `${text === '' ? '' : '.'}${String(key)}`;
     node = typeof node === 'object' && node !== null ? (node as Record<PropertyKey, unknown>)[key] : undefined;
     const name = typeof node === 'object' && node !== null ? (node as Record<string, unknown>).name : undefined;
-    if (typeof key === 'number' && typeof name === 'string') text += ` ("${name}")`;
+    if (typeof key === 'number' && typeof name === 'string') text += ` (${quoteName(name)})`;
   }
   return text === '' ? '(top level)' : text;
 }

@@ -11,6 +11,7 @@ import type { SubgraphRecord, SubscriptionSettings } from '../kernel/graph/execu
 import { readComposeFile, type ComposeSubgraph } from './compose-file.js';
 import { loadGrpcSubgraph } from './grpc-subgraph.js';
 import { introspectSubgraph } from './introspect.js';
+import { stripUrlCredentials } from '../kernel/url-credentials.js';
 
 /** The result of a successful composition. */
 export interface ComposedGraph {
@@ -57,7 +58,7 @@ async function loadSubgraph(subgraph: ComposeSubgraph, options: ComposeGraphOpti
         headers: subgraph.headers,
         timeoutMs: options.introspectionTimeoutMs,
       });
-      return { ...base, sdl, origin: subgraph.introspectionUrl };
+      return { ...base, sdl, origin: stripUrlCredentials(subgraph.introspectionUrl) };
     }
     case 'grpc': {
       const { sdl, proto, mapping } = await loadGrpcSubgraph(subgraph);

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger as PinoLogger, type LoggerOptions as PinoOptions } from 'pino';
+import { terminalSafeStream } from './terminal-escape.js';
 
 /** The logger plugins receive: pino's, carrying `{ plugin: name }` for plugins. */
 export type Logger = Pick<PinoLogger, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'child' | 'level' | 'isLevelEnabled'>;
@@ -48,6 +49,7 @@ function prettyStream(destination: DestinationStream | undefined): DestinationSt
     sync: true,
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname',
-    ...(destination ? { destination } : {}),
+    // C1 controls and U+2028/2029 from clients escaped before they reach the terminal (terminal-escape.ts).
+    destination: terminalSafeStream(destination ?? pino.destination({ dest: 1, sync: true })),
   });
 }

@@ -151,6 +151,22 @@ subgraphs:
     expect(lines).toEqual([`${FILE}: subgraphs[1] ("a").name: "a" is used twice; names must be unique`]);
   });
 
+  it('refuses a subgraph name with quotes, spaces, control or non-ASCII characters, naming the entry in printable form', () => {
+    const NAME_RULE = 'must start with a letter, digit or _ and hold only letters, digits and _ - . @ / (at most 100 characters)';
+    const entry = (name: string) => `version: 1\nsubgraphs:\n  - {name: ${JSON.stringify(name)}, routing_url: "http://x/graphql", schema: {file: a.graphql}}\n`;
+    expect(problems(entry('a"b\\c\nd \u00e9\u009b'))).toEqual([`${FILE}: subgraphs[0] ("a\\"b\\\\c\\nd \\u00e9\\u009b").name: ${NAME_RULE}`]);
+    for (const name of ['with space', '-leading-dash', '@scope/name', 'x'.repeat(101)]) {
+      expect(problems(entry(name))[0]).toMatch(/\.name: must start with a letter/);
+    }
+    // Names Cosmo's registry and the usual `[A-Za-z_][A-Za-z0-9_-]*` accept.
+    const accepted = ['products', 'inventory-v2', '_internal', 'org.users', 'team@acme/users', '2fa', 'x'.repeat(100)];
+    const file = parseComposeFile(
+      `version: 1\nsubgraphs:\n${accepted.map((name, i) => `  - {name: "${name}", routing_url: "http://x/${i}", schema: {file: a.graphql}}\n`).join('')}`,
+      FILE,
+    );
+    expect(file.subgraphs.map((subgraph) => subgraph.name)).toEqual(accepted);
+  });
+
   it('reports every problem of the file, one per line', () => {
     const lines = problems('version: 2\nextra: true\nsubgraphs:\n  - name: a\n');
     expect(lines).toEqual(expect.arrayContaining([`${FILE}: version: must be 1`, `${FILE}: extra: unknown key`, `${FILE}: subgraphs[0] ("a").routing_url: required (string)`]));

@@ -71,6 +71,19 @@ subgraphs:
     expect(error.code).toBe('COMPOSITION_FAILED');
     expect(error.message.split('\n')[1]).toMatch(new RegExp(`^subgraph "accounts": could not reach ${gone.origin}/graphql: .*ECONNREFUSED`));
   });
+
+  it('sends user:password written in an introspection URL as HTTP Basic authorization, and never shows them', async () => {
+    const accounts = await serve(startSubgraph(accountsSdl));
+    const broken = await serve(startStaticServer(200, 'application/json', JSON.stringify({ data: { _service: { sdl: 'type Query {' } } })));
+    const withCredentials = (origin: string) => origin.replace('http://', 'http://ci:t0p%40secret@');
+    const yaml = (url: string) => `version: 1\nsubgraphs:\n  - name: accounts\n    routing_url: http://127.0.0.1:4001/graphql\n    introspection: {url: "${url}"}\n`;
+    await composeGraph(await dir.write('ok.yaml', yaml(`${withCredentials(accounts.origin)}/graphql`)));
+    expect(accounts.requests[0].headers.authorization).toBe(`Basic ${Buffer.from('ci:t0p@secret').toString('base64')}`);
+
+    const error = (await composeGraph(await dir.write('broken.yaml', yaml(`${withCredentials(broken.origin)}/graphql`))).catch((e: unknown) => e)) as RouterError;
+    expect(error.message).toContain(`subgraph "accounts": ${broken.origin}/graphql:1:13: Syntax Error`);
+    expect(error.message).not.toContain('t0p');
+  });
 });
 
 describe('introspectSubgraph', () => {
@@ -96,5 +109,37 @@ describe('introspectSubgraph', () => {
   it('gives up after the timeout', async () => {
     const silent = await serve(startServer(() => undefined));
     await expect(introspectSubgraph(silent.origin, { timeoutMs: 200 })).rejects.toThrow(`could not reach ${silent.origin}: timed out`);
+  });
+
+  it('keeps an Authorization header given in the options over credentials in the URL', async () => {
+    const accounts = await serve(startSubgraph(accountsSdl));
+    await introspectSubgraph(`${accounts.origin.replace('http://', 'http://user:pw@')}/graphql`, { headers: { Authorization: 'Bearer t' } });
+    expect(accounts.requests[0].headers.authorization).toBe('Bearer t');
+  });
+
+  it('refuses an answer over its size cap, naming the URL', async () => {
+    const endless = await serve(
+      startServer((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const pump = () => {
+          while (!response.destroyed && response.write(chunk));
+          if (!response.destroyed) response.once('drain', pump);
+        };
+        pump();
+      }),
+    );
+    await expect(introspectSubgraph(endless.origin, { maxBytes: 1024 * 1024 })).rejects.toThrow(`could not reach ${endless.origin}: the body is over the 1 MiB limit`);
+    const declared = await serve(
+      startServer((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(65 * 1024 * 1024) }).write('{');
+      }),
+    );
+    await expect(introspectSubgraph(declared.origin)).rejects.toThrow(`could not reach ${declared.origin}: the body is ${65 * 1024 * 1024} bytes, over the 64 MiB limit`);
+  });
+
+  it('gives up when the answer stalls mid-body', async () => {
+    const stalled = await serve(startServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).write('{"data":')));
+    await expect(introspectSubgraph(stalled.origin, { timeoutMs: 200 })).rejects.toThrow(`could not reach ${stalled.origin}: timed out after 0.2s while reading the body`);
   });
 });

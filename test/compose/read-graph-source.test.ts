@@ -2,9 +2,9 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RouterError } from '../../src/kernel/errors.js';
-import { readGraphSource } from '../../src/kernel/graph/execution-config.js';
+import { readFromUrl, readGraphSource } from '../../src/kernel/graph/execution-config.js';
 import { ACCOUNTS_URL, REVIEWS_URL, accountsAndReviewsSupergraph, createTempDir, type TempDir } from './fixtures.js';
-import { startStaticServer, type TestServer } from './http-server.js';
+import { startServer, startStaticServer, type TestServer } from './http-server.js';
 
 const supergraph = accountsAndReviewsSupergraph();
 const executionConfig = JSON.stringify({
@@ -105,5 +105,62 @@ describe('readGraphSource', () => {
     const server = await startStaticServer(200, 'text/plain', '');
     await server.close();
     expect((await failure(`${server.origin}/graph`)).message).toMatch(new RegExp(`^could not fetch ${server.origin}/graph: .*ECONNREFUSED`));
+  });
+
+  it('sends user:password written in the URL as HTTP Basic authorization, and never shows them', async () => {
+    const server = await serve(200, 'application/graphql', supergraph);
+    const withCredentials = server.origin.replace('http://', 'http://deploy:pa%24s@');
+    const source = await readGraphSource(`${withCredentials}/supergraph.graphql`);
+    expect(server.requests[0].headers.authorization).toBe(`Basic ${Buffer.from('deploy:pa$s').toString('base64')}`);
+    expect(server.requests[0].url).toBe('/supergraph.graphql');
+    expect(source.origin).toBe(`${server.origin}/supergraph.graphql`);
+
+    const missing = await serve(404, 'text/plain', 'not here');
+    const refused = await failure(`${missing.origin.replace('http://', 'http://deploy:pa%24s@')}/graph.json`);
+    expect(refused.message).toBe(`could not fetch ${missing.origin}/graph.json: HTTP 404 Not Found`);
+  });
+
+  it('refuses a body declared larger than 256 MiB before reading it, naming the URL', async () => {
+    const server = await startServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(300 * 1024 * 1024) });
+      response.write('# only this arrives');
+    });
+    servers.push(server);
+    expect((await failure(`${server.origin}/huge.graphql`)).message).toBe(
+      `could not fetch ${server.origin}/huge.graphql: the body is ${300 * 1024 * 1024} bytes, over the 256 MiB limit`,
+    );
+  });
+
+  it('stops reading a body that streams past the cap, naming the URL', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const server = await startServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      const pump = () => {
+        while (!response.destroyed && response.write(chunk));
+        if (!response.destroyed) response.once('drain', pump);
+      };
+      pump();
+    });
+    servers.push(server);
+    const error = await readFromUrl(`${server.origin.replace('http://', 'http://u:hidden@')}/endless`, { maxBytes: 1024 * 1024 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RouterError);
+    expect((error as RouterError).message).toBe(`could not fetch ${server.origin}/endless: the body is over the 1 MiB limit`);
+  });
+
+  it('names the URL when the body stalls past the deadline', async () => {
+    const server = await startServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('#');
+    });
+    servers.push(server);
+    const error = await readFromUrl(`${server.origin}/stalled`, { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RouterError);
+    expect((error as RouterError).message).toBe(`could not fetch ${server.origin}/stalled: timed out after 0.3s while reading the body`);
+  });
+
+  it('refuses a routing URL that is not http(s) without showing credentials written in it', async () => {
+    const file = await dir.write('supergraph.graphql', supergraph.replace(ACCOUNTS_URL, 'ftp://user:s3cretpw@files.example/'));
+    const { message } = await failure(file);
+    expect(message).toBe(`${file}: subgraph "accounts": routing URL "ftp://files.example/" is not an http(s) URL`);
   });
 });

@@ -15,6 +15,7 @@ import { composeServices } from '@theguild/federation-composition';
 import { GraphQLError, parse, type DocumentNode } from 'graphql';
 import { RouterError } from '../errors.js';
 import type { GraphSource, GraphQLSubgraphRecord, GrpcSubgraphRecord, SubgraphRecord, SubscriptionSettings } from './execution-config.js';
+import { stripUrlCredentials } from '../url-credentials.js';
 
 /** Environment read for `ENV_CONFIGURATION_VARIABLE` values (Cosmo's `${VAR}` routing URLs). */
 export type CosmoEnv = Readonly<Record<string, string | undefined>>;
@@ -159,7 +160,7 @@ function convertDataSource(value: unknown, index: number, subgraphs: Map<string,
     return { record, sdl };
   }
   if (url === undefined) throw invalid(`${named}: no routing URL (customGraphql.fetch.url and subgraphs[].routingUrl are empty)`);
-  if (!/^https?:\/\//i.test(url)) throw invalid(`${named}: routing URL "${url}" is not an http(s) URL`);
+  if (!/^https?:\/\//i.test(url)) throw invalid(`${named}: routing URL "${stripUrlCredentials(url)}" is not an http(s) URL`);
   const subscription = subscriptionOf(customGraphql.subscription, url, env, `${named}: customGraphql.subscription`);
   const record: GraphQLSubgraphRecord = { kind: 'graphql', name: subgraph.name, url, ...(subscription ? { subscription } : {}) };
   return { record, sdl };

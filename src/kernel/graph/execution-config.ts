@@ -9,6 +9,8 @@ import { extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GraphQLError, Kind, buildASTSchema, parse, validateSchema, type ConstDirectiveNode, type DocumentNode, type EnumValueDefinitionNode } from 'graphql';
 import { RouterError } from '../errors.js';
+import { fetchRemoteText, type RemoteText } from '../remote-text.js';
+import { stripUrlCredentials } from '../url-credentials.js';
 import { cosmoGraphSource, isCosmoExecutionConfig } from './cosmo-execution-config.js';
 
 /** The only execution config version this router reads and writes. */
@@ -258,7 +260,7 @@ function subgraphsFromSdl(graphs: JoinGraph[], origin: string): SubgraphRecord[]
       const hint = isGrpcTarget(url)
         ? ' (a gRPC subgraph needs its proto and mapping: serve the execution config written by `switchyard compose -o router.execution.config.json`)'
         : '';
-      throw invalid(`${origin}: subgraph "${name}": routing URL "${url}" is not an http(s) URL${hint}`);
+      throw invalid(`${origin}: subgraph "${name}": routing URL "${stripUrlCredentials(url)}" is not an http(s) URL${hint}`);
     }
     return { kind: 'graphql', name, url };
   });
@@ -409,22 +411,37 @@ async function readFromFile(path: string): Promise<string> {
   }
 }
 
-async function readFromUrl(url: string): Promise<string> {
-  let response: Response;
+/** Longest supergraph or execution config read from a URL (a local file has no cap). */
+export const MAX_GRAPH_URL_BYTES = 256 * 1024 * 1024;
+
+/** Deadline and size cap for a graph read from a URL; tests lower them. */
+export interface GraphUrlLimits {
+  /** Default 30 s, body included. */
+  readonly timeoutMs?: number;
+  /** Default `MAX_GRAPH_URL_BYTES` (256 MiB). */
+  readonly maxBytes?: number;
+}
+
+/**
+ * Fetches a graph; `shown` (the URL without userinfo) names it in errors.
+ * Credentials in the URL go as HTTP Basic authorization.
+ */
+export async function readFromUrl(url: string, { timeoutMs = FETCH_TIMEOUT_MS, maxBytes = MAX_GRAPH_URL_BYTES }: GraphUrlLimits = {}): Promise<string> {
+  const shown = stripUrlCredentials(url);
+  let response: RemoteText;
   try {
-    response = await fetch(url, {
+    response = await fetchRemoteText(url, {
       headers: { accept: 'application/json, application/graphql, text/plain;q=0.9, */*;q=0.8' },
-      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      timeoutMs,
+      maxBytes,
     });
   } catch (error) {
-    // fetch reports "fetch failed"; the useful reason (ECONNREFUSED, ...) is its cause.
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    throw invalid(`could not fetch ${url}: ${cause instanceof Error ? cause.message : String(cause)}`, error);
+    throw invalid(`could not fetch ${shown}: ${error instanceof Error ? error.message : String(error)}`, error);
   }
   if (!response.ok) {
-    throw invalid(`could not fetch ${url}: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+    throw invalid(`could not fetch ${shown}: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
   }
-  return response.text();
+  return response.text;
 }
 
 /**
@@ -432,7 +449,7 @@ async function readFromUrl(url: string): Promise<string> {
  * Accepts an execution config or a plain supergraph SDL; see `parseGraphSource`.
  */
 export async function readGraphSource(pathOrUrl: string): Promise<GraphSource> {
-  if (/^https?:\/\//i.test(pathOrUrl)) return parseGraphSource(await readFromUrl(pathOrUrl), pathOrUrl);
+  if (/^https?:\/\//i.test(pathOrUrl)) return parseGraphSource(await readFromUrl(pathOrUrl), stripUrlCredentials(pathOrUrl));
   const path = pathOrUrl.startsWith('file:') ? fileURLToPath(pathOrUrl) : resolve(pathOrUrl);
   return parseGraphSource(await readFromFile(path), path);
 }

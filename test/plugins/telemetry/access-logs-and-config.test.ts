@@ -8,7 +8,7 @@ import { ACCESS_LOG_MESSAGE, useAccessLogs, useTelemetry } from '../../../plugin
 import { exportTargets, resolveServiceName } from '../../../plugins/telemetry/otel-env.js';
 import { telemetryOptionsSchema } from '../../../plugins/telemetry/options.js';
 import { builtinSections } from '../../../src/cli/builtin-plugins.js';
-import { parseConfig, sectionPlugins, type LoadedConfig } from '../../../src/index.js';
+import { createLogger, parseConfig, sectionPlugins, type LoadedConfig } from '../../../src/index.js';
 import { loadRouterSetup } from '../../../src/setup/index.js';
 import { startTestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { TOP_PRODUCTS } from './fixtures.js';
@@ -56,6 +56,41 @@ describe('access logs', () => {
     expect(typeof access[0]!.duration_ms).toBe('number');
     expect(access[0]!.duration_ms as number).toBeGreaterThan(0);
     expect(access[1]).toMatchObject({ status: 400, subgraph_calls: 0, errors: 1, error_code: 'GRAPHQL_VALIDATION_FAILED', operation_type: 'query' });
+  });
+
+  it('cuts client-supplied values to 256 characters, so a line does not grow with the request', async () => {
+    const { logger, lines } = capturingLogger();
+    const router = await startTestRouter({ subgraphs: [products, reviews, users], plugins: [useAccessLogs({ enabled: true })], logger });
+    const longName = `Op${'x'.repeat(5000)}`;
+    try {
+      const answer = await router.query({
+        query: `query ${longName} { topProducts { name } }`,
+        operationName: longName,
+        headers: { 'graphql-client-name': 'c'.repeat(1000), 'graphql-client-version': 'v'.repeat(300) },
+      });
+      expect(answer.status).toBe(200);
+    } finally {
+      await router.close();
+    }
+    const line = lines.find((l) => l.msg === ACCESS_LOG_MESSAGE)!;
+    expect(line.operation_name).toBe(`${longName.slice(0, 255)}\u2026`);
+    expect(line.client_name).toBe(`${'c'.repeat(255)}\u2026`);
+    expect(line.client_version).toBe(`${'v'.repeat(255)}\u2026`);
+  });
+
+  it('escapes C1 controls and line separators from clients in lines printed for a terminal', async () => {
+    let printed = '';
+    const logger = createLogger({ level: 'info', pretty: true, destination: { write: (text: string) => void (printed += text) } });
+    const router = await startTestRouter({ subgraphs: [products, reviews, users], plugins: [useAccessLogs({ enabled: true })], logger });
+    const name = 'Evil\u009b31m\u2028forged\u2029\u0085\u001b[2J';
+    try {
+      await router.query({ query: '{ topProducts { name } }', operationName: name });
+    } finally {
+      await router.close();
+    }
+    expect(printed).toContain('Request completed');
+    expect(printed).toContain('Evil\\u009b31m\\u2028forged\\u2029\\u0085\\u001b[2J');
+    expect(printed).not.toMatch(/[\u0080-\u009f\u2028\u2029]/);
   });
 
   it('has no hooks when disabled', async () => {

@@ -7,6 +7,8 @@ import { startSubgraph, startTestRouter, type TestSubgraph } from '../../../src/
 import { productsSubgraph, reviewsSubgraph, TOP_PRODUCTS, TOP_PRODUCTS_DATA, usersSubgraph } from './fixtures.js';
 import { useTelemetrySubgraphs } from './use-subgraphs.js';
 import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
+import { waitFor } from '../../cli/run-cli.js';
+import { captureLogs } from '../../support/capture-logs.js';
 
 let products: TestSubgraph;
 let reviews: TestSubgraph;
@@ -218,5 +220,38 @@ describe('telemetry: an exporter that is down or hangs', () => {
       await router.close();
       await failing.close();
     }
+  });
+
+  it('sends the user and password written in an exporter endpoint as Basic authorization, and logs the endpoint without them', async () => {
+    const failing: OtlpReceiver = await startOtlpReceiver('fail');
+    const withCredentials = failing.endpoint.replace('http://', 'http://otel-user:s3cret-pw@');
+    const { logger, lines } = captureLogs('info');
+    const router = await startTestRouter({
+      subgraphs: [products, reviews, users],
+      logger,
+      plugins: [
+        useTelemetry({
+          tracing: { enabled: true, exporters: [{ endpoint: withCredentials, batch_timeout: '5ms', export_timeout: '200ms' }] },
+          metrics: { otlp: { enabled: true, export_interval: '20ms', exporters: [{ endpoint: withCredentials, export_timeout: '200ms' }] } },
+        }),
+      ],
+    });
+    const failures = () => lines.filter((line) => line.msg === 'Telemetry export failed; data dropped');
+    try {
+      await router.query(TOP_PRODUCTS);
+      await waitFor(async () => new Set(failures().map((line) => line.signal)).size === 2, 10_000);
+    } finally {
+      await router.close();
+      await failing.close();
+    }
+    const enabled = lines.find((line) => line.msg === 'Telemetry enabled');
+    expect(enabled).toMatchObject({ trace_exporters: [`${failing.endpoint}/v1/traces`], metric_exporters: [`${failing.endpoint}/v1/metrics`] });
+    expect(
+      failures()
+        .map((line) => line.endpoint)
+        .sort(),
+    ).toEqual([`${failing.endpoint}/v1/metrics`, `${failing.endpoint}/v1/traces`]);
+    expect(JSON.stringify(lines)).not.toContain('s3cret-pw');
+    expect(failing.lastHeaders.authorization).toBe(`Basic ${Buffer.from('otel-user:s3cret-pw').toString('base64')}`);
   });
 });
