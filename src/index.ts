@@ -111,6 +111,7 @@ export {
 export type { ErrorCatalogue, ErrorSpec } from './kernel/error-catalogue.js';
 export { createLogger, type Logger, type LoggerOptions } from './kernel/logger.js';
 export { splitUrlCredentials, stripUrlCredentials, type UrlWithoutCredentials } from './kernel/url-credentials.js';
+export { formatBytes, readResponseText, ResponseTooLargeError } from './kernel/response-text.js';
 export type { Counter, Gauge, GaugeAggregation, Histogram, HistogramSeries, Labels, Metrics, MetricSnapshot, ValueSeries } from './kernel/metrics/metrics.js';
 export type { ClusterBus } from './kernel/cluster/cluster-bus.js';
 

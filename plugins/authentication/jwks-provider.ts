@@ -7,9 +7,8 @@
  * of a fetched set are left out (usable-keys.ts), with one warning per fetch.
  */
 import { createLocalJWKSet, errors, type CryptoKey, type JWTVerifyGetKey } from 'jose';
-import type { Logger } from '../../src/index.js';
+import { readResponseText, type Logger } from '../../src/index.js';
 import type { JwksProviderConfig } from './config.js';
-import { readCappedText } from './read-capped-body.js';
 import { usableKeys } from './usable-keys.js';
 
 /** The largest JWKS document accepted, decoded (a set of a few dozen keys is some 20 KB). */
@@ -130,7 +129,7 @@ export class JwksProvider {
         await response.body?.cancel();
         throw new Error(`HTTP ${response.status}`);
       }
-      const { keys, skipped } = await usableKeys(JSON.parse(await readCappedText(response, MAX_JWKS_BYTES)) as unknown);
+      const { keys, skipped } = await usableKeys(JSON.parse(await readResponseText(response, MAX_JWKS_BYTES)) as unknown);
       if (skipped.length > 0) this.log.warn({ url: this.url, skipped }, 'JWKS keys skipped: not usable');
       this.keys = createLocalJWKSet({ keys });
       this.unusable.clear();

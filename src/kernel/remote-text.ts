@@ -6,6 +6,7 @@
  * message is the reason only; callers name the source with
  * `stripUrlCredentials(url)`.
  */
+import { ResponseTooLargeError, readResponseText } from './response-text.js';
 import { splitUrlCredentials } from './url-credentials.js';
 
 /** What to send and how long and how much to read. */
@@ -30,12 +31,6 @@ export interface RemoteText {
   readonly text: string;
 }
 
-/** `256 MiB` for 268435456; bytes otherwise. */
-export function formatBytes(bytes: number): string {
-  const mib = bytes / (1024 * 1024);
-  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
-}
-
 export async function fetchRemoteText(url: string, { method = 'GET', headers = {}, body, timeoutMs, maxBytes }: RemoteTextRequest): Promise<RemoteText> {
   const target = splitUrlCredentials(url);
   const sent: Record<string, string> = { ...headers };
@@ -46,42 +41,15 @@ export async function fetchRemoteText(url: string, { method = 'GET', headers = {
   try {
     const response = await fetch(target.url, { method, headers: sent, body, signal });
     stage = 'reading the body';
-    const text = await readCapped(response, maxBytes);
+    const text = await readResponseText(response, maxBytes);
     return { status: response.status, statusText: response.statusText, ok: response.ok, text };
   } catch (error) {
     throw new Error(reasonOf(error, stage, timeoutMs), { cause: error });
   }
 }
 
-class TooLarge extends Error {}
-
-async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  const limit = `over the ${formatBytes(maxBytes)} limit`;
-  if (declared > maxBytes) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new TooLarge(`the body is ${declared} bytes, ${limit}`);
-  }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let received = 0;
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new TooLarge(`the body is ${limit}`);
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-  return text + decoder.decode();
-}
-
 function reasonOf(error: unknown, stage: string, timeoutMs: number): string {
-  if (error instanceof TooLarge) return error.message;
+  if (error instanceof ResponseTooLargeError) return error.message;
   // fetch reports "fetch failed"; the useful reason (ECONNREFUSED, ...) is its cause.
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
   if (cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError')) {

@@ -5,6 +5,7 @@
  * or the manifest's quoted revision when it gave none; a 304 transfers nothing.
  * 404, 410 and 403 mean "no such file"; bodies are read with a byte cap.
  */
+import { readResponseText } from '../kernel/response-text.js';
 import { STORE_FILE_TIMEOUT_MS } from './command-timeout.js';
 import { ReadOnlyStoreError, type ConditionalRead, type OperationsStorage, type StorageChange } from './storage.js';
 import { isOperationFile } from './store-layout.js';
@@ -108,7 +109,7 @@ export class HttpStorage implements OperationsStorage {
       throw new Error(`cannot read ${this.shown(path)}: HTTP ${response.status}`);
     }
     const limit = isOperationFile(path) ? this.maxOperationBytes : this.maxManifestBytes;
-    const text = await readCapped(response, limit).catch((error: unknown) => {
+    const text = await readResponseText(response, limit).catch((error: unknown) => {
       const reason = timeout.aborted ? `no answer within ${this.timeoutMs} ms` : error instanceof Error ? error.message : String(error);
       throw new Error(`cannot read ${this.shown(path)}: ${reason}`, { cause: error });
     });
@@ -138,29 +139,4 @@ export class HttpStorage implements OperationsStorage {
 /** A header value fetch accepts: Latin-1, no line breaks or NUL. */
 function isHeaderValue(value: string): boolean {
   return /^[\t\x20-\x7e\x80-\xff]*$/.test(value);
-}
-
-/** The body as text, read while it streams in; more than `limit` bytes (declared or sent) fails without buffering the rest. */
-async function readCapped(response: Response, limit: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > limit) {
-    await response.body?.cancel();
-    throw new Error(`the file is ${declared} bytes, over the ${limit}-byte limit`);
-  }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let received = 0;
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > limit) {
-      await reader.cancel();
-      throw new Error(`the file is over the ${limit}-byte limit`);
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-  return text + decoder.decode();
 }

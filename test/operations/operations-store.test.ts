@@ -328,10 +328,10 @@ describe('an HTTP store that answers oddly', () => {
       pump();
     };
     const storage = new HttpStorage(base, { maxOperationBytes: 64 * 1024 });
-    await expect(storage.read('default/operations/web/declared.json')).rejects.toThrow(/over the 65536-byte limit/);
+    await expect(storage.read('default/operations/web/declared.json')).rejects.toThrow(/over the 65536 bytes limit/);
     const started = Date.now();
     await expect(storage.read('default/operations/web/streamed.json')).rejects.toThrow(
-      `cannot read ${base}/default/operations/web/streamed.json: the file is over the 65536-byte limit`,
+      `cannot read ${base}/default/operations/web/streamed.json: the body is over the 65536 bytes limit`,
     );
     await closed;
     expect(Date.now() - started).toBeLessThan(2_000);
