@@ -10,6 +10,7 @@ import { formatKeyPath } from '../kernel/config/config-error.js';
 import { ConfigError, envVariableName, parseConfig } from '../kernel/config/index.js';
 import { buildConfigSchema } from '../kernel/config/load-config.js';
 import { schemaDef, unwrapSchema } from '../kernel/config/schema-walk.js';
+import { corsOriginProblem } from '../kernel/router/cors.js';
 import { builtinSections } from './builtin-plugins.js';
 
 /**
@@ -268,8 +269,9 @@ function migrateCors(m: Migrator): void {
   const cors = ['cors'];
   // Cosmo's CORS is on, with credentials, by default; Switchyard's is off.
   m.put([...cors, 'enabled'], m.get([...cors, 'enabled']) ?? true);
-  m.put([...cors, 'allow_credentials'], m.get([...cors, 'allow_credentials']) ?? true);
-  m.put([...cors, 'allow_origins'], m.get([...cors, 'allow_origins']));
+  const credentials = m.get([...cors, 'allow_credentials']) ?? true;
+  m.put([...cors, 'allow_credentials'], credentials);
+  m.put([...cors, 'allow_origins'], carriedOrigins(m, m.get([...cors, 'allow_origins']), credentials === true));
   // Cosmo widens both lists with its defaults at startup; written out here, so browsers keep sending what they sent.
   const headers = m.get([...cors, 'allow_headers']);
   const written = Array.isArray(headers) ? headers.map(String) : COSMO_CORS_HEADERS;
@@ -279,6 +281,23 @@ function migrateCors(m: Migrator): void {
   m.put([...cors, 'allow_methods'], unionIgnoringCase(upper, COSMO_ALWAYS_ALLOWED_METHODS), [...cors, 'allow_methods']);
   m.put([...cors, 'max_age'], durationOf(m.get([...cors, 'max_age'])), [...cors, 'max_age']);
   m.rest(cors, ['enabled', 'allow_credentials', 'allow_origins', 'allow_headers', 'allow_methods', 'max_age']);
+}
+
+/**
+ * The origins the router will start with: an entry it would refuse (a
+ * pattern that lets anyone's site get credentialed answers, say) is listed
+ * as not carried with the reason, rather than written into a config that
+ * then stops at startup.
+ */
+function carriedOrigins(m: Migrator, origins: unknown, credentials: boolean): unknown {
+  if (!Array.isArray(origins)) return origins;
+  const carried: unknown[] = [];
+  origins.forEach((origin, index) => {
+    const problem = typeof origin === 'string' ? corsOriginProblem(origin, credentials) : undefined;
+    if (problem === undefined) carried.push(origin);
+    else m.skip(['cors', 'allow_origins', index], problem);
+  });
+  return carried;
 }
 
 const HEADER_RULE_KEYS: Readonly<Record<string, readonly string[]>> = {

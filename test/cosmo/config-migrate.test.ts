@@ -112,6 +112,13 @@ json_log: true
     expect(() => parseConfig(config, { env: {}, sections })).not.toThrow();
   });
 
+  it('leaves out, naming why, an origin the router would refuse with the credentials Cosmo turns on by default', () => {
+    const { config, notCarried } = migrateCosmoConfig({ version: '1', cors: { allow_origins: ['http://*.localhost:3000', 'https://*.com', 'https://app.example.com'] } });
+    expect(config).toMatchObject({ cors: { allow_credentials: true, allow_origins: ['http://*.localhost:3000', 'https://app.example.com'] } });
+    expect(notCarried).toEqual([expect.objectContaining({ path: 'cors.allow_origins[1]', why: expect.stringMatching(/two labels at least/) })]);
+    expect(() => parseConfig(config, { env: {}, sections })).not.toThrow();
+  });
+
   it('carries the common sections and names each key it cannot carry, exiting 1; the output still starts', async () => {
     const [port, metricsPort] = [await freePort(), await freePort()];
     const run = await migrate(

@@ -157,6 +157,14 @@ function serialize(scheme: string, host: string, port: string | undefined): stri
   return port === undefined || port === DEFAULT_PORTS[scheme] ? `${scheme}://${host}` : `${scheme}://${host}:${port}`;
 }
 
+/** Why an `allow_origins` entry would stop the router from starting, or undefined when it is usable (`config migrate` checks with it). */
+export function corsOriginProblem(entry: string, credentials: boolean): string | undefined {
+  const text = entry.trim();
+  if (text === '*') return undefined;
+  const compiled = compileEntry(text, credentials);
+  return typeof compiled === 'string' ? compiled : undefined;
+}
+
 /** An exact origin (normalized) or a pattern; a string says why the entry is not usable. */
 function compileEntry(entry: string, credentials: boolean): { origin: string } | OriginPattern | string {
   const text = entry.replace(/\/$/, '').toLowerCase();
@@ -176,8 +184,10 @@ function compileEntry(entry: string, credentials: boolean): { origin: string } |
   if (pieces.length > 1 && !/^[a-z0-9-]*\.[a-z0-9-]+(?:\.[a-z0-9-]+)*$/.test(pieces[pieces.length - 1]!)) {
     return 'a pattern must end in a literal domain after its last "*", as in "https://*.example.com" ("*" alone allows every origin, without credentials)';
   }
-  if (credentials && pieces.length > 1 && !/\..*\./.test(pieces[pieces.length - 1]!)) {
-    return 'with cors.allow_credentials on, a pattern must end in a domain of two labels at least after its last "*" ("https://*.example.com", not "https://*.com"): anyone can register a site under a top-level domain and read answers made with your users\' cookies';
+  const tail = pieces[pieces.length - 1]!;
+  // `.localhost` names only this machine (RFC 6761): nobody can register a site under it.
+  if (credentials && pieces.length > 1 && !/\..*\./.test(tail) && tail !== '.localhost') {
+    return 'with cors.allow_credentials on, a pattern must end in "." and a domain of two labels at least after its last "*" ("https://*.example.com" or "http://*.localhost", not "https://*.com" or "https://*example.com"): anyone can register a site matching it and read answers made with your users\' cookies';
   }
   return { scheme, host: { pieces }, port: effectivePort };
 }
