@@ -222,8 +222,15 @@ export async function compileServiceModel(record: GrpcSubgraphRecord): Promise<S
       return enumType.values[name];
     },
     graphqlEnumValue(enumType, graphqlEnum, value) {
+      const byName = enumValues.get(graphqlEnum);
       const name = enumType.valuesById[value];
-      return name === undefined ? undefined : enumValues.get(graphqlEnum)?.get(name);
+      const found = name === undefined ? undefined : byName?.get(name);
+      if (found !== undefined || byName === undefined) return found;
+      // With allow_alias, valuesById keeps one name per number: the mapping may use another.
+      for (const [alias, number] of Object.entries(enumType.values)) {
+        if (number === value && byName.has(alias)) return byName.get(alias);
+      }
+      return undefined;
     },
   };
   try {

@@ -5,6 +5,7 @@
  * for every GraphQL field the generator writes. Each refusal names the
  * subgraph and what is wrong, instead of answers read wrongly later.
  */
+import protobuf from 'protobufjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileServiceModel } from '../../../plugins/grpc/service-model.js';
 import { CATALOG_SDL } from './catalog-fixture.js';
@@ -30,6 +31,19 @@ async function load(edit: (proto: string) => string): Promise<string> {
 }
 
 describe('a gRPC subgraph proto', () => {
+  it('reads an enum number by the name the mapping uses when allow_alias gave the number an earlier name', async () => {
+    const aliased = proto.replace(
+      '  PRODUCT_KIND_UNSPECIFIED = 0;\n  PRODUCT_KIND_PHYSICAL = 1;',
+      '  option allow_alias = true;\n  PRODUCT_KIND_UNSPECIFIED = 0;\n  PRODUCT_KIND_LEGACY = 1;\n  PRODUCT_KIND_PHYSICAL = 1;',
+    );
+    expect(aliased).not.toBe(proto);
+    const model = await compileServiceModel({ kind: 'grpc', name: 'catalog', url: 'dns:///127.0.0.1:1', sdl: CATALOG_SDL, proto: aliased, mapping });
+    const kinds = protobuf.parse(aliased).root.lookupEnum('ProductKind');
+    // protobufjs names number 1 PRODUCT_KIND_LEGACY; the mapping knows it as PRODUCT_KIND_PHYSICAL.
+    expect(kinds.valuesById[1]).toBe('PRODUCT_KIND_LEGACY');
+    expect([1, 2].map((number) => model.graphqlEnumValue(kinds, 'ProductKind', number))).toEqual(['PHYSICAL', 'DIGITAL']);
+  });
+
   it('loads as generated, also with comments before its syntax line', async () => {
     expect(await load((text) => `// service.proto\n/* generated */\n${text}`)).toBe('loaded');
   });
