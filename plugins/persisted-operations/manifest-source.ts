@@ -64,7 +64,7 @@ class ManifestSource implements OperationSource {
   /** Tag of the version in service, or of the last bad version (not fetched again). */
   private tag: string | undefined;
   /** What the last poll found wrong, so each problem is logged when it starts, not on every poll. */
-  private problem: 'missing' | 'invalid' | undefined;
+  private problem: 'missing' | 'invalid' | 'unreadable' | undefined;
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private readonly stopping = new AbortController();
@@ -136,7 +136,12 @@ class ManifestSource implements OperationSource {
     const previous = this.snapshot.revision || undefined;
     try {
       const read = await store.readManifest(graph, this.tag, this.stopping.signal);
-      if (read.status === 'unchanged' || this.stopping.signal.aborted) return;
+      if (this.stopping.signal.aborted) return;
+      if (this.problem === 'unreadable') {
+        log.info({ graph, storage: store.location, revision: previous }, 'Persisted operations manifest can be read again');
+        this.problem = undefined;
+      }
+      if (read.status === 'unchanged') return;
       if (read.status === 'missing') {
         // Once when it goes, not on every poll while it stays gone.
         if (this.snapshot !== EMPTY && this.problem !== 'missing') {
@@ -161,7 +166,11 @@ class ManifestSource implements OperationSource {
       await this.swap(read.manifest, read.tag);
     } catch (error) {
       if (this.stopping.signal.aborted) return;
-      log.error({ graph, storage: store.location, err: error, revision: previous }, 'Persisted operations manifest could not be read; keeping the previous one');
+      // Once when the store stops answering, not on every poll of an outage; 'can be read again' says when it ends.
+      if (this.problem !== 'unreadable') {
+        log.error({ graph, storage: store.location, err: error, revision: previous }, 'Persisted operations manifest could not be read; keeping the previous one');
+      }
+      this.problem = 'unreadable';
     }
   }
 

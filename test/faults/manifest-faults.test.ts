@@ -127,6 +127,9 @@ describe('a manifest replaced by a truncated file while the router polls it', ()
           'the new revision after the restart',
           10_000,
         );
+        // Polled every 50 ms through the outage, logged once when it began and once when it ended.
+        expect(logs.lines.filter((line) => line.msg === 'Persisted operations manifest could not be read; keeping the previous one')).toHaveLength(1);
+        expect(logs.lines.filter((line) => line.msg === 'Persisted operations manifest can be read again')).toHaveLength(1);
       } finally {
         await load.stop();
       }
