@@ -2,6 +2,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 import { readGraphSource, type GraphSource } from '../graph/execution-config.js';
 import { LoadedGraph } from '../graph/loaded-graph.js';
 import type { Logger } from '../logger.js';
+import { stripUrlCredentials } from '../url-credentials.js';
 
 /** Where the graph comes from. */
 export type GraphInput = string | GraphSource;
@@ -50,7 +51,12 @@ export class GraphManager {
 
   /** Polls a graph file and reloads it when it changes (rename-safe: editors and `compose` replace files). */
   watch(path: string, intervalMs = 1000): void {
-    if (/^https?:/.test(path) || this.watched) return;
+    if (this.watched) return;
+    if (/^https?:/i.test(path)) {
+      // Nothing to watch over HTTP: say so rather than let `watch: true` (the default) suggest reloads.
+      this.log.info({ origin: stripUrlCredentials(path) }, 'Graph read from a URL once; execution_config.file.watch applies to files only');
+      return;
+    }
     this.watched = path;
     watchFile(path, { interval: intervalMs, persistent: false }, (current, previous) => {
       if (current.mtimeMs === previous.mtimeMs && current.size === previous.size) return;

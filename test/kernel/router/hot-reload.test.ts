@@ -1,4 +1,6 @@
 import { mkdtemp, rename, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,5 +71,26 @@ describe('hot reload of the graph file', () => {
     expect((await ask('{ book(id: "b1") { ratings } }')).body).toEqual({ data: { book: { ratings: [5, 4] } } });
     const ready = await router.handle(new Request('http://router.test/health/ready'));
     expect(ready.status).toBe(200);
+  });
+});
+
+describe('a graph read from a URL', () => {
+  it('is read once, and the router says that watch applies to files only, without the URL credentials', async () => {
+    const text = JSON.stringify(createExecutionConfig(composeSubgraphs([{ name: 'library', url: library.url, sdl: library.typeDefs }])));
+    const server = createServer((_request, response) => response.end(text));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const lines: Array<{ msg: string; origin?: string }> = [];
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+    const { port } = server.address() as AddressInfo;
+    const fromUrl = await createRouter({ graph: `http://user:secret@127.0.0.1:${port}/graph.json`, logger });
+    try {
+      expect((await fromUrl.execute({ query: '{ book(id: "b1") { title } }' })).body).toEqual({ data: { book: { title: 'Dune' } } });
+      const said = lines.filter((line) => line.msg === 'Graph read from a URL once; execution_config.file.watch applies to files only');
+      expect(said).toEqual([expect.objectContaining({ origin: `http://127.0.0.1:${port}/graph.json` })]);
+      expect(JSON.stringify(lines)).not.toContain('secret');
+    } finally {
+      await fromUrl.close();
+      server.close();
+    }
   });
 });
