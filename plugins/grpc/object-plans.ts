@@ -52,7 +52,7 @@ export type FieldStep =
   /**
    * Not a field of the type, or absent from the message (an @external or
    * @requires field, filled by another RPC or not at all). Fields the
-   * message should have were checked when the subgraph loaded (message-fields.ts).
+   * message should have were checked when the subgraph loaded (src/grpc/message-fields.ts).
    */
   | { readonly kind: 'null'; readonly key: string }
   | {

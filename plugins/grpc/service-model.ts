@@ -5,9 +5,8 @@
  */
 import { buildASTSchema, parse, type GraphQLSchema } from 'graphql';
 import type { Enum, Method, Service, Type } from 'protobufjs';
-import { findService, loadProto, parseGrpcMapping, type EntityMapping, type GrpcMapping } from '../../src/grpc/index.js';
+import { checkMessageFields, findService, loadProto, parseGrpcMapping, snakeCase, type EntityMapping, type GrpcMapping } from '../../src/grpc/index.js';
 import type { SubgraphRecord } from '../../src/index.js';
-import { checkMessageFields } from './message-fields.js';
 
 /** The execution config record of a gRPC subgraph. */
 export type GrpcSubgraphRecord = Extract<SubgraphRecord, { kind: 'grpc' }>;
@@ -81,14 +80,6 @@ export interface ServiceModel {
   protoEnumValue(enumType: Enum, graphqlEnum: string, value: string): number | undefined;
   /** GraphQL enum value of a proto enum number, or `undefined` (for example `_UNSPECIFIED`). */
   graphqlEnumValue(enumType: Enum, graphqlEnum: string, value: number): string | undefined;
-}
-
-/** `createdAt` -> `created_at`, as the generator names proto fields. */
-export function snakeCase(name: string): string {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')
-    .toLowerCase();
 }
 
 function keyFieldsOf(mapping: EntityMapping): string[] {

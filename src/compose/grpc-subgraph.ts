@@ -1,13 +1,16 @@
 /**
  * Reads a gRPC subgraph of the compose file: its schema, `service.proto` and
  * `mapping.json`, checking that they belong together so a stale generation
- * fails at compose time rather than on the first request.
+ * fails at compose time rather than on the first request, and a message
+ * lacking a field of its GraphQL type fails here rather than when the router
+ * loads the graph.
  */
 import { readFile } from 'node:fs/promises';
 import { Kind, parse } from 'graphql';
 import { parseGrpcMapping, type GrpcMapping } from '../grpc/mapping.js';
 import { findService, loadProto } from '../grpc/proto-root.js';
 import type { GrpcSubgraph } from './compose-file.js';
+import { formatMissingMessageField, grpcSubgraphSchema, missingMessageFields, protoFieldNames } from '../grpc/message-fields.js';
 
 /** A gRPC subgraph's files, read and checked. */
 export interface GrpcSubgraphFiles {
@@ -80,5 +83,9 @@ export async function loadGrpcSubgraph(subgraph: GrpcSubgraph): Promise<GrpcSubg
   if (stale.length > 0) {
     throw new Error(`${subgraph.mappingFile} is older than ${subgraph.schemaFile}: no RPC for ${stale.join(', ')} (run \`switchyard grpc-service generate\` again)`);
   }
+  // The router refuses a message lacking a field of its GraphQL type when it loads the graph: refuse it here, before any output is written.
+  const schema = grpcSubgraphSchema(sdl);
+  const [missingField] = schema ? missingMessageFields({ schema, root: loaded.root, packageName: loaded.packageName, protoField: protoFieldNames(mapping) }) : [];
+  if (missingField) throw new Error(`${subgraph.protoFile}: ${formatMissingMessageField(missingField)}`);
   return { sdl, proto, mapping: json as Record<string, unknown> };
 }

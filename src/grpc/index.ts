@@ -15,3 +15,4 @@ export {
 } from './mapping.js';
 export { findService, loadProto, type LoadedProto } from './proto-root.js';
 export { OPERATION_FILE_EXTENSIONS } from './operations-service.js';
+export { checkMessageFields, snakeCase, type MessageFieldsContext } from './message-fields.js';
