@@ -14,9 +14,10 @@ const oneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]
 const jwksProviderSchema = z.strictObject({
   /**
    * URL of the JWKS document (`https://idp.example.com/.well-known/jwks.json`). Required.
-   * No `user:password@`: the HTTP client never sends it, and it would show in logs.
+   * A `user:password@` in it is sent as HTTP Basic authorization (percent-escapes decoded),
+   * never in the URL, and never logged.
    */
-  url: url({ credentials: false }),
+  url: url(),
   /** How often the key set is fetched again in the background. Default: `1m`. */
   refresh_interval: duration({ min: '1s' }).prefault('1m'),
   /** Algorithms accepted for tokens verified with this key set. Default: every asymmetric one (RS*, PS*, ES*, EdDSA). */

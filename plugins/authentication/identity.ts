@@ -7,7 +7,7 @@ export interface AuthenticatedIdentity {
   readonly claims: Readonly<Record<string, unknown>>;
   /** Scopes from the `scope` claim (a space-separated string or an array of strings). */
   readonly scopes: ReadonlySet<string>;
-  /** URL of the JWKS whose key verified the token. */
+  /** URL of the JWKS whose key verified the token, without any `user:password@`. */
   readonly provider: string;
   /** Seconds since the epoch when the token expires, if it says. */
   readonly expiresAt: number | undefined;

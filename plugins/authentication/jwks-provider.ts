@@ -5,9 +5,11 @@
  * failed fetch keeps the keys fetched before; with none ever fetched, no
  * token verifies (never access without a checked signature). Broken keys
  * of a fetched set are left out (usable-keys.ts), with one warning per fetch.
+ * A `user:password@` in the URL is sent as HTTP Basic authorization; the
+ * URL is logged and shown without it.
  */
 import { createLocalJWKSet, errors, type CryptoKey, type JWTVerifyGetKey } from 'jose';
-import { readResponseText, type Logger } from '../../src/index.js';
+import { readResponseText, splitUrlCredentials, stripUrlCredentials, type Logger, type UrlWithoutCredentials } from '../../src/index.js';
 import type { JwksProviderConfig } from './config.js';
 import { usableKeys } from './usable-keys.js';
 
@@ -27,7 +29,10 @@ export type TokenHeader = Parameters<JWTVerifyGetKey>[0];
 export type VerifyKey = CryptoKey | Uint8Array;
 
 export class JwksProvider {
+  /** The JWKS URL as logged and shown (in `AuthenticatedIdentity.provider` too): without `user:password@`. */
   readonly url: string;
+  /** What is requested: the URL without userinfo, and the Basic authorization the userinfo means. */
+  private readonly target: UrlWithoutCredentials;
   readonly algorithms: ReadonlySet<string>;
   private keys: ReturnType<typeof createLocalJWKSet> | undefined;
   private lastAttempt = Number.NEGATIVE_INFINITY;
@@ -42,7 +47,8 @@ export class JwksProvider {
     algorithms: readonly string[],
     private readonly log: Logger,
   ) {
-    this.url = config.url;
+    this.url = stripUrlCredentials(config.url);
+    this.target = splitUrlCredentials(config.url);
     this.algorithms = new Set(algorithms);
   }
 
@@ -124,7 +130,9 @@ export class JwksProvider {
   private async load(): Promise<boolean> {
     this.lastAttempt = Date.now();
     try {
-      const response = await fetch(this.url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(this.config.timeout) });
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (this.target.authorization !== undefined) headers.authorization = this.target.authorization;
+      const response = await fetch(this.target.url, { headers, signal: AbortSignal.timeout(this.config.timeout) });
       if (!response.ok) {
         await response.body?.cancel();
         throw new Error(`HTTP ${response.status}`);

@@ -20,8 +20,8 @@ const storageSchema = z.discriminatedUnion('provider', [
   z.strictObject({
     /** A read-only `http(s)://` base URL serving a store's files (a CDN or static host). */
     provider: z.literal('http'),
-    /** Base URL of the store; a user name or password in it is refused (fetch cannot send them, and logs would show them). */
-    url: url({ credentials: false }),
+    /** Base URL of the store; a `user:password@` in it is sent as HTTP Basic authorization, never in the URL, and never logged. */
+    url: url(),
   }),
 ]);
 

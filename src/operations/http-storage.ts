@@ -4,8 +4,12 @@
  * with conditional requests: `If-None-Match` carries the ETag the host gave,
  * or the manifest's quoted revision when it gave none; a 304 transfers nothing.
  * 404, 410 and 403 mean "no such file"; bodies are read with a byte cap.
+ * A `user:password@` in the base URL is sent as HTTP Basic authorization on
+ * every request (an `Authorization` in `headers` wins) and kept out of
+ * `location`, so logs and errors never show it.
  */
 import { readResponseText } from '../kernel/response-text.js';
+import { splitUrlCredentials } from '../kernel/url-credentials.js';
 import { STORE_FILE_TIMEOUT_MS } from './command-timeout.js';
 import { ReadOnlyStoreError, type ConditionalRead, type OperationsStorage, type StorageChange } from './storage.js';
 import { isOperationFile } from './store-layout.js';
@@ -19,7 +23,7 @@ export const MAX_MANIFEST_FILE_BYTES = 64 * 1024 * 1024;
 export interface HttpStorageOptions {
   /** Deadline of one request. Default: 10 s. */
   readonly timeoutMs?: number;
-  /** Extra request headers (for example authorization for a private CDN). Default: none. */
+  /** Extra request headers (for example authorization for a private CDN); an `Authorization` here wins over credentials in the URL. Default: none. */
   readonly headers?: Readonly<Record<string, string>>;
   /** Largest operation file read; a larger one fails the read. Default: `MAX_OPERATION_FILE_BYTES` (2 MiB). */
   readonly maxOperationBytes?: number;
@@ -29,7 +33,7 @@ export interface HttpStorageOptions {
 
 /**
  * Why a URL cannot be an HTTP store's base, or undefined when it can. A user name or password in the URL is
- * refused (fetch refuses such URLs, and they would end up in logs); the reason never repeats them.
+ * accepted (sent as HTTP Basic authorization); the reason never repeats the URL.
  */
 export function httpStoreUrlProblem(text: string): string | undefined {
   let url: URL;
@@ -39,14 +43,12 @@ export function httpStoreUrlProblem(text: string): string | undefined {
     return 'is not a valid URL';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must start with http:// or https://';
-  if (url.username !== '' || url.password !== '') {
-    return 'must not carry a user name or password (user:password@host): serve the store without credentials in the URL, for example behind a private network or a signed CDN path';
-  }
   return undefined;
 }
 
 /** A store served over HTTP, read-only. */
 export class HttpStorage implements OperationsStorage {
+  /** The base URL without its trailing slash and without any `user:password@`. */
   readonly location: string;
   readonly writable = false;
   private readonly base: URL;
@@ -61,12 +63,14 @@ export class HttpStorage implements OperationsStorage {
   ) {
     const problem = httpStoreUrlProblem(baseUrl);
     if (problem) throw new Error(`the operations store URL ${problem}`);
-    const base = new URL(baseUrl);
+    const target = splitUrlCredentials(baseUrl);
+    const base = new URL(target.url);
     if (!base.pathname.endsWith('/')) base.pathname += '/';
     this.base = base;
     this.location = base.href.replace(/\/$/, '');
     this.timeoutMs = timeoutMs;
-    this.headers = headers;
+    const hasAuthorization = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+    this.headers = target.authorization === undefined || hasAuthorization ? headers : { ...headers, authorization: target.authorization };
     this.maxOperationBytes = maxOperationBytes;
     this.maxManifestBytes = maxManifestBytes;
   }

@@ -20,7 +20,7 @@ export type StoreLocation =
   | { readonly provider: 'file'; readonly path: string }
   /** Redis URLs (a shared store). */
   | { readonly provider: 'redis'; readonly urls: readonly string[]; readonly cluster?: boolean }
-  /** A read-only HTTP base URL. */
+  /** A read-only HTTP base URL; a `user:password@` in it is sent as HTTP Basic authorization. */
   | { readonly provider: 'http'; readonly url: string };
 
 /** Options of `openOperationsStore`. */
@@ -43,7 +43,7 @@ export function parseStoreLocation(text: string): StoreLocation {
   if (scheme === undefined) return { provider: 'file', path: text };
   if (scheme === 'redis' || scheme === 'rediss') return { provider: 'redis', urls: [text] };
   if (scheme === 'http' || scheme === 'https') {
-    // The reason never repeats the text: it may carry a password.
+    // The reason never repeats the text: it may carry a password (sent as Basic authorization by HttpStorage).
     const problem = httpStoreUrlProblem(text);
     if (problem) throw new Error(`the ${scheme}:// store URL ${problem}`);
     return { provider: 'http', url: text };

@@ -16,6 +16,7 @@ import {
   type RegisteredOperation,
   type StoreLocation,
 } from '../../operations/index.js';
+import { stripUrlCredentials } from '../../kernel/url-credentials.js';
 import { EXIT_FAILED, EXIT_USAGE, exitForUsageError, writeProblem } from '../cli-support.js';
 
 type OutputFormat = 'text' | 'json';
@@ -40,7 +41,7 @@ interface ListOptions extends StoreOptions {
   format: OutputFormat;
 }
 
-const STORE_HELP = `operations store: a directory, redis://host:port[/db], or an http(s):// base URL (read-only) (default: $${STORE_ENV_VARIABLE}, else ${DEFAULT_STORE_PATH})`;
+const STORE_HELP = `operations store: a directory, redis://host:port[/db], or an http(s):// base URL (read-only; user:password@ is sent as Basic auth) (default: $${STORE_ENV_VARIABLE}, else ${DEFAULT_STORE_PATH})`;
 
 const PUSH_HELP = `
 Files (-f, repeatable; detected in this order):
@@ -85,7 +86,7 @@ async function runPush(this: Command, graph: string, options: PushOptions): Prom
   const files = options.file ?? [];
   if (files.length === 0) this.error("error: required option '-f, --file <file>' not specified", { exitCode: EXIT_USAGE });
   if (location.provider === 'http') {
-    writeProblem(new ReadOnlyStoreError(location.url));
+    writeProblem(new ReadOnlyStoreError(stripUrlCredentials(location.url)));
     process.exitCode = EXIT_FAILED;
     return;
   }
