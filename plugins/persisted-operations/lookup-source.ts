@@ -2,8 +2,10 @@
  * Outside manifest mode: each id is looked up in the store, per client, on
  * first use and kept in a bounded cache (LRU with a TTL, so a deletion takes
  * effect within `lookup_cache.ttl`). Concurrent lookups of one id share one
- * store read; misses are remembered for a second so a flood of unknown ids
- * does not become a flood of store reads. Ids and client names that no push
+ * store read; misses are remembered for a second so a flood of one unknown
+ * id does not become a flood of store reads. Misses are kept apart from
+ * found operations: a client sending many unknown ids never evicts the
+ * operations other clients use. Ids and client names that no push
  * could have stored (too long, control characters; see `keyProblem`) are not
  * found without reading the store or taking a cache slot.
  */
@@ -23,33 +25,34 @@ export interface LookupSourceOptions {
   readonly cacheTtlMs: number;
 }
 
-const MISSING = Symbol('missing');
 const MISS_TTL_MS = 1_000;
-
-type Cached = ResolvedOperation | typeof MISSING;
 
 /** Per-request lookups in the store, cached. */
 export class LookupSource implements OperationSource {
-  private readonly cache: LRUCache<string, Cached>;
+  private readonly found: LRUCache<string, ResolvedOperation>;
+  /** Ids the store did not have, lately: their own LRU, so unknown ids never push out found ones. */
+  private readonly missing: LRUCache<string, true>;
   private readonly inFlight = new Map<string, Promise<ResolvedOperation | undefined>>();
 
   constructor(private readonly options: LookupSourceOptions) {
-    this.cache = new LRUCache<string, Cached>({ max: options.cacheSize, ttl: options.cacheTtlMs });
+    this.found = new LRUCache<string, ResolvedOperation>({ max: options.cacheSize, ttl: options.cacheTtlMs });
+    this.missing = new LRUCache<string, true>({ max: options.cacheSize, ttl: Math.min(MISS_TTL_MS, options.cacheTtlMs) });
   }
 
   resolve(client: string, key: string): ResolvedOperation | undefined | Promise<ResolvedOperation | undefined> {
     // An id or client name no push could have stored is not found: no store read, no cache entry.
     if (keyProblem(key) !== undefined || nameProblem('client', client) !== undefined) return undefined;
     const cacheKey = `${client}\n${key}`;
-    const cached = this.cache.get(cacheKey);
-    if (cached !== undefined) return cached === MISSING ? undefined : cached;
+    const cached = this.found.get(cacheKey);
+    if (cached !== undefined) return cached;
+    if (this.missing.get(cacheKey)) return undefined;
     let pending = this.inFlight.get(cacheKey);
     if (!pending) {
       pending = this.options.store.lookup(this.options.graph, client, key).then(
         (found) => {
           this.inFlight.delete(cacheKey);
-          if (found) this.cache.set(cacheKey, found);
-          else this.cache.set(cacheKey, MISSING, { ttl: Math.min(MISS_TTL_MS, this.options.cacheTtlMs) });
+          if (found) this.found.set(cacheKey, found);
+          else this.missing.set(cacheKey, true);
           return found;
         },
         (error: unknown) => {

@@ -525,6 +525,32 @@ describe('client input is a 400, never a 500', () => {
       expect(await source.resolve('web', sha256Hex('x'))).toBeUndefined();
       expect(reads).toBe(1);
     });
+
+    it('keeps found operations cached while a client sends many unknown ids', async () => {
+      const known = sha256Hex('{ books { id } }');
+      const reads: string[] = [];
+      const storage: OperationsStorage = {
+        location: 'counting',
+        writable: false,
+        read: async (path) => {
+          reads.push(path);
+          return path.endsWith(`${known}.json`) ? JSON.stringify({ version: 1, body: '{ books { id } }' }) : undefined;
+        },
+        readIfChanged: async () => ({ status: 'missing' }),
+        withLock: async (_graph, work) => work(),
+        commit: async () => undefined,
+        close: async () => undefined,
+      };
+      const source = new LookupSource({ store: new OperationsStore(storage), graph: 'default', cacheSize: 10, cacheTtlMs: 60_000 });
+      expect((await source.resolve('web', known))?.body).toBe('{ books { id } }');
+      const readsForKnown = reads.length;
+      // Ten times the cache's size in ids nobody pushed.
+      for (let i = 0; i < 100; i++) expect(await source.resolve('web', sha256Hex(`unknown ${i}`))).toBeUndefined();
+      reads.length = 0;
+      expect((await source.resolve('web', known))?.body).toBe('{ books { id } }');
+      expect(reads).toEqual([]);
+      expect(readsForKnown).toBeGreaterThan(0);
+    });
   });
 
   it('logged no error and no stack trace for any of it', () => {
