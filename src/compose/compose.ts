@@ -4,9 +4,10 @@
  * mapping, which the execution config embeds.
  */
 import { readFile } from 'node:fs/promises';
-import { composeServices, type ServiceDefinition } from '@theguild/federation-composition';
+import type { ServiceDefinition } from '@theguild/federation-composition';
 import { GraphQLError, parse, type DocumentNode } from 'graphql';
 import { RouterError } from '../kernel/errors.js';
+import { composeServices } from '../kernel/graph/compose-services.js';
 import type { SubgraphRecord, SubscriptionSettings } from '../kernel/graph/execution-config.js';
 import { readComposeFile, type ComposeSubgraph } from './compose-file.js';
 import { loadGrpcSubgraph } from './grpc-subgraph.js';

@@ -11,7 +11,7 @@
  * writes for the same subgraphs. Format notes: docs/execution-config.md, "Cosmo's
  * execution config".
  */
-import { composeServices } from '@theguild/federation-composition';
+import { composeServices } from './compose-services.js';
 import { GraphQLError, parse, type DocumentNode } from 'graphql';
 import { RouterError } from '../errors.js';
 import type { GraphSource, GraphQLSubgraphRecord, GrpcSubgraphRecord, SubgraphRecord, SubscriptionSettings } from './execution-config.js';
