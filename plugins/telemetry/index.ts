@@ -1,7 +1,8 @@
 /**
- * `telemetry`: OpenTelemetry traces and metrics over OTLP/HTTP, from the
- * pipeline's hooks (config key `telemetry`), and `access-logs`: one log line
- * per request (config key `access_logs`). See `docs/telemetry.md`.
+ * `telemetry`: OpenTelemetry traces and metrics over OTLP (HTTP with protobuf
+ * bodies, or gRPC with `exporter: grpc`), from the pipeline's hooks (config
+ * key `telemetry`), and `access-logs`: one log line per request (config key
+ * `access_logs`). See `docs/telemetry.md`.
  *
  * ```ts
  * import { useAccessLogs, useTelemetry } from 'switchyard/plugins/telemetry';
@@ -24,6 +25,7 @@ export {
   accessLogsOptionsSchema,
   DEFAULT_METRICS_PATH,
   DEFAULT_OTLP_ENDPOINT,
+  DEFAULT_OTLP_GRPC_ENDPOINT,
   DEFAULT_SERVICE_NAME,
   DEFAULT_TRACES_PATH,
   telemetryOptionsSchema,

@@ -3,8 +3,13 @@
  * OpenTelemetry specification defines them:
  *
  * - `OTEL_SERVICE_NAME`: `service.name`, unless `telemetry.service_name` is set;
- * - `OTEL_EXPORTER_OTLP_ENDPOINT`: base URL of the collector; the signal's
- *   path (`/v1/traces`, `/v1/metrics`) is appended;
+ * - `OTEL_EXPORTER_OTLP_PROTOCOL` / `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` /
+ *   `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL`: the protocol of the default exporter
+ *   (the one used when the config lists none): `http/protobuf` (the default)
+ *   or `grpc`; `http/json` is refused (the router sends protobuf only);
+ * - `OTEL_EXPORTER_OTLP_ENDPOINT`: base URL of the collector; for OTLP/HTTP the
+ *   signal's path (`/v1/traces`, `/v1/metrics`) is appended, for gRPC it is
+ *   used as it is;
  * - `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` / `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`:
  *   the full URL for one signal, used as it is;
  * - `OTEL_RESOURCE_ATTRIBUTES`: extra resource attributes (read by the SDK);
@@ -15,29 +20,39 @@
  */
 
 import { ConfigError } from '../../src/index.js';
-import { DEFAULT_METRICS_PATH, DEFAULT_OTLP_ENDPOINT, DEFAULT_SERVICE_NAME, DEFAULT_TRACES_PATH } from './options.js';
+import { DEFAULT_METRICS_PATH, DEFAULT_OTLP_ENDPOINT, DEFAULT_OTLP_GRPC_ENDPOINT, DEFAULT_SERVICE_NAME, DEFAULT_TRACES_PATH, type ExporterProtocol } from './options.js';
 
 /** One place to export one signal to. */
 export interface ExportTarget {
+  /** `http`: OTLP/HTTP with protobuf bodies; `grpc`: OTLP/gRPC. */
+  readonly protocol: ExporterProtocol;
+  /**
+   * `http`: the URL exports are posted to (path included). `grpc`: the
+   * collector's address, `http://host:port` (plaintext) or `https://host:port`
+   * (TLS). Either may carry `user:password@`, sent as Basic authorization.
+   */
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
   /** Traces only: longest a span waits in the batch. */
   readonly batchTimeoutMs: number;
+  /** `grpc` only: a URL path that was written (the `path` key, or a path in the endpoint) and is ignored: gRPC has none. */
+  readonly ignoredPath?: string;
 }
 
 interface ExporterEntry {
   readonly disabled: boolean;
+  readonly exporter?: ExporterProtocol;
   readonly endpoint?: string | undefined;
-  readonly path: string;
+  readonly path?: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
   readonly export_timeout: number;
   readonly batch_timeout?: number;
 }
 
 const SIGNAL = {
-  traces: { variable: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', path: DEFAULT_TRACES_PATH },
-  metrics: { variable: 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT', path: DEFAULT_METRICS_PATH },
+  traces: { endpoint: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', protocol: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', path: DEFAULT_TRACES_PATH },
+  metrics: { endpoint: 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT', protocol: 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL', path: DEFAULT_METRICS_PATH },
 } as const;
 
 const DEFAULT_EXPORT_TIMEOUT_MS = 10_000;
@@ -52,30 +67,71 @@ export function resolveServiceName(configured: string | undefined, env: NodeJS.P
 
 /**
  * Where one signal goes. With no exporter configured, one exporter from the
- * environment (or the OpenTelemetry default, `http://localhost:4318`);
- * disabled exporters are left out.
+ * environment (its protocol from `OTEL_EXPORTER_OTLP_[SIGNAL_]PROTOCOL`, else
+ * OTLP/HTTP; its address from the endpoint variables, else the OpenTelemetry
+ * default: `http://localhost:4318`, gRPC `http://localhost:4317`); disabled
+ * exporters are left out.
  */
 export function exportTargets(signal: 'traces' | 'metrics', exporters: readonly ExporterEntry[], env: NodeJS.ProcessEnv): ExportTarget[] {
   const entries: readonly ExporterEntry[] =
-    exporters.length > 0 ? exporters : [{ disabled: false, path: SIGNAL[signal].path, headers: {}, export_timeout: DEFAULT_EXPORT_TIMEOUT_MS }];
+    exporters.length > 0 ? exporters : [{ disabled: false, exporter: protocolFromEnv(signal, env), headers: {}, export_timeout: DEFAULT_EXPORT_TIMEOUT_MS }];
   return entries
     .filter((entry) => !entry.disabled)
-    .map((entry) => ({
-      url: urlOf(signal, entry, env),
-      headers: entry.headers,
-      timeoutMs: entry.export_timeout,
-      batchTimeoutMs: entry.batch_timeout ?? DEFAULT_BATCH_TIMEOUT_MS,
-    }));
+    .map((entry): ExportTarget => {
+      const common = { headers: entry.headers, timeoutMs: entry.export_timeout, batchTimeoutMs: entry.batch_timeout ?? DEFAULT_BATCH_TIMEOUT_MS };
+      if (entry.exporter === 'grpc') return { protocol: 'grpc', ...grpcAddressOf(signal, entry, env), ...common };
+      return { protocol: 'http', url: urlOf(signal, entry, env), ...common };
+    });
+}
+
+/** The default exporter's protocol, as `OTEL_EXPORTER_OTLP_[SIGNAL_]PROTOCOL` says (the signal's variable wins). */
+function protocolFromEnv(signal: 'traces' | 'metrics', env: NodeJS.ProcessEnv): ExporterProtocol {
+  const specific = env[SIGNAL[signal].protocol]?.trim();
+  const general = env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim();
+  const [variable, value] = specific ? [SIGNAL[signal].protocol, specific] : general ? ['OTEL_EXPORTER_OTLP_PROTOCOL', general] : [undefined, undefined];
+  if (variable === undefined || value === undefined) return 'http';
+  switch (value.toLowerCase()) {
+    case 'grpc':
+      return 'grpc';
+    case 'http/protobuf':
+      return 'http';
+    case 'http/json':
+      throw new ConfigError([
+        { path: variable, message: '"http/json" is not supported: the router exports OTLP with protobuf bodies only; use "http/protobuf" or "grpc"', plugin: 'telemetry' },
+      ]);
+    default:
+      throw new ConfigError([{ path: variable, message: `must be "grpc" or "http/protobuf", got "${value}"`, plugin: 'telemetry' }]);
+  }
 }
 
 function urlOf(signal: 'traces' | 'metrics', entry: ExporterEntry, env: NodeJS.ProcessEnv): string {
-  if (entry.endpoint !== undefined) return join(entry.endpoint, entry.path);
-  const { variable } = SIGNAL[signal];
+  const path = entry.path ?? SIGNAL[signal].path;
+  if (entry.endpoint !== undefined) return join(entry.endpoint, path);
+  const variable = SIGNAL[signal].endpoint;
   const full = env[variable]?.trim();
   if (full) return checked(variable, full);
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
-  if (base) return join(checked('OTEL_EXPORTER_OTLP_ENDPOINT', base), entry.path);
-  return join(DEFAULT_OTLP_ENDPOINT, entry.path);
+  if (base) return join(checked('OTEL_EXPORTER_OTLP_ENDPOINT', base), path);
+  return join(DEFAULT_OTLP_ENDPOINT, path);
+}
+
+/**
+ * A gRPC collector's address: the configured endpoint, else the signal's
+ * endpoint variable, else `OTEL_EXPORTER_OTLP_ENDPOINT`, each used as it is
+ * (the specification appends no path for gRPC), else `http://localhost:4317`.
+ */
+function grpcAddressOf(signal: 'traces' | 'metrics', entry: ExporterEntry, env: NodeJS.ProcessEnv): { url: string; ignoredPath?: string } {
+  const variable = SIGNAL[signal].endpoint;
+  const full = env[variable]?.trim();
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  const address = entry.endpoint ?? (full ? checked(variable, full) : base ? checked('OTEL_EXPORTER_OTLP_ENDPOINT', base) : DEFAULT_OTLP_GRPC_ENDPOINT);
+  const { pathname, search } = new URL(address);
+  // A query may hold a token: it is named, not shown, in the warning.
+  const inUrl = `${pathname === '/' ? '' : pathname}${search === '' ? '' : '?…'}`;
+  // The address without path or query (`scheme://[userinfo@]host[:port]`), as written.
+  const url = address.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#\\]*)[\s\S]*$/, '$1');
+  const ignoredPath = entry.path ?? (inUrl === '' ? undefined : inUrl);
+  return ignoredPath === undefined ? { url } : { url, ignoredPath };
 }
 
 function join(base: string, path: string): string {

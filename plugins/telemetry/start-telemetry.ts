@@ -1,10 +1,11 @@
 /**
  * Starts telemetry for one router: a span recorder (span-recorder.ts) feeding
- * one SDK batching processor per OTLP/HTTP trace exporter, and a meter
- * provider with a periodic reader per OTLP/HTTP metric exporter, which
- * exports the router's own metrics (metric-producer.ts). Loaded only when a
- * signal is enabled. Nothing is registered globally (two routers in one
- * process keep their own).
+ * one SDK batching processor per trace exporter, and a meter provider with a
+ * periodic reader per metric exporter, which exports the router's own
+ * metrics (metric-producer.ts). Exporters speak OTLP/HTTP with protobuf
+ * bodies, or OTLP/gRPC (grpc-exporters.ts, loaded only when one is
+ * configured). Loaded only when a signal is enabled. Nothing is registered
+ * globally (two routers in one process keep their own).
  */
 
 import cluster from 'node:cluster';
@@ -16,6 +17,7 @@ import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter, 
 import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, type ReadableSpan, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { ExportResult } from '@opentelemetry/core';
 import { splitUrlCredentials, stripUrlCredentials, type Logger, type PluginContext, type PluginInstance } from '../../src/index.js';
+import type { GrpcExporterOptions } from './grpc-exporters.js';
 import { exportTargets, resolveServiceName, type ExportTarget } from './otel-env.js';
 import type { ResolvedTelemetryOptions } from './options.js';
 import { RouterMetricProducer } from './metric-producer.js';
@@ -50,17 +52,33 @@ export function processResource(serviceName: string, workerId: number | undefine
   return resource.merge(resourceFromAttributes({ 'service.instance.id': `${String(instance)}-worker-${workerId}` }));
 }
 
-export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOptions, env: NodeJS.ProcessEnv = process.env): PluginInstance {
+export async function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOptions, env: NodeJS.ProcessEnv = process.env): Promise<PluginInstance> {
   const serviceName = resolveServiceName(options.service_name, env);
   const resource = processResource(serviceName, cluster.isWorker ? cluster.worker?.id : undefined);
+  const traceTargets = options.tracing.enabled ? exportTargets('traces', options.tracing.exporters, env) : [];
+  const metricTargets = options.metrics.otlp.enabled ? exportTargets('metrics', options.metrics.otlp.exporters, env) : [];
+  const grpc = [...traceTargets, ...metricTargets].some((target) => target.protocol === 'grpc') ? await import('./grpc-exporters.js') : undefined;
+  const spanExporterOf = (target: ExportTarget): SpanExporter =>
+    target.protocol === 'grpc' ? grpc!.grpcSpanExporter(exporterOptions(target)) : new OTLPTraceExporter(exporterOptions(target));
+  const metricExporterOf = (target: ExportTarget): PushMetricExporter =>
+    target.protocol === 'grpc' ? grpc!.grpcMetricExporter(exporterOptions(target)) : new OTLPMetricExporter(exporterOptions(target));
+  for (const [signal, targets] of [
+    ['traces', traceTargets],
+    ['metrics', metricTargets],
+  ] as const) {
+    for (const target of targets) {
+      if (target.ignoredPath === undefined) continue;
+      // As Cosmo does: gRPC has no URL path, so one that was written is ignored, with a warning.
+      ctx.log.warn({ signal, endpoint: stripUrlCredentials(target.url), path: target.ignoredPath }, 'Telemetry exporter path ignored: OTLP/gRPC has no URL path');
+    }
+  }
 
   let recorder: SpanRecorder | undefined;
-  const traceTargets = options.tracing.enabled ? exportTargets('traces', options.tracing.exporters, env) : [];
   if (options.tracing.enabled) {
     const { tracing } = options;
     const processors = traceTargets.map(
       (target) =>
-        new BatchSpanProcessor(new ReportingSpanExporter(new OTLPTraceExporter(exporterOptions(target)), ctx.log, target), {
+        new BatchSpanProcessor(new ReportingSpanExporter(spanExporterOf(target), ctx.log, target), {
           maxQueueSize: tracing.max_queue_size,
           maxExportBatchSize: Math.min(tracing.max_export_batch_size, tracing.max_queue_size),
           scheduledDelayMillis: target.batchTimeoutMs,
@@ -72,7 +90,6 @@ export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOpt
 
   const subgraphAttributes = new SubgraphAttributeCache(() => ctx.router.graph);
   let meterProvider: MeterProvider | undefined;
-  const metricTargets = options.metrics.otlp.enabled ? exportTargets('metrics', options.metrics.otlp.exporters, env) : [];
   if (options.metrics.otlp.enabled) {
     const interval = options.metrics.otlp.export_interval;
     // The router's own instruments (the Prometheus series), read at each export: no OpenTelemetry instruments of its own.
@@ -82,7 +99,7 @@ export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOpt
       readers: metricTargets.map(
         (target) =>
           new PeriodicExportingMetricReader({
-            exporter: new ReportingMetricExporter(new OTLPMetricExporter(exporterOptions(target)), ctx.log, target),
+            exporter: new ReportingMetricExporter(metricExporterOf(target), ctx.log, target),
             exportIntervalMillis: interval,
             exportTimeoutMillis: Math.min(target.timeoutMs, interval),
             metricProducers: [producer],
@@ -99,6 +116,9 @@ export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOpt
       // Credentials in an endpoint (`user:password@`) stay out of logs.
       trace_exporters: traceTargets.map((t) => stripUrlCredentials(t.url)),
       metric_exporters: metricTargets.map((t) => stripUrlCredentials(t.url)),
+      // `http` (OTLP/HTTP, protobuf) or `grpc`, one per exporter above.
+      trace_protocols: traceTargets.map((t) => t.protocol),
+      metric_protocols: metricTargets.map((t) => t.protocol),
     },
     'Telemetry enabled',
   );
@@ -126,9 +146,10 @@ export function startTelemetry(ctx: PluginContext, options: ResolvedTelemetryOpt
 /**
  * An OTLP exporter's options. The SDK drops `user:password@` from the URL
  * without sending it; it goes as HTTP Basic authorization instead (a
- * configured `Authorization` header wins).
+ * configured `Authorization` header wins), over gRPC as `authorization`
+ * metadata.
  */
-function exporterOptions(target: ExportTarget): { url: string; headers: Record<string, string>; timeoutMillis: number } {
+function exporterOptions(target: ExportTarget): GrpcExporterOptions & { url: string; headers: Record<string, string>; timeoutMillis: number } {
   const { url, authorization } = splitUrlCredentials(target.url);
   const headers: Record<string, string> = { ...target.headers };
   if (authorization !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) headers.authorization = authorization;
@@ -158,7 +179,13 @@ class FailureReporter {
     if (now - this.lastLogged < FAILURE_LOG_INTERVAL_MS) return;
     this.lastLogged = now;
     this.log.warn(
-      { signal: this.signal, endpoint: stripUrlCredentials(this.target.url), failed_exports: this.dropped, err_message: result.error?.message },
+      {
+        signal: this.signal,
+        protocol: this.target.protocol,
+        endpoint: stripUrlCredentials(this.target.url),
+        failed_exports: this.dropped,
+        err_message: result.error?.message,
+      },
       'Telemetry export failed; data dropped',
     );
     this.dropped = 0;

@@ -177,9 +177,11 @@ class Migrator {
       return;
     }
     let node = this.config;
-    for (const segment of to.slice(0, -1)) {
+    for (const [i, segment] of to.slice(0, -1).entries()) {
       const key = String(segment);
-      if (!Object.hasOwn(node, key) || !isMapping(node[key])) node[key] = {};
+      // A number after it makes it a list (`exporters[0]`), else a mapping.
+      const list = typeof to[i + 1] === 'number';
+      if (!Object.hasOwn(node, key) || (list ? !Array.isArray(node[key]) : !isMapping(node[key]))) node[key] = list ? [] : {};
       node = node[key] as Doc;
     }
     node[String(to.at(-1))] = value;
@@ -555,7 +557,7 @@ function migrateMetrics(m: Migrator): void {
   migrateTelemetry(m);
 }
 
-/** Cosmo's OpenTelemetry keys have the same names in Switchyard's telemetry plugin (docs/telemetry.md); OTLP/HTTP only. */
+/** Cosmo's OpenTelemetry keys have the same names in Switchyard's telemetry plugin (docs/telemetry.md); OTLP/HTTP and OTLP/gRPC exporters. */
 function migrateTelemetry(m: Migrator): void {
   m.put(['telemetry', 'service_name'], m.get(['telemetry', 'service_name']));
   const tracing = ['telemetry', 'tracing'];
@@ -580,9 +582,13 @@ function migrateExporters(m: Migrator, from: Path, extra: readonly string[]): vo
   exporters.forEach((exporter: unknown, i) => {
     const at = [...from, 'exporters', i];
     if (!isMapping(exporter)) return m.skip(at, 'not an exporter mapping');
-    if (exporter.exporter !== undefined && exporter.exporter !== 'http') return m.skip(at, 'only OTLP/HTTP exporters (exporter: http)');
+    if (exporter.exporter !== undefined && exporter.exporter !== 'http' && exporter.exporter !== 'grpc') {
+      return m.skip(at, 'only OTLP exporters (exporter: http or grpc)');
+    }
     const to = [...from, 'exporters', index++];
-    for (const key of ['disabled', 'exporter', 'endpoint', 'path', 'headers', ...extra]) {
+    // Cosmo ignores `path` for gRPC (a warning at startup), and so would the router: it is left out.
+    const carried = exporter.exporter === 'grpc' ? ['disabled', 'exporter', 'endpoint', 'headers', ...extra] : ['disabled', 'exporter', 'endpoint', 'path', 'headers', ...extra];
+    for (const key of carried) {
       const value = key.endsWith('_timeout') ? durationOf(exporter[key]) : exporter[key];
       m.put([...to, key], value, [...at, key]);
     }

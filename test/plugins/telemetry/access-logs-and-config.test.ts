@@ -167,7 +167,7 @@ describe('telemetry configuration', () => {
 
   it('refuses bad values naming the key', () => {
     expect(() => parseConfig({ version: '1', telemetry: { tracing: { sampling_rate: 2 } } }, { env: {}, sections })).toThrow(/telemetry\.tracing\.sampling_rate/);
-    expect(() => parseConfig({ version: '1', telemetry: { tracing: { exporters: [{ exporter: 'grpc' }] } } }, { env: {}, sections })).toThrow(
+    expect(() => parseConfig({ version: '1', telemetry: { tracing: { exporters: [{ exporter: 'jaeger' }] } } }, { env: {}, sections })).toThrow(
       /telemetry\.tracing\.exporters\[0\]\.exporter/,
     );
     expect(() => parseConfig({ version: '1', telemetry: { tracing: { exporter: 'http' } } }, { env: {}, sections })).toThrow(/exporter/);

@@ -7,7 +7,9 @@
  * longer ships a decoder for requests, so the messages the tests read are
  * declared here for protobufjs, with the field numbers of the OTLP protocol
  * (opentelemetry/proto/collector/{trace,metrics}/v1). Only the fields the
- * tests look at are declared; protobufjs skips the others.
+ * tests look at are declared; protobufjs skips the others. The OTLP/gRPC
+ * receiver (otlp-grpc-receiver.ts) decodes its messages with the same
+ * `decodeSpans` and `decodePoints`.
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -250,7 +252,8 @@ interface Decoded {
 
 const toObjectOptions = { longs: String, bytes: Array, defaults: false, arrays: true, oneofs: true } as const;
 
-function decodeSpans(body: Buffer): ReceivedSpan[] {
+/** Decodes an `ExportTraceServiceRequest` (OTLP protobuf) into its spans. */
+export function decodeSpans(body: Buffer): ReceivedSpan[] {
   const request = TraceRequest.toObject(TraceRequest.decode(body), toObjectOptions) as Decoded;
   const out: ReceivedSpan[] = [];
   for (const resourceSpans of request.resourceSpans as Decoded[]) {
@@ -279,7 +282,8 @@ function decodeSpans(body: Buffer): ReceivedSpan[] {
   return out;
 }
 
-function decodePoints(body: Buffer): ReceivedPoint[] {
+/** Decodes an `ExportMetricsServiceRequest` (OTLP protobuf) into its data points. */
+export function decodePoints(body: Buffer): ReceivedPoint[] {
   const request = MetricsRequest.toObject(MetricsRequest.decode(body), toObjectOptions) as Decoded;
   const out: ReceivedPoint[] = [];
   for (const resourceMetrics of request.resourceMetrics as Decoded[]) {
