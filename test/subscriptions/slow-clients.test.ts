@@ -1,5 +1,6 @@
 /**
- * A client that stops reading while the subgraph streams large events:
+ * A client that stops reading while the subgraph streams large events (the
+ * HTTP streams: many 16 KiB events, each far below the bound):
  * past `subscriptions.max_queued_bytes` the router drops it (WebSocket:
  * close code 1008; SSE: a last event with SUBSCRIPTION_CLIENT_TOO_SLOW),
  * so what it holds for that client stays bounded, and a fast client on the
@@ -14,6 +15,9 @@ import { collect, eventually, onCleanup, setupSubscriptions, SUBSCRIPTION, type 
 /** Events of 128 KiB each, 80 of them (10 MiB): more than twice what loopback socket buffers hold here (a paused client took about 4.5 MiB). */
 const BIG_BODY = 'x'.repeat(128 * 1024);
 const BIG_EVENTS = 80;
+/** The HTTP streams get the same 10 MiB as 640 events of 16 KiB, each far below the bound: what is held for them must add up. */
+const SMALL_BODY = 'x'.repeat(16 * 1024);
+const SMALL_EVENTS = 640;
 const LIMIT = '256KiB';
 
 interface SlowSocket {
@@ -64,10 +68,10 @@ async function untilJoined(setup: SubscriptionSetup, joined: () => boolean): Pro
   });
 }
 
-/** The subgraph emits the big events in bursts of 10, each once the fast client got the previous burst. */
-async function emitBigEvents(setup: SubscriptionSetup, fastEvents: unknown[]): Promise<void> {
-  for (let i = 0; i < BIG_EVENTS; i++) {
-    setup.reviews.push({ id: `big${i}`, body: BIG_BODY, upc: 'p1' });
+/** The subgraph emits the big events (`count` of `body`) in bursts of 10, each once the fast client got the previous burst. */
+async function emitBigEvents(setup: SubscriptionSetup, fastEvents: unknown[], body = BIG_BODY, count = BIG_EVENTS): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    setup.reviews.push({ id: `big${i}`, body, upc: 'p1' });
     if (i % 10 === 9) await eventually(() => reviewIds(fastEvents).includes(`big${i}`), 10_000);
   }
 }
@@ -123,11 +127,12 @@ describe('slow subscription clients', () => {
     const ended = new Promise<void>((resolve) => res.once('end', resolve));
     await untilJoined(setup, () => fast.events.length > 0 && text.includes('warm'));
     res.pause();
-    await emitBigEvents(setup, fast.events);
+    await emitBigEvents(setup, fast.events, SMALL_BODY, SMALL_EVENTS);
+    expect(reviewIds(fast.events).filter((id) => id.startsWith('big'))).toHaveLength(SMALL_EVENTS);
     res.resume();
     await ended;
     expect(text).toMatch(last);
-    expect(text.split(part).length - 1).toBeLessThan(BIG_EVENTS);
+    expect(text.split(part).length - 1).toBeLessThan(SMALL_EVENTS);
     setup.reviews.push({ id: 'after', body: 'still here', upc: 'p1' });
     await eventually(() => reviewIds(fast.events).includes('after'));
   });

@@ -8,16 +8,70 @@
  *
  * The single connection mode (PUT reservations, stream tokens) is not served:
  * the handler is told there is never a token.
+ *
+ * Slow clients: graphql-sse's handler pulls the operation's events as fast
+ * as they come into a queue of its own, without bound, whatever the client
+ * reads. The iterator the router hands it therefore takes the next event
+ * from the router's source only once every event handed before was written
+ * to the response and the response drained (`WritePacer`): events then wait
+ * in the router's queue for this client, which `subscriptions.max_queued_bytes`
+ * bounds together with the response's unsent bytes (client-buffer.ts), as
+ * for the other transports.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHandler, type ExecutionResult } from 'graphql-sse';
 import type { HttpEvent, HttpEventSource } from './http-event-source.js';
 import { writeChunk } from './http-stream-request.js';
 
-/** The request's context for the handler: the events of the operation the router started for it. */
+/** The request's context for the handler: the events of the operation the router started for it, and their pace. */
 interface SseContext {
   readonly source: HttpEventSource;
+  readonly pacer: WritePacer;
 }
+
+/**
+ * Counts the events handed to graphql-sse and the events written (the
+ * response drained after each), so that graphql-sse holds no event the
+ * response has not taken yet: at most the one being framed. A reader that
+ * keeps up waits for nothing but the write itself.
+ */
+class WritePacer {
+  private handed = 0;
+  private written = 0;
+  private closed = false;
+  private wake: (() => void) | undefined;
+
+  /** An event was handed to graphql-sse. */
+  handedOne(): void {
+    this.handed++;
+  }
+
+  /** An event graphql-sse framed was written and the response drained. */
+  wroteOne(): void {
+    this.written++;
+    this.notify();
+  }
+
+  /** The response is done (ended or closed): nothing waits any more. */
+  close(): void {
+    this.closed = true;
+    this.notify();
+  }
+
+  /** Resolves once every event handed to graphql-sse was written, or the response is done. */
+  async ready(): Promise<void> {
+    while (!this.closed && this.written < this.handed) await new Promise<void>((resolve) => (this.wake = resolve));
+  }
+
+  private notify(): void {
+    const resolve = this.wake;
+    this.wake = undefined;
+    resolve?.();
+  }
+}
+
+/** Whether a chunk graphql-sse yields is an event (`next`, `complete`: one per chunk) rather than a keep-alive comment (`:`). */
+const isEvent = (chunk: string): boolean => !chunk.startsWith(':');
 
 /** graphql-sse wants `ExecutionResult`s; a failure is sent as a result carrying only its errors. */
 function asResult(event: HttpEvent): ExecutionResult {
@@ -28,7 +82,7 @@ const handler = createHandler<IncomingMessage, SseContext>({
   // Distinct connections mode only.
   authenticate: () => null,
   onSubscribe: (req) => {
-    const { source } = req.context;
+    const { source, pacer } = req.context;
     const ended = async (): Promise<IteratorResult<ExecutionResult, void>> => {
       await source.return();
       return { done: true, value: undefined };
@@ -36,8 +90,12 @@ const handler = createHandler<IncomingMessage, SseContext>({
     // graphql-sse ends an operation through `return` (client gone, shutdown): the router's stream ends at once.
     return {
       next: async () => {
+        // The previous event first reaches the response (backpressure: graphql-sse's own queue has no bound).
+        await pacer.ready();
         const result = await source.next();
-        return result.done ? result : { done: false, value: asResult(result.value) };
+        if (result.done) return result;
+        pacer.handedOne();
+        return { done: false, value: asResult(result.value) };
       },
       return: ended,
       throw: ended,
@@ -54,6 +112,15 @@ const handler = createHandler<IncomingMessage, SseContext>({
  * parameters read; refusals answered as plain JSON before): writes the event stream.
  */
 export async function writeSse(req: IncomingMessage, res: ServerResponse, source: HttpEventSource): Promise<void> {
+  const pacer = new WritePacer();
+  try {
+    await writeStream(req, res, source, pacer);
+  } finally {
+    pacer.close();
+  }
+}
+
+async function writeStream(req: IncomingMessage, res: ServerResponse, source: HttpEventSource, pacer: WritePacer): Promise<void> {
   const [body, init] = await handler({
     // The parameters are the router's; graphql-sse sees a JSON POST naming the query, so its own reader passes.
     method: 'POST',
@@ -69,7 +136,7 @@ export async function writeSse(req: IncomingMessage, res: ServerResponse, source
     },
     body: { query: '' },
     raw: req,
-    context: { source },
+    context: { source, pacer },
   });
   const headers = { ...init.headers };
   // Event streams are UTF-8 by definition; the bare type is what GraphQL over HTTP (yoga) answers too.
@@ -79,12 +146,16 @@ export async function writeSse(req: IncomingMessage, res: ServerResponse, source
     res.end(body ?? undefined);
     return;
   }
-  const stop = (): void => void body.return(undefined);
+  const stop = (): void => {
+    pacer.close();
+    void body.return(undefined);
+  };
   res.once('close', stop);
   try {
     for await (const chunk of body) {
       if (!res.writable) break;
       await writeChunk(res, chunk);
+      if (isEvent(chunk)) pacer.wroteOne();
     }
   } finally {
     res.off('close', stop);

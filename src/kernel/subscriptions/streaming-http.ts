@@ -88,7 +88,7 @@ export function createStreamingHttpEndpoint(options: StreamingHttpOptions): Stre
     const limit = options.maxQueuedBytes ?? 0;
     const buffer = new ClientBuffer(
       limit,
-      () => res.writableLength,
+      () => unsentBytes(res),
       (queued) => {
         options.log.warn({ queued_bytes: queued, limit }, 'Ending a streamed subscription whose client reads too slowly');
         source?.fail([{ message: clientTooSlowMessage(limit), extensions: { code: 'SUBSCRIPTION_CLIENT_TOO_SLOW' } }]);
@@ -148,4 +148,17 @@ export function createStreamingHttpEndpoint(options: StreamingHttpOptions): Stre
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/**
+ * What the response's socket holds that the kernel did not take: its
+ * `writableLength`. Node corks a response's socket for the rest of the tick
+ * of each write, so right after a write (the transports take the next event
+ * then) everything just written counts until the tick ends, even for a
+ * client that reads all; a corked socket says nothing about the client yet
+ * and counts 0 (the next check, at the next event or 50 ms later while the
+ * queue holds the subgraph subscription back, sees it flushed).
+ */
+function unsentBytes(res: ServerResponse): number {
+  return res.socket && res.socket.writableCorked > 0 ? 0 : res.writableLength;
 }
