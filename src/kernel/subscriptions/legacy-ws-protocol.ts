@@ -58,6 +58,8 @@ export interface LegacyConnectionOptions {
   readonly keepAliveMs?: number;
   /** Default 3 s. */
   readonly connectionInitWaitMs?: number;
+  /** Called after each message handed to the socket (the `subscriptions.max_queued_bytes` check on what it holds). */
+  readonly sent?: () => void;
 }
 
 /** Message types (subscriptions-transport-ws's names). */
@@ -74,21 +76,30 @@ const GQL = {
   STOP: 'stop',
 } as const;
 
+/** An operation under its id, from `start` until it ends or is stopped; `stream` once it streams. */
+interface Running {
+  stream?: EventStream;
+}
+
 /** Serves one socket that negotiated `graphql-ws`. */
 export function serveLegacyConnection(socket: WebSocket, upgrade: IncomingMessage, options: LegacyConnectionOptions): void {
-  const operations = new Map<string, EventStream | 'starting'>();
+  // Each start has its own entry, so an id reused after `stop` never picks up what the stopped operation left behind.
+  const operations = new Map<string, Running>();
   let initPayload: Readonly<Record<string, unknown>> | undefined;
   let acknowledged = false;
   let keepAlive: NodeJS.Timeout | undefined;
 
   const send = (message: Record<string, unknown>): void => {
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+    if (socket.readyState !== socket.OPEN) return;
+    socket.send(JSON.stringify(message));
+    options.sent?.();
   };
   /** Sends and waits until the socket took the message: a slow reader holds up its own stream (slow clients, client-buffer.ts). */
   const sendAndWait = (message: Record<string, unknown>): Promise<void> =>
     new Promise((resolve) => {
-      if (socket.readyState !== socket.OPEN) resolve();
-      else socket.send(JSON.stringify(message), () => resolve());
+      if (socket.readyState !== socket.OPEN) return resolve();
+      socket.send(JSON.stringify(message), () => resolve());
+      options.sent?.();
     });
   const sendErrors = (id: string | undefined, errors: readonly GraphQLErrorJSON[]): void => send({ type: GQL.ERROR, ...(id !== undefined ? { id } : {}), payload: errors });
 
@@ -96,34 +107,40 @@ export function serveLegacyConnection(socket: WebSocket, upgrade: IncomingMessag
     if (!acknowledged) socket.close(4408, 'Connection initialisation timeout');
   }, options.connectionInitWaitMs ?? 3_000);
 
-  const stop = async (id: string): Promise<void> => {
+  /** Ends the operation under `id` (the id is free at once; its stream ends in the background). */
+  const stop = (id: string): void => {
     const running = operations.get(id);
     operations.delete(id);
-    if (running && running !== 'starting') await running.return();
+    if (!running?.stream) return;
+    running.stream
+      .return()
+      .catch((error: unknown) => options.log.debug({ reason: error instanceof Error ? error.message : String(error) }, 'ending a graphql-ws operation failed'));
   };
 
   /** Sends each event as `data`, then `complete` (or the failure as `error`), unless `stop` came first. */
-  const pump = async (id: string, stream: EventStream): Promise<void> => {
+  const pump = async (id: string, running: Running, stream: EventStream): Promise<void> => {
     try {
       for (;;) {
         const result = await stream.next();
-        if (operations.get(id) !== stream) return;
+        if (operations.get(id) !== running) return;
         if (result.done) break;
         await sendAndWait({ type: GQL.DATA, id, payload: result.value });
       }
     } catch (error) {
-      if (operations.get(id) === stream) {
+      if (operations.get(id) === running) {
         operations.delete(id);
         sendErrors(id, failureErrors(error));
       }
       return;
     }
+    if (operations.get(id) !== running) return;
     operations.delete(id);
     send({ type: GQL.COMPLETE, id });
   };
 
   const start = async (id: string, payload: SocketPayload): Promise<void> => {
-    operations.set(id, 'starting');
+    const running: Running = {};
+    operations.set(id, running);
     let started: SocketOperation;
     try {
       started = await options.start(socket, payload, upgrade, initPayload);
@@ -131,7 +148,7 @@ export function serveLegacyConnection(socket: WebSocket, upgrade: IncomingMessag
       started = { kind: 'refused', errors: [] };
       options.log.error({ err: error }, 'starting a graphql-ws operation failed');
     }
-    if (operations.get(id) !== 'starting' || socket.readyState !== socket.OPEN) {
+    if (operations.get(id) !== running || socket.readyState !== socket.OPEN) {
       // Stopped (or disconnected) while starting.
       if (started.kind === 'stream') await started.stream.return();
       return;
@@ -148,11 +165,13 @@ export function serveLegacyConnection(socket: WebSocket, upgrade: IncomingMessag
       send({ type: GQL.COMPLETE, id });
       return;
     }
-    operations.set(id, started.stream);
-    await pump(id, started.stream);
+    running.stream = started.stream;
+    await pump(id, running, started.stream);
   };
 
   const onMessage = (data: Buffer, isBinary: boolean): void => {
+    // A connection being closed (a slow client dropped, shutdown) runs nothing more.
+    if (socket.readyState !== socket.OPEN) return;
     const message = parseMessage(isBinary ? undefined : data.toString('utf8'));
     if (typeof message === 'string') {
       sendErrors(undefined, [{ message }]);
@@ -198,7 +217,11 @@ export function serveLegacyConnection(socket: WebSocket, upgrade: IncomingMessag
         return;
       }
       case GQL.STOP:
-        if (id !== undefined) void stop(id).then(() => send({ type: GQL.COMPLETE, id }));
+        // `complete` at once: nothing more is sent for the stopped operation, so a reused id's messages cannot mix with it.
+        if (id !== undefined) {
+          stop(id);
+          send({ type: GQL.COMPLETE, id });
+        }
         return;
       case GQL.CONNECTION_TERMINATE:
         socket.close(1000, 'Normal Closure');
@@ -214,7 +237,7 @@ export function serveLegacyConnection(socket: WebSocket, upgrade: IncomingMessag
     clearTimeout(initTimer);
     clearInterval(keepAlive);
     socket.off('message', onMessage);
-    for (const id of [...operations.keys()]) void stop(id);
+    for (const id of [...operations.keys()]) stop(id);
   });
 }
 

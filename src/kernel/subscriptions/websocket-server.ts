@@ -5,16 +5,23 @@
  * codes: 4400 malformed message, 4401 subscribe before init, 4406 unknown
  * subprotocol, 4408 no init in time, 4409 duplicate id) is the package's;
  * every subscribe message runs through the router's pipeline (startOperation).
- * Sockets that negotiate the legacy `graphql-ws` subprotocol are served by
- * legacy-ws-protocol.ts with the same limits. With CORS on, upgrades from an
- * origin it does not allow are refused with 403.
+ * The package's protocol core (`makeServer`) is bound to `ws` sockets here
+ * rather than through its `use/ws` helper, so that the router decides what
+ * happens around it: errors are logged by the router's logger (never
+ * printed to the console), messages are parsed without a reviver (deeply
+ * nested variables reach the pipeline, which refuses them per operation), a
+ * subscription id reused right after `complete` waits until the operation
+ * that had it has ended, everything sent counts toward
+ * `subscriptions.max_queued_bytes`, and a closed socket ends every stream the
+ * router started for it. Sockets that negotiate the legacy `graphql-ws`
+ * subprotocol are served by legacy-ws-protocol.ts with the same limits. With
+ * CORS on, upgrades from an origin it does not allow are refused with 403.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GraphQLError, GraphQLSchema, parse, type ExecutionArgs } from 'graphql';
-import { GRAPHQL_TRANSPORT_WS_PROTOCOL, type FormattedExecutionResult, type OperationResult } from 'graphql-ws';
-import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer, type FormattedExecutionResult, type OperationResult } from 'graphql-ws';
+import { type RawData, WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.js';
 import type { GraphQLResponseBody, OperationRequest } from '../pipeline/stages.js';
 import { ClientBuffer, unboundedBuffer } from './client-buffer.js';
@@ -50,6 +57,9 @@ export interface WebSocketEndpoint {
 
 const GRAPHQL_PATH = '/graphql';
 
+/** How often each graphql-transport-ws connection is pinged, and how long its pong may take. */
+const KEEP_ALIVE_MS = 12_000;
+
 /** Close code for a connection that read too slowly (1008, policy violation: the client did not read what it asked for). */
 export const SLOW_CLIENT_CLOSE_CODE = 1008;
 
@@ -57,6 +67,30 @@ export const SLOW_CLIENT_CLOSE_CODE = 1008;
 interface Carried {
   readonly stream?: EventStream;
   readonly result?: GraphQLResponseBody;
+}
+
+/** What graphql-ws's protocol core is given for a connection. */
+interface Extra {
+  readonly socket: WebSocket;
+  readonly request: IncomingMessage;
+  /** The operation running under `id` is ending: its `complete` or `error` is about to be sent. */
+  readonly ending: (id: string) => void;
+}
+
+/**
+ * A `subscribe` the router has seen on a graphql-transport-ws connection,
+ * until graphql-ws is done with it (its `finally` ran, so the id is no longer
+ * in graphql-ws's own map).
+ */
+interface SocketSubscribe {
+  /** Handed to graphql-ws (a reused id waits until the operation that had it has ended). */
+  dispatched: boolean;
+  /** The client sent `complete` for it, or its `complete` or `error` is being sent: the client may reuse the id. */
+  ending: boolean;
+  /** Never to be handed to graphql-ws (completed while waiting, or the socket closed). */
+  cancelled: boolean;
+  /** Settles (never rejects) once graphql-ws is done with it. */
+  settled: Promise<void>;
 }
 
 /** Stands in for the schema and document in the arguments graphql-ws passes around (the router's pipeline did the real work). */
@@ -70,6 +104,14 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: options.maxPayloadBytes,
+    // graphql-ws's own choice answers an unknown subprotocol with none, which clients take as a failed handshake.
+    // The first offered is accepted instead, so the connection is closed with the protocol's code, 4406.
+    handleProtocols: (protocols: Set<string>) =>
+      protocols.has(GRAPHQL_TRANSPORT_WS_PROTOCOL)
+        ? GRAPHQL_TRANSPORT_WS_PROTOCOL
+        : protocols.has(LEGACY_GRAPHQL_WS_PROTOCOL)
+          ? LEGACY_GRAPHQL_WS_PROTOCOL
+          : (protocols.values().next().value ?? false),
   });
   const all = new Set<EventStream>();
   const perSocket = new WeakMap<WebSocket, Set<EventStream>>();
@@ -88,23 +130,25 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
-      buffers.set(
-        ws,
-        new ClientBuffer(
-          options.maxQueuedBytes ?? 0,
-          () => ws.bufferedAmount,
-          (queued) => dropSlowClient(ws, queued),
-        ),
+      // One bound for everything held for the client: its subscriptions' queued events and every answer in its socket.
+      const buffer = new ClientBuffer(
+        options.maxQueuedBytes ?? 0,
+        () => ws.bufferedAmount,
+        (queued) => dropSlowClient(ws, queued),
       );
-      // The legacy subprotocol is served by legacy-ws-protocol.ts; graphql-ws's server takes the rest.
-      if (ws.protocol === LEGACY_GRAPHQL_WS_PROTOCOL) serveLegacyConnection(ws, request, { log, start: startOn });
-      else wss.emit('connection', ws, request);
+      buffers.set(ws, buffer);
+      // Whatever graphql-ws (or the legacy protocol) still knows of them, the streams started for a closed socket end.
+      ws.once('close', () => {
+        for (const stream of [...(perSocket.get(ws) ?? [])]) {
+          stream.return().catch((error: unknown) => log.debug({ reason: reasonOf(error) }, 'ending a WebSocket subscription failed'));
+        }
+      });
+      // The legacy subprotocol is served by legacy-ws-protocol.ts; graphql-ws's protocol core takes the rest.
+      if (ws.protocol === LEGACY_GRAPHQL_WS_PROTOCOL) serveLegacyConnection(ws, request, { log, start: startOn, sent: () => buffer.check() });
+      else serveGraphQLTransportWs(ws, request, buffer);
     });
   };
   server.on('upgrade', onUpgrade);
-  wss.on('connection', (ws: WebSocket) => {
-    ws.on('error', (error) => log.debug({ reason: error.message }, 'WebSocket connection failed'));
-  });
 
   /**
    * A connection past `subscriptions.max_queued_bytes`: its subscriptions end
@@ -127,6 +171,8 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
       owned.delete(stream);
       all.delete(stream);
     };
+    // Ended once, however many ask (graphql-ws, the socket's close, a slow-client drop, shutdown).
+    let ended: Promise<IteratorResult<GraphQLResponseBody>> | undefined;
     const tracked: EventStream = {
       async next() {
         try {
@@ -138,9 +184,10 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
           throw error;
         }
       },
-      async return() {
+      return() {
         release();
-        return stream.return();
+        ended ??= stream.return();
+        return ended;
       },
       [Symbol.asyncIterator]() {
         return this;
@@ -202,33 +249,134 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
     return { kind: 'stream', stream: track(socket, stream) };
   };
 
-  const endpoint = useServer<Record<string, unknown> | undefined>(
-    {
-      isProd: true,
-      // graphql-ws requires a string `query`; a persisted operation (by hash or `documentId`) may have none.
-      jsonMessageReviver: allowPersistedSubscribe,
-      onSubscribe: async (ctx, _id, payload) => {
-        const started = await startOn(ctx.extra.socket, payload as SocketPayload, ctx.extra.request, ctx.connectionParams ?? undefined);
-        if (started.kind === 'refused') return started.errors;
-        if (started.kind === 'single') return args(SINGLE_DOCUMENT, { result: started.body });
-        return args(STREAM_DOCUMENT, { stream: started.stream });
-      },
-      // Sent as they are: the router's answers are JSON already (graphql-ws would call toJSON on each error).
-      onNext: (_ctx, _id, _payload, _args, result) => result as FormattedExecutionResult,
-      // The router's answers are JSON already (errors as plain objects): graphql-ws sends them as they are.
-      subscribe: (execution) => (execution.contextValue as Carried).stream as unknown as OperationResult,
-      execute: (execution) => (execution.contextValue as Carried).result as unknown as OperationResult,
+  const protocolCore = makeServer<Record<string, unknown> | undefined, Extra>({
+    onSubscribe: async (ctx, _id, payload) => {
+      const started = await startOn(ctx.extra.socket, payload as SocketPayload, ctx.extra.request, ctx.connectionParams ?? undefined);
+      if (started.kind === 'refused') return started.errors;
+      if (started.kind === 'single') return args(SINGLE_DOCUMENT, { result: started.body });
+      return args(STREAM_DOCUMENT, { stream: started.stream });
     },
-    wss,
-  );
-  // useServer answers an unknown subprotocol with none, which clients take as a failed handshake. Accept the
-  // first offered instead, so graphql-ws closes the connection with the protocol's code, 4406.
-  wss.options.handleProtocols = (protocols: Set<string>) =>
-    protocols.has(GRAPHQL_TRANSPORT_WS_PROTOCOL)
-      ? GRAPHQL_TRANSPORT_WS_PROTOCOL
-      : protocols.has(LEGACY_GRAPHQL_WS_PROTOCOL)
-        ? LEGACY_GRAPHQL_WS_PROTOCOL
-        : (protocols.values().next().value ?? false);
+    // Sent as they are: the router's answers are JSON already (graphql-ws would call toJSON on each error).
+    onNext: (_ctx, _id, _payload, _args, result) => result as FormattedExecutionResult,
+    // From here the client may reuse the id (see serveGraphQLTransportWs).
+    onError: (ctx, id) => ctx.extra.ending(id),
+    onComplete: (ctx, id) => ctx.extra.ending(id),
+    // The router's answers are JSON already (errors as plain objects): graphql-ws sends them as they are.
+    subscribe: (execution) => (execution.contextValue as Carried).stream as unknown as OperationResult,
+    execute: (execution) => (execution.contextValue as Carried).result as unknown as OperationResult,
+  });
+
+  /**
+   * Serves one socket with graphql-ws's protocol core (what its `use/ws`
+   * helper does, with the router's logging, limits and id bookkeeping).
+   *
+   * A reused id: graphql-ws removes an operation's id from its map only when
+   * the operation has finished ending, so a `subscribe` that reuses the id
+   * of one still ending would be removed from that map by the old one and
+   * orphaned (never stopped by `complete` or a disconnect). The protocol
+   * lets a client reuse an id once it sent `complete` for it (or got
+   * `complete` or `error`), so such a `subscribe` is not refused: it is
+   * handed to graphql-ws once the old operation has ended; a `complete`
+   * meanwhile cancels it. A `subscribe` for an id still in use otherwise
+   * closes the connection with 4409, as the protocol says.
+   */
+  const serveGraphQLTransportWs = (socket: WebSocket, request: IncomingMessage, buffer: ClientBuffer): void => {
+    const subscribes = new Map<string, SocketSubscribe>();
+    let reported = false;
+    /** At most one line per connection: a client's reset or bad frame is routine (debug); a failure of the router's own code is an error. */
+    const report = (error: unknown): void => {
+      if (reported) return;
+      reported = true;
+      if (socket.readyState !== socket.OPEN) log.debug({ reason: reasonOf(error) }, 'WebSocket connection failed');
+      else log.error({ err: error }, 'handling a graphql-transport-ws message failed');
+    };
+    // ws closes the socket itself on a bad frame or a message over maxPayload (1009); graphql-ws's helper would print a stack trace.
+    socket.on('error', report);
+    let handle: ((message: string) => Promise<void>) | undefined;
+    const closed = protocolCore.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) =>
+          new Promise<void>((resolve) => {
+            if (socket.readyState !== socket.OPEN) return resolve();
+            // A send that fails means the socket is gone: its close ends the operations, nothing to report per message.
+            socket.send(data, () => resolve());
+            // Answers to queries count as subscription events do: past max_queued_bytes the client is dropped (1008).
+            buffer.check();
+          }),
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (cb) => {
+          handle = cb;
+        },
+      },
+      {
+        socket,
+        request,
+        ending: (id) => {
+          const current = subscribes.get(id);
+          if (current?.dispatched) current.ending = true;
+        },
+      },
+    );
+    const run = (message: unknown): Promise<void> =>
+      // graphql-ws's parseMessage takes an object as it is (its `onMessage` type says string).
+      (handle?.(message as string) ?? Promise.resolve()).catch((error: unknown) => {
+        report(error);
+        if (socket.readyState === socket.OPEN) socket.close(CloseCode.InternalServerError, 'Internal server error');
+      });
+
+    const onMessage = (data: RawData): void => {
+      // A connection being closed (a slow client dropped, shutdown) runs nothing more.
+      if (socket.readyState !== socket.OPEN) return;
+      const message = parsedMessage(String(data));
+      const { type, id } = (typeof message === 'object' && message !== null ? message : {}) as { type?: unknown; id?: unknown };
+      if (typeof id !== 'string' || (type !== 'subscribe' && type !== 'complete')) {
+        void run(message);
+        return;
+      }
+      const current = subscribes.get(id);
+      if (type === 'complete') {
+        if (current) current.ending = true;
+        // Not handed to graphql-ws yet: it never will be.
+        if (current && !current.dispatched) current.cancelled = true;
+        else void run(message);
+        return;
+      }
+      if (current && !current.ending) {
+        // graphql-ws has the id in its map and closes with 4409; one still waiting is the router's to refuse.
+        if (current.dispatched) void run(message);
+        else socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
+        return;
+      }
+      const entry: SocketSubscribe = { dispatched: false, ending: false, cancelled: false, settled: Promise.resolve() };
+      subscribes.set(id, entry);
+      const previous = current?.settled;
+      entry.settled = (async () => {
+        if (previous) await previous;
+        if (entry.cancelled || socket.readyState !== socket.OPEN) return;
+        entry.dispatched = true;
+        await run(message);
+      })().finally(() => {
+        if (subscribes.get(id) === entry) subscribes.delete(id);
+      });
+    };
+    socket.on('message', onMessage);
+
+    let pongWait: NodeJS.Timeout | undefined;
+    const keepAlive = setInterval(() => {
+      if (socket.readyState !== socket.OPEN) return;
+      pongWait = setTimeout(() => socket.terminate(), KEEP_ALIVE_MS);
+      socket.once('pong', () => clearTimeout(pongWait));
+      socket.ping();
+    }, KEEP_ALIVE_MS);
+    socket.once('close', (code, reason) => {
+      clearInterval(keepAlive);
+      clearTimeout(pongWait);
+      socket.off('message', onMessage);
+      for (const entry of subscribes.values()) entry.cancelled = true;
+      closed(code, String(reason)).catch((error: unknown) => log.debug({ reason: reasonOf(error) }, 'closing a graphql-transport-ws connection failed'));
+    });
+  };
 
   return {
     get active() {
@@ -240,26 +388,44 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
       await Promise.allSettled([...all].map((stream) => stream.return()));
       await new Promise((resolve) => setImmediate(resolve));
       server.off('upgrade', onUpgrade);
-      await endpoint.dispose();
+      for (const client of wss.clients) client.close(1001, 'Going away');
+      await new Promise<void>((resolve, reject) => wss.close((error) => (error ? reject(error) : resolve())));
     },
   };
 }
 
 /**
- * The JSON reviver for incoming graphql-transport-ws messages: a `subscribe`
- * whose payload has no `query` (a persisted operation: `extensions.persistedQuery`
- * or `documentId`) gets an empty one, so graphql-ws's message check passes
- * and the persisted-operation plugins resolve the text in the request stage.
- * A `doc_id` is read as `documentId`, as over HTTP.
+ * An incoming graphql-transport-ws message, parsed for graphql-ws (text that
+ * is not JSON is left as it is: graphql-ws closes the connection with 4400).
+ * Parsed without a reviver: V8 applies one recursively, so variables nested
+ * a few thousand levels deep would overflow the stack and close the
+ * connection; without it they reach the pipeline, which refuses that
+ * operation (BAD_USER_INPUT) as on the other transports.
+ *
+ * A `subscribe` whose payload has no `query` (a persisted operation:
+ * `extensions.persistedQuery` or `documentId`) gets an empty one, so
+ * graphql-ws's message check passes and the persisted-operation plugins
+ * resolve the text in the request stage. A `doc_id` is read as
+ * `documentId`, as over HTTP.
  */
-function allowPersistedSubscribe(this: unknown, key: string, value: unknown): unknown {
-  if (key !== '' || value === null || typeof value !== 'object') return value;
+function parsedMessage(text: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (value === null || typeof value !== 'object') return value;
   const message = value as { type?: unknown; payload?: unknown };
   if (message.type !== 'subscribe' || message.payload === null || typeof message.payload !== 'object' || Array.isArray(message.payload)) return value;
   const payload = message.payload as Record<string, unknown>;
   if (payload.documentId === undefined && payload.doc_id !== undefined) payload.documentId = payload.doc_id;
   if (payload.query === undefined || payload.query === null) payload.query = '';
   return value;
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function args(document: ExecutionArgs['document'], carried: Carried): ExecutionArgs {
