@@ -8,8 +8,16 @@
  * Only `import:` renames are undone; the namespace form
  * `@link(url:, as: "x")` is left to the readers, which know their spec's
  * prefix.
+ *
+ * Before that, every `@link`'s `import:` list is checked as the link spec
+ * and Apollo's composition check it (`extractCoreFeatureImports` and
+ * `CoreFeatures.add` in @apollo/federation-internals): entries are strings or
+ * `{ name, as }` objects of GraphQL names (`@`-prefixed for directives, on
+ * both sides of a rename), and one element is never imported under two
+ * names. The same import written twice identically (`["@key", "@key"]`) is
+ * tolerated, as Apollo tolerates it.
  */
-import { Kind, visit, type ASTNode, type ConstDirectiveNode, type ConstValueNode, type DocumentNode, type NameNode } from 'graphql';
+import { Kind, print, visit, type ASTNode, type ConstDirectiveNode, type ConstValueNode, type DocumentNode, type NameNode } from 'graphql';
 import { RouterError } from '../errors.js';
 
 /** Renames one `@link` import undoes: the name used in the document → the name the spec gives it. */
@@ -21,10 +29,12 @@ interface Renames {
 /**
  * The document with every import rename of a `specs.apollo.dev` `@link`
  * replaced by the imported name, and the renames dropped from the `@link`s.
- * Throws `SUPERGRAPH_INVALID` when a rename cannot be undone (its target
- * name is already taken, or the import entry is malformed).
+ * Throws `SUPERGRAPH_INVALID` when an import entry is malformed, when one
+ * element is imported under two names, or when a rename cannot be undone
+ * (its target name is already taken).
  */
 export function undoImportRenames(document: DocumentNode): DocumentNode {
+  assertImportsWellFormed(document);
   const renames = collectRenames(document);
   if (renames.directives.size === 0 && renames.types.size === 0) return document;
   assertTargetsFree(document, renames);
@@ -78,6 +88,91 @@ function isApolloSpec(directive: ConstDirectiveNode): boolean {
   return url?.kind === Kind.STRING && /^https?:\/\/specs\.apollo\.dev\//.test(url.value);
 }
 
+interface LinkImport {
+  /** The element's name in the spec: `@requiresScopes`, `Purpose`. */
+  readonly name: string;
+  /** The name it is imported under, when the entry gives one. */
+  readonly as?: string;
+}
+
+/** A GraphQL name, with its leading `@` for a directive: the link spec's `Import` (Apollo's `importRegExp`). */
+const IMPORT_NAME = /^@?[_A-Za-z][_0-9A-Za-z]*$/;
+
+/**
+ * The entries of a `@link`'s `import:` list. Refuses what Apollo's
+ * composition refuses (`extractCoreFeatureImports`): an entry neither a
+ * string nor an object, an object without a string `name`, a non-string
+ * `as`, keys other than `name` and `as` (or one of them twice), names that
+ * are not GraphQL names (`"@"`, `"@1x"`, `"@a b"`, `""`), and a rename
+ * crossing between directive and type.
+ */
+function linkImports(link: ConstDirectiveNode): LinkImport[] {
+  const url = stringArgument(link, 'url') ?? '';
+  const refuse = (entry: ConstValueNode, reason: string): RouterError => invalid(`@link(url: "${url}") import ${print(entry)}: ${reason}`);
+  const imports: LinkImport[] = [];
+  for (const entry of importEntries(link)) {
+    if (entry.kind === Kind.STRING) {
+      if (!IMPORT_NAME.test(entry.value)) throw refuse(entry, notAName(entry.value));
+      imports.push({ name: entry.value });
+      continue;
+    }
+    if (entry.kind !== Kind.OBJECT) throw refuse(entry, 'an import is a string or an object { name: "...", as: "..." }');
+    const seen = new Set<string>();
+    for (const field of entry.fields) {
+      const key = field.name.value;
+      if (key !== 'name' && key !== 'as') throw refuse(entry, `unknown key "${key}" (an import has only name and as)`);
+      if (seen.has(key)) throw refuse(entry, `"${key}" is given twice`);
+      seen.add(key);
+      if (field.value.kind !== Kind.STRING) throw refuse(entry, `"${key}" must be a string`);
+      if (!IMPORT_NAME.test(field.value.value)) throw refuse(entry, notAName(field.value.value));
+    }
+    const name = stringField(entry, 'name');
+    const as = stringField(entry, 'as');
+    if (name === undefined) throw refuse(entry, as === undefined ? 'it names nothing to import' : `it renames to "${as}" but names nothing to import`);
+    if (as !== undefined && name.startsWith('@') !== as.startsWith('@')) {
+      throw refuse(entry, 'a directive must be renamed to a directive (with @) and a type to a type (without @)');
+    }
+    imports.push(as === undefined ? { name } : { name, as });
+  }
+  return imports;
+}
+
+function notAName(name: string): string {
+  return `${JSON.stringify(name)} is not a GraphQL name (a directive's with its leading @)`;
+}
+
+/**
+ * Every `@link`'s imports are well formed, and no element of a spec is
+ * imported under two names, by one `@link` or by two linking the same spec
+ * (`["@inaccessible", { name: "@inaccessible", as: "@hidden" }]`): which name
+ * is the spec's would be ambiguous, and a field marked with the other one
+ * could be missed by a reader. A link brings in the directive named after
+ * its spec (as `@<as:>` or `@<spec>`) unless its `import:` list names it.
+ */
+function assertImportsWellFormed(document: DocumentNode): void {
+  const imported = new Map<string, { readonly as: string; readonly url: string; readonly link: ConstDirectiveNode }>();
+  for (const link of schemaLinks(document)) {
+    const url = stringArgument(link, 'url') ?? '';
+    const imports = linkImports(link);
+    const version = /\/v\d+\.\d+\/?$/.exec(url);
+    const identity = version ? url.slice(0, version.index) : url;
+    const spec = /\/([A-Za-z_][\w-]*)\/v\d+\.\d+\/?$/.exec(url)?.[1];
+    const entries = [...imports];
+    if (spec !== undefined && !imports.some((i) => i.name === `@${spec}`)) entries.push({ name: `@${spec}`, as: `@${stringArgument(link, 'as') ?? spec}` });
+    for (const { name, as = name } of entries) {
+      const key = `${identity}\n${name}`;
+      const earlier = imported.get(key);
+      if (earlier === undefined) imported.set(key, { as, url, link });
+      else if (earlier.as !== as) {
+        const where = earlier.link === link ? 'it' : `@link(url: "${earlier.url}")`;
+        throw invalid(
+          `@link(url: "${url}") imports ${name} as ${as}, but ${where} also imports ${name} as ${earlier.as}: one ${name.startsWith('@') ? 'directive' : 'type'} under two names`,
+        );
+      }
+    }
+  }
+}
+
 interface ImportRename {
   readonly name: string;
   readonly as: string;
@@ -85,21 +180,7 @@ interface ImportRename {
 
 /** `{ name: "...", as: "..." }` entries of a `@link`'s `import:` list (plain strings rename nothing). */
 function importRenames(link: ConstDirectiveNode): ImportRename[] {
-  const list = link.arguments?.find((a) => a.name.value === 'import')?.value;
-  if (list?.kind !== Kind.LIST) return [];
-  const renames: ImportRename[] = [];
-  for (const entry of list.values) {
-    if (entry.kind !== Kind.OBJECT) continue;
-    const name = stringField(entry, 'name');
-    const as = stringField(entry, 'as');
-    if (as === undefined) continue;
-    if (name === undefined) throw invalid(`@link import entry renames to "${as}" but names nothing to import`);
-    if (name.startsWith('@') !== as.startsWith('@')) {
-      throw invalid(`@link import { name: "${name}", as: "${as}" }: a directive must be renamed to a directive and a type to a type`);
-    }
-    renames.push({ name, as });
-  }
-  return renames;
+  return linkImports(link).flatMap(({ name, as }) => (as === undefined ? [] : [{ name, as }]));
 }
 
 function stringField(value: ConstValueNode & { kind: Kind.OBJECT }, field: string): string | undefined {
@@ -184,8 +265,7 @@ function plainImports(document: DocumentNode): Map<string, string> {
   for (const link of schemaLinks(document)) {
     if (!isApolloSpec(link)) continue;
     const url = stringArgument(link, 'url') ?? '';
-    const list = link.arguments?.find((a) => a.name.value === 'import')?.value;
-    const entries = list?.kind === Kind.LIST ? list.values : [];
+    const entries = importEntries(link);
     const imported = new Set<string>();
     for (const entry of entries) {
       const name = entry.kind === Kind.STRING ? entry.value : entry.kind === Kind.OBJECT ? stringField(entry, 'name') : undefined;
@@ -200,6 +280,17 @@ function plainImports(document: DocumentNode): Map<string, string> {
   return names;
 }
 
+/**
+ * The entries of a `@link`'s `import:` argument. A single entry written
+ * without brackets stands for a list of one, as GraphQL's input coercion
+ * reads a list argument.
+ */
+function importEntries(link: ConstDirectiveNode): readonly ConstValueNode[] {
+  const value = link.arguments?.find((a) => a.name.value === 'import')?.value;
+  if (value === undefined || value.kind === Kind.NULL) return [];
+  return value.kind === Kind.LIST ? value.values : [value];
+}
+
 function stringArgument(directive: ConstDirectiveNode, name: string): string | undefined {
   const value = directive.arguments?.find((a) => a.name.value === name)?.value;
   return value?.kind === Kind.STRING ? value.value : undefined;
@@ -209,12 +300,13 @@ function stringArgument(directive: ConstDirectiveNode, name: string): string | u
 function withoutRenames(link: { readonly arguments?: readonly { readonly name: NameNode; readonly value: unknown }[] }) {
   return link.arguments?.map((argument) => {
     const value = argument.value as ConstValueNode;
-    if (argument.name.value !== 'import' || value.kind !== Kind.LIST) return argument;
-    const values = value.values.map((entry) => {
+    if (argument.name.value !== 'import') return argument;
+    const plain = (entry: ConstValueNode): ConstValueNode => {
       if (entry.kind !== Kind.OBJECT) return entry;
       const name = stringField(entry, 'name');
       return name === undefined ? entry : { kind: Kind.STRING, value: name };
-    });
-    return { ...argument, value: { ...value, values } };
+    };
+    // A single entry without brackets is a list of one (see importEntries), and is written as one.
+    return { ...argument, value: value.kind === Kind.LIST ? { ...value, values: value.values.map(plain) } : { kind: Kind.LIST, values: [plain(value)] } };
   }) as ConstDirectiveNode['arguments'];
 }
