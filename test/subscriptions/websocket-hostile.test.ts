@@ -8,6 +8,10 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
+import { composeSubgraphs } from '../../src/compose/compose.js';
+import { createLogger } from '../../src/kernel/logger.js';
+import { createRouter } from '../../src/kernel/router/router.js';
+import { startSubgraph } from '../../src/testing/index.js';
 import { collect, eventually, onCleanup, setupSubscriptions, SUBSCRIPTION, type SubscriptionSetup, wsClient } from './fixtures.js';
 
 interface Message {
@@ -144,6 +148,50 @@ describe.each(PROTOCOLS)('a subscription id reused after $complete ($subprotocol
     const fresh = collect(wsClient(setup), { query: SUBSCRIPTION });
     await pushUntil(setup, () => fresh.events.length > 0 || fresh.error !== undefined);
     expect(fresh.error).toBeUndefined();
+  });
+});
+
+describe('a reused id whose subscribe is refused (graphql-transport-ws)', () => {
+  it('closes with 4409 and a reason cut to a close frame, however long the id; the router keeps serving', async () => {
+    const setup = await setupSubscriptions();
+    const client = await rawClient(setup, 'graphql-transport-ws');
+    // 300 characters, several bytes each: the reason would pass the 123 bytes a close frame carries.
+    const id = 'é'.repeat(300);
+    // The second subscribe waits for the first to end; the third finds it waiting and is refused.
+    client.send({ type: 'subscribe', id, payload: { query: SUBSCRIPTION } });
+    client.send({ type: 'complete', id });
+    client.send({ type: 'subscribe', id, payload: { query: SUBSCRIPTION } });
+    client.send({ type: 'subscribe', id, payload: { query: SUBSCRIPTION } });
+    await eventually(() => client.closed !== undefined);
+    expect(client.closed).toBe(4409);
+    const fresh = collect(wsClient(setup), { query: SUBSCRIPTION });
+    await pushUntil(setup, () => fresh.events.length > 0 || fresh.error !== undefined);
+    expect(fresh.error).toBeUndefined();
+  });
+});
+
+describe.each(PROTOCOLS)('a client that reads everything ($subprotocol)', ({ subprotocol, subscribe }) => {
+  it('gets an answer larger than subscriptions.max_queued_bytes in full, with its complete, and stays connected', async () => {
+    // 6 MB in one answer: more than the default bound (4 MiB) and than a loopback socket takes at once.
+    const sdl = 'type Query { big(n: Int!): String }';
+    const big = await startSubgraph({ name: 'big', typeDefs: sdl, resolvers: { Query: { big: (_: unknown, { n }: { n: number }) => 'x'.repeat(n) } } });
+    onCleanup(() => big.close());
+    const composed = composeSubgraphs([{ name: 'big', url: big.url, sdl }]);
+    const router = await createRouter({
+      config: { execution_config: { file: { watch: false } } },
+      graph: { supergraphSdl: composed.supergraphSdl, subgraphs: composed.subgraphs, origin: 'test' },
+      logger: createLogger({ level: 'silent' }),
+    });
+    onCleanup(() => router.close());
+    const { url } = await router.listen('127.0.0.1:0');
+    const client = await rawClient({ url } as SubscriptionSetup, subprotocol);
+    for (let i = 0; i < 2; i++) {
+      client.send({ type: subscribe, id: `q${i}`, payload: { query: '{ big(n: 6000000) }' } });
+      await eventually(() => client.received.some((message) => message.type === 'complete' && message.id === `q${i}`) || client.closed !== undefined, 20_000);
+    }
+    expect(client.closed).toBeUndefined();
+    const answers = client.received.filter((message) => message.id?.startsWith('q') && message.type !== 'complete');
+    expect(answers.map((message) => (message.payload as { data?: { big?: string } }).data?.big?.length)).toEqual([6_000_000, 6_000_000]);
   });
 });
 

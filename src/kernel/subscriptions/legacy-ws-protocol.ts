@@ -58,8 +58,13 @@ export interface LegacyConnectionOptions {
   readonly keepAliveMs?: number;
   /** Default 3 s. */
   readonly connectionInitWaitMs?: number;
-  /** Called after each message handed to the socket (the `subscriptions.max_queued_bytes` check on what it holds). */
-  readonly sent?: () => void;
+  /**
+   * Called before each message is handed to the socket: the
+   * `subscriptions.max_queued_bytes` check on what the client has not taken
+   * yet (may close the socket). Before, not after: one answer larger than the
+   * bound is not a slow client.
+   */
+  readonly sending?: () => void;
 }
 
 /** Message types (subscriptions-transport-ws's names). */
@@ -91,15 +96,17 @@ export function serveLegacyConnection(socket: WebSocket, upgrade: IncomingMessag
 
   const send = (message: Record<string, unknown>): void => {
     if (socket.readyState !== socket.OPEN) return;
+    options.sending?.();
+    if (socket.readyState !== socket.OPEN) return;
     socket.send(JSON.stringify(message));
-    options.sent?.();
   };
   /** Sends and waits until the socket took the message: a slow reader holds up its own stream (slow clients, client-buffer.ts). */
   const sendAndWait = (message: Record<string, unknown>): Promise<void> =>
     new Promise((resolve) => {
       if (socket.readyState !== socket.OPEN) return resolve();
+      options.sending?.();
+      if (socket.readyState !== socket.OPEN) return resolve();
       socket.send(JSON.stringify(message), () => resolve());
-      options.sent?.();
     });
   const sendErrors = (id: string | undefined, errors: readonly GraphQLErrorJSON[]): void => send({ type: GQL.ERROR, ...(id !== undefined ? { id } : {}), payload: errors });
 
@@ -161,7 +168,8 @@ export function serveLegacyConnection(socket: WebSocket, upgrade: IncomingMessag
     }
     if (started.kind === 'single') {
       operations.delete(id);
-      send({ type: GQL.DATA, id, payload: started.body });
+      // `complete` once the answer was taken: an answer larger than max_queued_bytes still in the socket is no slow client.
+      await sendAndWait({ type: GQL.DATA, id, payload: started.body });
       send({ type: GQL.COMPLETE, id });
       return;
     }

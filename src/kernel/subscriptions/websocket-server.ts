@@ -144,7 +144,7 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
         }
       });
       // The legacy subprotocol is served by legacy-ws-protocol.ts; graphql-ws's protocol core takes the rest.
-      if (ws.protocol === LEGACY_GRAPHQL_WS_PROTOCOL) serveLegacyConnection(ws, request, { log, start: startOn, sent: () => buffer.check() });
+      if (ws.protocol === LEGACY_GRAPHQL_WS_PROTOCOL) serveLegacyConnection(ws, request, { log, start: startOn, sending: () => buffer.check() });
       else serveGraphQLTransportWs(ws, request, buffer);
     });
   };
@@ -299,12 +299,14 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
         send: (data) =>
           new Promise<void>((resolve) => {
             if (socket.readyState !== socket.OPEN) return resolve();
+            // Answers to queries count as subscription events do: what the client has not taken yet, before this
+            // message (one answer larger than the bound is not a slow client), past max_queued_bytes drops it (1008).
+            buffer.check();
+            if (socket.readyState !== socket.OPEN) return resolve();
             // A send that fails means the socket is gone: its close ends the operations, nothing to report per message.
             socket.send(data, () => resolve());
-            // Answers to queries count as subscription events do: past max_queued_bytes the client is dropped (1008).
-            buffer.check();
           }),
-        close: (code, reason) => socket.close(code, reason),
+        close: (code, reason) => (code === undefined ? socket.close() : closeSocket(socket, code, reason ?? '')),
         onMessage: (cb) => {
           handle = cb;
         },
@@ -328,6 +330,15 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
     const onMessage = (data: RawData): void => {
       // A connection being closed (a slow client dropped, shutdown) runs nothing more.
       if (socket.readyState !== socket.OPEN) return;
+      try {
+        dispatch(data);
+      } catch (error) {
+        // Never out of the listener: a throw here would end the process.
+        report(error);
+        if (socket.readyState === socket.OPEN) socket.close(CloseCode.InternalServerError, 'Internal server error');
+      }
+    };
+    const dispatch = (data: RawData): void => {
       const message = parsedMessage(String(data));
       const { type, id } = (typeof message === 'object' && message !== null ? message : {}) as { type?: unknown; id?: unknown };
       if (typeof id !== 'string' || (type !== 'subscribe' && type !== 'complete')) {
@@ -345,7 +356,7 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
       if (current && !current.ending) {
         // graphql-ws has the id in its map and closes with 4409; one still waiting is the router's to refuse.
         if (current.dispatched) void run(message);
-        else socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
+        else closeSocket(socket, CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
         return;
       }
       const entry: SocketSubscribe = { dispatched: false, ending: false, cancelled: false, settled: Promise.resolve() };
@@ -422,6 +433,17 @@ function parsedMessage(text: string): unknown {
   if (payload.documentId === undefined && payload.doc_id !== undefined) payload.documentId = payload.doc_id;
   if (payload.query === undefined || payload.query === null) payload.query = '';
   return value;
+}
+
+/** A WebSocket close reason is at most 123 bytes of UTF-8 (ws throws past that); longer ones (a client's id in them) are cut. */
+const MAX_CLOSE_REASON_BYTES = 123;
+
+/** Closes `socket` with `reason` cut to what a close frame can carry. */
+function closeSocket(socket: WebSocket, code: number, reason: string): void {
+  // Each character is at least one byte: at most MAX_CLOSE_REASON_BYTES characters, then trimmed to the byte bound.
+  let cut = reason.slice(0, MAX_CLOSE_REASON_BYTES);
+  while (Buffer.byteLength(cut) > MAX_CLOSE_REASON_BYTES) cut = cut.slice(0, -1);
+  socket.close(code, cut);
 }
 
 function reasonOf(error: unknown): string {
