@@ -6,7 +6,9 @@
  * - `OTEL_EXPORTER_OTLP_PROTOCOL` / `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` /
  *   `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL`: the protocol of the default exporter
  *   (the one used when the config lists none): `http/protobuf` (the default)
- *   or `grpc`; `http/json` is refused (the router sends protobuf only);
+ *   or `grpc`; any other value (`http/json`: the router sends protobuf only)
+ *   falls back to `http/protobuf` with a warning, as the OpenTelemetry JS
+ *   SDK does (a collector's OTLP/HTTP endpoint takes protobuf as well);
  * - `OTEL_EXPORTER_OTLP_ENDPOINT`: base URL of the collector; for OTLP/HTTP the
  *   signal's path (`/v1/traces`, `/v1/metrics`) is appended, for gRPC it is
  *   used as it is;
@@ -38,6 +40,8 @@ export interface ExportTarget {
   readonly batchTimeoutMs: number;
   /** `grpc` only: a URL path that was written (the `path` key, or a path in the endpoint) and is ignored: gRPC has none. */
   readonly ignoredPath?: string;
+  /** The default exporter only: a protocol variable whose value is not supported (OTLP/HTTP with protobuf is used). */
+  readonly unsupportedProtocol?: { readonly variable: string; readonly value: string };
 }
 
 interface ExporterEntry {
@@ -73,34 +77,40 @@ export function resolveServiceName(configured: string | undefined, env: NodeJS.P
  * exporters are left out.
  */
 export function exportTargets(signal: 'traces' | 'metrics', exporters: readonly ExporterEntry[], env: NodeJS.ProcessEnv): ExportTarget[] {
-  const entries: readonly ExporterEntry[] =
-    exporters.length > 0 ? exporters : [{ disabled: false, exporter: protocolFromEnv(signal, env), headers: {}, export_timeout: DEFAULT_EXPORT_TIMEOUT_MS }];
+  const fromEnv = exporters.length > 0 ? undefined : protocolFromEnv(signal, env);
+  const entries: readonly ExporterEntry[] = fromEnv ? [{ disabled: false, exporter: fromEnv.protocol, headers: {}, export_timeout: DEFAULT_EXPORT_TIMEOUT_MS }] : exporters;
   return entries
     .filter((entry) => !entry.disabled)
     .map((entry): ExportTarget => {
-      const common = { headers: entry.headers, timeoutMs: entry.export_timeout, batchTimeoutMs: entry.batch_timeout ?? DEFAULT_BATCH_TIMEOUT_MS };
+      const common = {
+        headers: entry.headers,
+        timeoutMs: entry.export_timeout,
+        batchTimeoutMs: entry.batch_timeout ?? DEFAULT_BATCH_TIMEOUT_MS,
+        ...(fromEnv?.unsupported ? { unsupportedProtocol: fromEnv.unsupported } : {}),
+      };
       if (entry.exporter === 'grpc') return { protocol: 'grpc', ...grpcAddressOf(signal, entry, env), ...common };
       return { protocol: 'http', url: urlOf(signal, entry, env), ...common };
     });
 }
 
-/** The default exporter's protocol, as `OTEL_EXPORTER_OTLP_[SIGNAL_]PROTOCOL` says (the signal's variable wins). */
-function protocolFromEnv(signal: 'traces' | 'metrics', env: NodeJS.ProcessEnv): ExporterProtocol {
+/**
+ * The default exporter's protocol, as `OTEL_EXPORTER_OTLP_[SIGNAL_]PROTOCOL`
+ * says (the signal's variable wins); a value the router does not speak is
+ * reported and OTLP/HTTP with protobuf used.
+ */
+function protocolFromEnv(signal: 'traces' | 'metrics', env: NodeJS.ProcessEnv): { protocol: ExporterProtocol; unsupported?: { variable: string; value: string } } {
   const specific = env[SIGNAL[signal].protocol]?.trim();
   const general = env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim();
   const [variable, value] = specific ? [SIGNAL[signal].protocol, specific] : general ? ['OTEL_EXPORTER_OTLP_PROTOCOL', general] : [undefined, undefined];
-  if (variable === undefined || value === undefined) return 'http';
+  if (variable === undefined || value === undefined) return { protocol: 'http' };
   switch (value.toLowerCase()) {
     case 'grpc':
-      return 'grpc';
+      return { protocol: 'grpc' };
     case 'http/protobuf':
-      return 'http';
-    case 'http/json':
-      throw new ConfigError([
-        { path: variable, message: '"http/json" is not supported: the router exports OTLP with protobuf bodies only; use "http/protobuf" or "grpc"', plugin: 'telemetry' },
-      ]);
+      return { protocol: 'http' };
     default:
-      throw new ConfigError([{ path: variable, message: `must be "grpc" or "http/protobuf", got "${value}"`, plugin: 'telemetry' }]);
+      // Cut: the value comes from the environment and goes into a log line.
+      return { protocol: 'http', unsupported: { variable, value: value.slice(0, 64) } };
   }
 }
 

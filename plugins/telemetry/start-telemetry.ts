@@ -67,6 +67,10 @@ export async function startTelemetry(ctx: PluginContext, options: ResolvedTeleme
     ['metrics', metricTargets],
   ] as const) {
     for (const target of targets) {
+      if (target.unsupportedProtocol) {
+        // As the OpenTelemetry JS SDK does: an unsupported protocol falls back to OTLP/HTTP with protobuf.
+        ctx.log.warn({ signal, ...target.unsupportedProtocol }, 'Telemetry protocol not supported; exporting OTLP/HTTP with protobuf (http/protobuf)');
+      }
       if (target.ignoredPath === undefined) continue;
       // As Cosmo does: gRPC has no URL path, so one that was written is ignored, with a warning.
       ctx.log.warn({ signal, endpoint: stripUrlCredentials(target.url), path: target.ignoredPath }, 'Telemetry exporter path ignored: OTLP/gRPC has no URL path');

@@ -585,14 +585,15 @@ function migrateExporters(m: Migrator, from: Path, extra: readonly string[]): vo
     if (exporter.exporter !== undefined && exporter.exporter !== 'http' && exporter.exporter !== 'grpc') {
       return m.skip(at, 'only OTLP exporters (exporter: http or grpc)');
     }
-    const to = [...from, 'exporters', index++];
     // Cosmo ignores `path` for gRPC (a warning at startup), and so would the router: it is left out.
     const carried = exporter.exporter === 'grpc' ? ['disabled', 'exporter', 'endpoint', 'headers', ...extra] : ['disabled', 'exporter', 'endpoint', 'path', 'headers', ...extra];
-    for (const key of carried) {
+    const to = [...from, 'exporters', index++];
+    // Written even with nothing in it: `{}` is an exporter with every default, as in Cosmo (a hole in the list would be refused).
+    m.put(to, {}, at);
+    for (const key of [...carried, 'export_timeout']) {
       const value = key.endsWith('_timeout') ? durationOf(exporter[key]) : exporter[key];
       m.put([...to, key], value, [...at, key]);
     }
-    m.put([...to, 'export_timeout'], durationOf(exporter.export_timeout), [...at, 'export_timeout']);
     m.rest(at, ['disabled', 'exporter', 'endpoint', 'path', 'headers', 'export_timeout', ...extra], 'an exporter option Switchyard does not have');
   });
 }

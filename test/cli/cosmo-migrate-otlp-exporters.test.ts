@@ -43,6 +43,16 @@ describe('config migrate --from cosmo: OTLP exporters', () => {
     expect(() => parseConfig(config, { env: {}, sections })).not.toThrow();
   });
 
+  it('carries an exporter with every default as {}, leaving no hole in the list', () => {
+    const { config, notCarried } = migrateCosmoConfig({
+      version: '1',
+      telemetry: { tracing: { enabled: true, exporters: [{}, { exporter: 'http', endpoint: 'http://c:4318' }] } },
+    });
+    expect(notCarried).toEqual([]);
+    expect((config.telemetry as { tracing: { exporters: unknown[] } }).tracing.exporters).toEqual([{}, { exporter: 'http', endpoint: 'http://c:4318' }]);
+    expect(() => parseConfig(config, { env: {}, sections })).not.toThrow();
+  });
+
   it('names an exporter value that is neither http nor grpc as not carried', () => {
     const { config, notCarried } = migrateCosmoConfig({
       version: '1',

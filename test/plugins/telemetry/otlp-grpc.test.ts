@@ -218,13 +218,23 @@ describe('telemetry: OTEL_EXPORTER_OTLP_PROTOCOL', () => {
     ]);
   });
 
-  it('refuses http/json and unknown protocols at startup, naming the variable', async () => {
-    expect(() => exportTargets('traces', [], { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL: "http\/json" is not supported.*protobuf/);
-    expect(() => exportTargets('metrics', [], { OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'udp' })).toThrow(
-      /OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: must be "grpc" or "http\/protobuf", got "udp"/,
-    );
+  it('falls back to OTLP/HTTP with protobuf for http/json and unknown protocols, with a warning naming the variable', async () => {
+    expect(exportTargets('traces', [], { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).map((t) => [t.protocol, t.url, t.unsupportedProtocol])).toEqual([
+      ['http', 'http://localhost:4318/v1/traces', { variable: 'OTEL_EXPORTER_OTLP_PROTOCOL', value: 'http/json' }],
+    ]);
+    expect(exportTargets('metrics', [], { OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'udp' }).map((t) => [t.protocol, t.unsupportedProtocol])).toEqual([
+      ['http', { variable: 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL', value: 'udp' }],
+    ]);
     vi.stubEnv('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'http/json');
-    await expect(startRouter({ tracing: { enabled: true } })).rejects.toThrow(/OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http\/json" is not supported/);
+    const { logger, lines } = captureLogs('info');
+    const router = await startRouter({ tracing: { enabled: true } }, logger);
+    try {
+      expect((await router.query({ query: TOP_PRODUCTS })).body).toEqual({ data: TOP_PRODUCTS_DATA });
+      const warning = lines.find((line) => String(line.msg).startsWith('Telemetry protocol not supported'));
+      expect(warning).toMatchObject({ level: 'warn', signal: 'traces', variable: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', value: 'http/json' });
+    } finally {
+      await router.close();
+    }
   });
 });
 
