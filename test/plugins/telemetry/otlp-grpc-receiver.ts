@@ -9,7 +9,7 @@
  */
 
 import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
-import { decodePoints, decodeSpans, type ReceivedPoint, type ReceivedSpan } from './otlp-receiver.js';
+import { decodePoints, decodeSpans, receivedExports, type ReceivedExports } from './otlp-receiver.js';
 
 export const TRACE_EXPORT = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 export const METRICS_EXPORT = '/opentelemetry.proto.collector.metrics.v1.MetricsService/Export';
@@ -31,71 +31,28 @@ function exportService(path: string): ServiceDefinition {
   };
 }
 
-export interface OtlpGrpcReceiver {
+export interface OtlpGrpcReceiver extends ReceivedExports {
   /** `http://127.0.0.1:<port>`: the address to give an `exporter: grpc`. */
   readonly endpoint: string;
-  readonly spans: ReceivedSpan[];
-  readonly points: ReceivedPoint[];
-  /** Export calls received (answered or not), by method path. */
-  readonly requests: string[];
   /** The metadata of the last export call, one value per key (lower-case keys). */
   lastMetadata: Readonly<Record<string, string>>;
   /** `ok` answers each call with an empty response; `hang` never answers; `fail` answers UNAVAILABLE. */
   mode: 'ok' | 'hang' | 'fail';
-  /** Resolves once `predicate` holds for the spans received (checked on each export), or rejects after `timeoutMs`. */
-  waitForSpans(predicate: (spans: readonly ReceivedSpan[]) => boolean, timeoutMs?: number): Promise<ReceivedSpan[]>;
-  waitForPoints(predicate: (points: readonly ReceivedPoint[]) => boolean, timeoutMs?: number): Promise<ReceivedPoint[]>;
-  reset(): void;
   close(): Promise<void>;
 }
 
 export async function startOtlpGrpcReceiver(mode: OtlpGrpcReceiver['mode'] = 'ok'): Promise<OtlpGrpcReceiver> {
-  const spans: ReceivedSpan[] = [];
-  const points: ReceivedPoint[] = [];
-  const requests: string[] = [];
-  const waiters = new Set<() => void>();
+  const { notify, ...received } = receivedExports('OTLP/gRPC receiver');
+  const { spans, points, requests } = received;
   const server = new Server();
 
-  function waitFor<T>(holds: () => boolean, timeoutMs: number, value: () => T): Promise<T> {
-    if (holds()) return Promise.resolve(value());
-    return new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (!holds()) return;
-        waiters.delete(check);
-        clearTimeout(timer);
-        resolve(value());
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`OTLP/gRPC receiver: condition not met within ${timeoutMs}ms (${spans.length} spans, ${points.length} points so far)`));
-      }, timeoutMs);
-      waiters.add(check);
-    });
-  }
-
   const receiver: OtlpGrpcReceiver = {
+    ...received,
     endpoint: '',
-    spans,
-    points,
-    requests,
     lastMetadata: {},
     mode,
-    waitForSpans: (predicate, timeoutMs = 5000) =>
-      waitFor(
-        () => predicate(spans),
-        timeoutMs,
-        () => [...spans],
-      ),
-    waitForPoints: (predicate, timeoutMs = 5000) =>
-      waitFor(
-        () => predicate(points),
-        timeoutMs,
-        () => [...points],
-      ),
     reset() {
-      spans.splice(0);
-      points.splice(0);
-      requests.splice(0);
+      received.reset();
       receiver.lastMetadata = {};
     },
     close: () =>
@@ -118,7 +75,7 @@ export async function startOtlpGrpcReceiver(mode: OtlpGrpcReceiver['mode'] = 'ok
       decode(call.request);
       // An empty ExportTraceServiceResponse / ExportMetricsServiceResponse.
       callback(null, Buffer.alloc(0));
-      for (const waiter of [...waiters]) waiter();
+      notify();
     };
   }
 

@@ -136,41 +136,47 @@ export interface ReceivedPoint {
   readonly resource: Readonly<Record<string, AttributeValue>>;
 }
 
-export interface OtlpReceiver {
-  /** `http://127.0.0.1:<port>` (no path). */
-  readonly endpoint: string;
+/** What a receiver (OTLP/HTTP here, OTLP/gRPC in otlp-grpc-receiver.ts) has received, and waits on it. */
+export interface ReceivedExports {
   readonly spans: ReceivedSpan[];
   readonly points: ReceivedPoint[];
   /** Export requests received (answered or not), by path. */
   readonly requests: string[];
-  /** Lower-case headers of the last export request. */
-  lastHeaders: Readonly<Record<string, string>>;
-  /** `ok` answers 200; `hang` never answers; `fail` answers 503. */
-  mode: 'ok' | 'hang' | 'fail';
   /** Resolves once `predicate` holds for the spans received (checked on each export), or rejects after `timeoutMs`. */
   waitForSpans(predicate: (spans: readonly ReceivedSpan[]) => boolean, timeoutMs?: number): Promise<ReceivedSpan[]>;
   waitForPoints(predicate: (points: readonly ReceivedPoint[]) => boolean, timeoutMs?: number): Promise<ReceivedPoint[]>;
+  /** Forgets what was received. */
   reset(): void;
-  close(): Promise<void>;
 }
 
-export async function startOtlpReceiver(mode: OtlpReceiver['mode'] = 'ok'): Promise<OtlpReceiver> {
+/** A store of received exports; `notify` wakes the waits after an export was stored. */
+export function receivedExports(label: string): ReceivedExports & { notify(): void } {
   const spans: ReceivedSpan[] = [];
   const points: ReceivedPoint[] = [];
   const requests: string[] = [];
   const waiters = new Set<() => void>();
-  const sockets = new Set<Socket>();
-  const notify = (): void => {
-    for (const waiter of [...waiters]) waiter();
-  };
 
-  const receiver: OtlpReceiver = {
-    endpoint: '',
+  function waitFor<T>(holds: () => boolean, timeoutMs: number, value: () => T): Promise<T> {
+    if (holds()) return Promise.resolve(value());
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (!holds()) return;
+        waiters.delete(check);
+        clearTimeout(timer);
+        resolve(value());
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`${label}: condition not met within ${timeoutMs}ms (${spans.length} spans, ${points.length} points so far)`));
+      }, timeoutMs);
+      waiters.add(check);
+    });
+  }
+
+  return {
     spans,
     points,
     requests,
-    lastHeaders: {},
-    mode,
     waitForSpans: (predicate, timeoutMs = 5000) =>
       waitFor(
         () => predicate(spans),
@@ -188,25 +194,34 @@ export async function startOtlpReceiver(mode: OtlpReceiver['mode'] = 'ok'): Prom
       points.splice(0);
       requests.splice(0);
     },
+    notify() {
+      for (const waiter of [...waiters]) waiter();
+    },
+  };
+}
+
+export interface OtlpReceiver extends ReceivedExports {
+  /** `http://127.0.0.1:<port>` (no path). */
+  readonly endpoint: string;
+  /** Lower-case headers of the last export request. */
+  lastHeaders: Readonly<Record<string, string>>;
+  /** `ok` answers 200; `hang` never answers; `fail` answers 503. */
+  mode: 'ok' | 'hang' | 'fail';
+  close(): Promise<void>;
+}
+
+export async function startOtlpReceiver(mode: OtlpReceiver['mode'] = 'ok'): Promise<OtlpReceiver> {
+  const { notify, ...received } = receivedExports('OTLP receiver');
+  const { spans, points, requests } = received;
+  const sockets = new Set<Socket>();
+
+  const receiver: OtlpReceiver = {
+    ...received,
+    endpoint: '',
+    lastHeaders: {},
+    mode,
     close: () => closeServer(server, sockets),
   };
-
-  function waitFor<T>(holds: () => boolean, timeoutMs: number, value: () => T): Promise<T> {
-    if (holds()) return Promise.resolve(value());
-    return new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (!holds()) return;
-        waiters.delete(check);
-        clearTimeout(timer);
-        resolve(value());
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`OTLP receiver: condition not met within ${timeoutMs}ms (${spans.length} spans, ${points.length} points so far)`));
-      }, timeoutMs);
-      waiters.add(check);
-    });
-  }
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
