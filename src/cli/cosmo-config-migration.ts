@@ -91,7 +91,8 @@ const NO_EQUIVALENT: Readonly<Record<string, string>> = {
   mcp: 'Switchyard has no MCP server',
   demo_mode: 'no demo mode',
   modules: 'Cosmo modules are Go code; write a Switchyard plugin (plugins[])',
-  file_upload: 'file uploads (multipart requests) are not supported',
+  file_upload:
+    'file uploads (GraphQL multipart requests) are always on and forwarded to GraphQL-over-HTTP subgraphs as multipart requests; max_file_size and max_files are not carried: limits.max_request_body bounds the whole body and a map names at most 1000 paths',
   batching: 'request batching is limits.max_batch_size in Switchyard, with different rules; set it yourself',
   rate_limit: 'no rate limiting',
   cdn: "Switchyard does not read from Cosmo's CDN",

@@ -4,11 +4,12 @@
  * make one call, whose answer every request waiting for it receives. Its
  * fetch hook wraps the call (`aroundStage`) outside retries and the circuit
  * breaker, so a shared call is retried and counted once, and inside the
- * metrics' clock, so every request's wait is timed.
+ * metrics' clock, so every request's wait is timed. A call carrying uploaded
+ * files is never shared: its key writes each file as `null`.
  */
 import { SingleFlight } from '../fetch/single-flight.js';
 import type { SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
-import { variablesJson } from '../fetch/variables-json.js';
+import { uploadCount, variablesJson } from '../fetch/variables-json.js';
 import type { FetchWrapper } from '../fetch/resilience.js';
 import type { SwitchyardPlugin } from '../pipeline/plugin.js';
 
@@ -19,7 +20,12 @@ export function singleFlightPlugin(): SwitchyardPlugin {
       const flights = new SingleFlight<SubgraphResponse>();
       // A shared call follows the router's life, not one client's: a client that leaves does not cancel the others' answer.
       const stopping = new AbortController();
-      const share: FetchWrapper = (request, perform) => flights.run(flightKey(request), () => perform(request, stopping.signal));
+      const share: FetchWrapper = (request, perform) => {
+        const key = flightKey(request);
+        // Counted while the key's variables text was written: one property read.
+        if (uploadCount(request.variables) > 0) return perform(request);
+        return flights.run(key, () => perform(request, stopping.signal));
+      };
       return {
         hooks: {
           onFetch(event) {

@@ -1,9 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
-import { Agent, errors as undiciErrors } from 'undici';
+import { Agent, FormData, errors as undiciErrors } from 'undici';
 import { RouterError } from '../errors.js';
 import type { JsonObject, SubgraphRequest, SubgraphResponse, Transport } from './subgraph-types.js';
-import { variablesJson } from './variables-json.js';
+import { uploadCount, uploadsIn, variablesJson } from './variables-json.js';
 
 /** Options of the HTTP transport of one subgraph. */
 export interface HttpTransportOptions {
@@ -25,7 +25,9 @@ export function createSubgraphAgent(): Agent {
 /**
  * GraphQL over HTTP POST to a subgraph, through a shared keep-alive pool.
  * No answer (refused, reset, timed out, not 2xx without a GraphQL body)
- * throws a RouterError with a code users can act on.
+ * throws a RouterError with a code users can act on. A call whose variables
+ * carry uploaded files (multipart-body.ts) is sent as a GraphQL multipart
+ * request instead of JSON (`multipartBody`).
  */
 export function createHttpTransport({ url, timeoutMs, agent, maxResponseBytes = 64 * 1024 * 1024 }: HttpTransportOptions): Transport {
   // Parsed once: handing undici a URL string re-parses it on every call.
@@ -35,7 +37,11 @@ export function createHttpTransport({ url, timeoutMs, agent, maxResponseBytes = 
   return async function sendToSubgraph(subgraphRequest: SubgraphRequest, signal: AbortSignal): Promise<SubgraphResponse> {
     // Spliced by hand: the variables' text is usually made already for the single-flight key.
     const operationName = subgraphRequest.operationName === undefined ? '' : `,"operationName":${JSON.stringify(subgraphRequest.operationName)}`;
-    const body = `{"query":${JSON.stringify(subgraphRequest.query)}${operationName},"variables":${variablesJson(subgraphRequest.variables)}}`;
+    const json = `{"query":${JSON.stringify(subgraphRequest.query)}${operationName},"variables":${variablesJson(subgraphRequest.variables)}}`;
+    // Counted while the variables' text was written: one property read for a call without files.
+    const uploads = uploadCount(subgraphRequest.variables);
+    const body = uploads === 0 ? json : multipartBody(json, subgraphRequest, uploads);
+    const headers = uploads === 0 ? { ...subgraphRequest.headers, ...REQUEST_HEADERS } : multipartHeaders(subgraphRequest.headers);
     // One controller and one timer per call: AbortSignal.timeout/any cost far more on the hot path.
     const deadline = new Deadline(timeoutMs, signal);
     try {
@@ -45,7 +51,7 @@ export function createHttpTransport({ url, timeoutMs, agent, maxResponseBytes = 
           origin,
           path,
           method: 'POST',
-          headers: { ...subgraphRequest.headers, ...REQUEST_HEADERS },
+          headers,
           body,
           signal: deadline.signal,
         });
@@ -79,6 +85,39 @@ export function createHttpTransport({ url, timeoutMs, agent, maxResponseBytes = 
 }
 
 const REQUEST_HEADERS = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' } as const;
+
+/**
+ * A call carrying uploaded files as the GraphQL multipart request spec sends
+ * it: `operations` (the JSON body, `null` where each file was), `map` (each
+ * file part's paths in it) and the file parts, each file once, with the
+ * name and type the client sent. Made for each attempt (a retry sends a
+ * new one); undici writes it with its length and the boundary in `Content-Type`.
+ */
+function multipartBody(json: string, request: SubgraphRequest, uploads: number): FormData {
+  const files = uploadsIn(request.variables, uploads, request.subgraph);
+  const map: Record<string, string[]> = {};
+  const form = new FormData();
+  form.append('operations', json);
+  let part = 0;
+  for (const paths of files.values()) map[part++] = paths;
+  form.append('map', JSON.stringify(map));
+  part = 0;
+  for (const file of files.keys()) form.append(String(part++), file, partFilename(file.name));
+  return form;
+}
+
+/** A file name as a part header may carry it: no line breaks, quotes or other control characters. */
+function partFilename(name: string): string {
+  return name.replace(/[\u0000-\u001f\u007f"]/g, '');
+}
+
+/** The headers of a multipart call: the header rules' without their `Content-Type` and `Content-Length` (undici sets both for the form). */
+function multipartHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const sent: Record<string, string> = {};
+  for (const name in headers) if (name !== 'content-type' && name !== 'content-length') sent[name] = headers[name]!;
+  sent.accept = REQUEST_HEADERS.accept;
+  return sent;
+}
 
 /**
  * The call's deadline, which also follows the caller's signal. It is the

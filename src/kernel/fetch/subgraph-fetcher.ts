@@ -5,6 +5,7 @@ import type { LoadedGraph, SubgraphConfig } from '../graph/loaded-graph.js';
 import type { TransportFactory } from '../pipeline/plugin.js';
 import { createHttpTransport } from './http-transport.js';
 import type { SubgraphRequest, SubgraphResponse, Transport } from './subgraph-types.js';
+import { mayHoldUploads } from './variables-json.js';
 
 /**
  * Sends subgraph requests: picks each subgraph's transport (HTTP, or one a
@@ -44,7 +45,7 @@ export class SubgraphFetcher {
 
   private baseTransport(subgraph: SubgraphConfig): Transport {
     const factory = this.transports.get(subgraph.kind);
-    if (factory) return factory(subgraph);
+    if (factory) return withoutUploads(factory(subgraph), subgraph);
     if (subgraph.kind !== 'graphql') {
       return () =>
         Promise.reject(new RouterError('SUBGRAPH_REQUEST_FAILED', `No transport for subgraph "${subgraph.name}" of kind "${subgraph.kind}"; enable the plugin that serves it.`));
@@ -58,4 +59,21 @@ export class SubgraphFetcher {
       agent: this.agent,
     });
   }
+}
+
+/**
+ * A plugin's transport (gRPC, ...), refusing calls that carry uploaded files
+ * before they reach it: only the HTTP transport sends files (as a GraphQL
+ * multipart request). Reads only the variables' top-level values.
+ */
+function withoutUploads(transport: Transport, subgraph: SubgraphConfig): Transport {
+  return (request, signal) => {
+    if (!mayHoldUploads(request.variables)) return transport(request, signal);
+    return Promise.reject(
+      new RouterError(
+        'SUBGRAPH_REQUEST_FAILED',
+        `Subgraph "${subgraph.name}" (kind "${subgraph.kind}") cannot receive uploaded files: files can only go to GraphQL-over-HTTP subgraphs.`,
+      ),
+    );
+  };
 }

@@ -5,9 +5,13 @@
  * value is the array of paths in `operations` that file fills. A path may
  * only fill a `null` the client put in `operations` (the spec's placeholder
  * for a file). Anything else is a 400 `BAD_REQUEST` naming what is wrong;
- * more than MAX_MULTIPART_MAP_PATHS paths is a 413.
+ * more than MAX_MULTIPART_MAP_PATHS paths is a 413. Each file is put in
+ * place as an `UploadedFile` (JSON writes it as `null`), and every object
+ * and array a path goes through is marked: the HTTP transport sends the
+ * subgraph calls that carry files as multipart requests (http-transport.ts).
  */
 import { GraphQLError } from 'graphql';
+import { markLeadsToUpload, UploadedFile } from '../fetch/variables-json.js';
 import { badRequest } from './graphql-params.js';
 
 /**
@@ -16,11 +20,35 @@ import { badRequest } from './graphql-params.js';
  */
 export const MAX_MULTIPART_MAP_PATHS = 1000;
 
+/** Parts a multipart request may have: `operations`, `map` and one file per map path at most. */
+export const MAX_MULTIPART_PARTS = MAX_MULTIPART_MAP_PATHS + 2;
+
+/**
+ * How many parts a multipart body has (its boundary delimiters, counted
+ * with a native search; 0 without a boundary: the parser then refuses it).
+ * Counts up to one past MAX_MULTIPART_PARTS.
+ */
+function partCount(bytes: Buffer, contentType: string): number {
+  const boundary = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(contentType);
+  if (!boundary) return 0;
+  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`, 'latin1');
+  let count = 0;
+  for (let at = bytes.indexOf(delimiter); at !== -1 && count <= MAX_MULTIPART_PARTS + 1; at = bytes.indexOf(delimiter, at + delimiter.length)) count++;
+  // The closing delimiter (`--boundary--`) follows the last part.
+  return count - 1;
+}
+
 /** The form fields that are not file parts: a `map` key may name neither. */
 const NOT_FILE_PARTS: ReadonlySet<string> = new Set(['operations', 'map']);
 
 /** `operations` with every mapped file put in its place: a parameter object, a batch, or what the client sent instead. */
 export async function parseMultipart(bytes: Buffer, contentType: string): Promise<unknown> {
+  // Parsing costs tens of microseconds per part: count them first, so a body of thousands of tiny parts is refused cheaply.
+  if (partCount(bytes, contentType) > MAX_MULTIPART_PARTS) {
+    throw new GraphQLError(`A multipart request may have at most ${MAX_MULTIPART_PARTS} parts ("operations", "map" and the files).`, {
+      extensions: { code: 'BAD_REQUEST', http: { status: 413 } },
+    });
+  }
   let form: FormData;
   try {
     form = await new Response(new Uint8Array(bytes), { headers: { 'content-type': contentType } }).formData();
@@ -44,14 +72,19 @@ export async function parseMultipart(bytes: Buffer, contentType: string): Promis
     if (!Array.isArray(paths) || !paths.every((path) => typeof path === 'string')) {
       throw badRequest(`Multipart form field "map" entry "${bounded(part)}" must be an array of paths (strings) in "operations".`);
     }
-    const file = NOT_FILE_PARTS.has(part) ? undefined : fields.get(part);
-    if (file === undefined) throw badRequest(`Multipart form field "map" names file part "${bounded(part)}", which the request does not have.`);
+    // A text field is not a file part: its string never stands in for a file.
+    const sent = NOT_FILE_PARTS.has(part) ? undefined : fields.get(part);
+    if (sent === undefined || typeof sent === 'string') {
+      throw badRequest(`Multipart form field "map" names file part "${bounded(part)}", which the request does not have.`);
+    }
     count += paths.length;
     if (count > MAX_MULTIPART_MAP_PATHS) {
       throw new GraphQLError(`Multipart form field "map" names more than ${MAX_MULTIPART_MAP_PATHS} paths.`, {
         extensions: { code: 'BAD_REQUEST', http: { status: 413 } },
       });
     }
+    if (paths.length === 0) continue;
+    const file = new UploadedFile([sent], sent.name, { type: sent.type, lastModified: sent.lastModified });
     for (const path of paths as string[]) fillPlaceholder(operations, path, file);
   }
   return operations;
@@ -76,6 +109,7 @@ const CANONICAL_INDEX = /^(?:0|[1-9]\d*)$/;
 /**
  * Puts a file at `a.b.c` in `operations`: every step must be the client's
  * own object or array entry, and the last one a `null`. Throws a 400 otherwise.
+ * Marks each object and array on the way (variables-json.ts `mayHoldUploads`).
  */
 function fillPlaceholder(operations: unknown, path: string, value: unknown): void {
   const keys = path.split('.');
@@ -87,6 +121,10 @@ function fillPlaceholder(operations: unknown, path: string, value: unknown): voi
     if (i === keys.length - 1) {
       if (container[key] !== null) throw badPath(path);
       container[key] = value;
+      for (let step: unknown = operations, j = 0; j < i; j++) {
+        step = (step as Record<string, unknown>)[keys[j]!];
+        markLeadsToUpload(step as object);
+      }
       return;
     }
     current = container[key];
