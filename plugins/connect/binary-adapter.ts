@@ -1,9 +1,10 @@
 /**
  * The other encodings and protocols on the same paths: the Connect protocol
- * with `application/proto` (POST, and GET with `encoding=proto`), gRPC and
- * gRPC-Web, served by @connectrpc/connect-node from the contract's
- * descriptors. Each call goes through the same `callOperation` as the JSON
- * form; only the encoding of the messages differs.
+ * with `application/proto` (POST bodies of a compression not answered by
+ * json-calls.ts; every GET is answered there), gRPC and gRPC-Web, served by
+ * @connectrpc/connect-node from the contract's descriptors. Each call goes
+ * through the same `callOperation` as the JSON form; only the encoding of
+ * the messages differs.
  *
  * Request messages pass the same depth check as the Connect form
  * (message-depth.ts), so one nested past 100 levels is `resource_exhausted`

@@ -15,6 +15,7 @@ import type { Logger, RouterHandle } from '../../src/index.js';
 import { connectTimeoutOf } from './call-deadline.js';
 import { callOperation, forwardedHeaders } from './call-operation.js';
 import { asFailure, ConnectFailure, errorAnswer, invalidArgument } from './connect-errors.js';
+import type { GetMessage, MessageCompression } from './get-message.js';
 import { binaryWithinDepth, DECODER_RECURSION_LIMIT, jsonWithinDepth, tooDeep } from './message-depth.js';
 import type { MethodEntry } from './method-table.js';
 import { readBody } from './read-body.js';
@@ -92,19 +93,19 @@ export function parseBinaryMessage(entry: MethodEntry, bytes: Uint8Array): Recor
 /** How a call's messages travel: JSON, or protobuf's binary encoding. */
 interface Encoding {
   readonly contentType: string;
-  parse(entry: MethodEntry, body: Buffer | string): Record<string, unknown>;
+  parse(entry: MethodEntry, body: Buffer): Record<string, unknown>;
   write(entry: MethodEntry, json: Record<string, unknown>): string | Uint8Array;
 }
 
 const JSON_ENCODING: Encoding = {
   contentType: 'application/json',
-  parse: (entry, body) => parseMessage(entry, typeof body === 'string' ? body : body.toString('utf8')),
+  parse: (entry, body) => parseMessage(entry, body.toString('utf8')),
   write: (_entry, json) => JSON.stringify(json),
 };
 
 const PROTO_ENCODING: Encoding = {
   contentType: 'application/proto',
-  parse: (entry, body) => parseBinaryMessage(entry, typeof body === 'string' ? Buffer.from(body, 'base64url') : body),
+  parse: (entry, body) => parseBinaryMessage(entry, body),
   write: (entry, json) => toBinary(entry.method.output, fromJson(entry.method.output, json as JsonObject)),
 };
 
@@ -119,15 +120,7 @@ function encodedMessage(encoding: Encoding, entry: MethodEntry, json: Record<str
   return body;
 }
 
-async function run(
-  context: JsonCallContext,
-  entry: MethodEntry,
-  req: AnyRequest,
-  res: AnyResponse,
-  input: Buffer | string,
-  httpMethod: 'GET' | 'POST',
-  encoding: Encoding,
-): Promise<void> {
+async function run(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse, input: Buffer, httpMethod: 'GET' | 'POST', encoding: Encoding): Promise<void> {
   const timeoutMs = connectTimeoutOf(req);
   const message = encoding.parse(entry, input);
   const gone = new AbortController();
@@ -146,20 +139,20 @@ async function run(
 }
 
 /** `Content-Encoding` of a request body answered here. */
-export type BodyCompression = 'identity' | 'gzip' | 'br';
+export type BodyCompression = MessageCompression;
 
 function tooLarge(maxBody: number): ConnectFailure {
   return new ConnectFailure(Code.ResourceExhausted, `request body larger than ${maxBody} bytes (limits.max_request_body)`);
 }
 
-/** A compressed body's bytes, at most `maxBody` of them once decompressed (as connect-node bounds them). */
-async function decompressed(body: Buffer, compression: BodyCompression, maxBody: number): Promise<Buffer> {
+/** A compressed body's (or GET message's) bytes, at most `maxBody` of them once decompressed (as connect-node bounds them). */
+async function decompressed(body: Buffer, compression: BodyCompression, maxBody: number, what = 'the body'): Promise<Buffer> {
   if (compression === 'identity') return body;
   try {
     return await (compression === 'gzip' ? gunzip : brotliDecompress)(body, { maxOutputLength: maxBody });
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(maxBody);
-    throw invalidArgument(`the body does not decompress as ${compression}: ${error instanceof Error ? error.message : String(error)}`);
+    throw invalidArgument(`${what} does not decompress as ${compression}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
@@ -181,10 +174,11 @@ export async function answerJsonPost(
   }
 }
 
-/** Answers a Connect unary GET with `encoding=json`, or `encoding=proto&base64=1` when `binary` (parameters already checked). */
-export async function answerJsonGet(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse, message: string, binary = false): Promise<void> {
+/** Answers a Connect unary GET, JSON or binary, plain or compressed (its message read by get-message.ts). */
+export async function answerJsonGet(context: JsonCallContext, entry: MethodEntry, req: AnyRequest, res: AnyResponse, message: GetMessage): Promise<void> {
   try {
-    await run(context, entry, req, res, message, 'GET', binary ? PROTO_ENCODING : JSON_ENCODING);
+    const bytes = await decompressed(message.bytes, message.compression, context.maxBody, 'the message');
+    await run(context, entry, req, res, bytes, 'GET', message.binary ? PROTO_ENCODING : JSON_ENCODING);
   } catch (error) {
     sendFailure(res, error, context.log);
   }

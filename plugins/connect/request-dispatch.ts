@@ -3,13 +3,15 @@
  * what INTERFACES.md fixes before any call runs (unknown method 404
  * `not_found`; mutation over GET 405 `unimplemented` with `Allow: POST`;
  * missing GET parameter, missing `Connect-Protocol-Version`, wrong content
- * type: 400 `invalid_argument`). Then the JSON form is answered here and
- * every other encoding or protocol goes to connect-node.
+ * type: 400 `invalid_argument`; a JSON body in a charset other than UTF-8:
+ * 415). Then Connect unary calls (POST and every GET) are answered here and
+ * gRPC, gRPC-Web and unknown body compressions go to connect-node.
  */
 import { Code } from '@connectrpc/connect';
 import type { Logger, RouterHandle } from '../../src/index.js';
 import type { BinaryHandler } from './binary-adapter.js';
 import { ConnectFailure, invalidArgument } from './connect-errors.js';
+import { getMessage, type GetMessage } from './get-message.js';
 import { answerJsonGet, answerJsonPost, sendFailure, type AnyRequest, type AnyResponse, type BodyCompression } from './json-calls.js';
 import type { MethodEntry, MethodTable } from './method-table.js';
 
@@ -30,6 +32,18 @@ function mediaType(req: AnyRequest): string {
   return (raw ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+/** The `charset` parameter of the Content-Type (quotes removed), or undefined without one. */
+function charsetOf(req: AnyRequest): string | undefined {
+  return /;\s*charset\s*=\s*("?)([^";]*)\1/i.exec(String(req.headers['content-type'] ?? ''))?.[2]?.trim();
+}
+
+/** JSON is UTF-8 (RFC 8259, and the Connect protocol's `application/json`): another charset is a media type not served, 415 as connect-node answers it. */
+function requireUtf8(req: AnyRequest): void {
+  const charset = charsetOf(req);
+  if (charset === undefined || /^utf-?8$/i.test(charset)) return;
+  throw new ConnectFailure(Code.InvalidArgument, `Content-Type application/json must be UTF-8, got charset "${charset}"`, { status: 415 });
+}
+
 function requireProtocolVersion(req: AnyRequest): void {
   const version = req.headers['connect-protocol-version'];
   if (version === undefined) throw invalidArgument('missing header Connect-Protocol-Version: set it to 1');
@@ -45,12 +59,13 @@ function compressionOf(req: AnyRequest): BodyCompression | undefined {
 }
 
 /** Unary Connect POSTs (JSON or binary, plain, gzip or br) and GETs are answered here; the rest goes to connect-node. */
-type Route = { kind: 'post'; binary: boolean; compression: BodyCompression } | { kind: 'get'; message: string; binary: boolean } | { kind: 'binary' };
+type Route = { kind: 'post'; binary: boolean; compression: BodyCompression } | { kind: 'get'; message: GetMessage } | { kind: 'binary' };
 
 function routePost(req: AnyRequest): Route {
   const type = mediaType(req);
   if (type === 'application/json' || type === 'application/proto') {
     requireProtocolVersion(req);
+    if (type === 'application/json') requireUtf8(req);
     const compression = compressionOf(req);
     return compression === undefined ? { kind: 'binary' } : { kind: 'post', binary: type === 'application/proto', compression };
   }
@@ -70,11 +85,8 @@ function routeGet(entry: MethodEntry, query: string): Route {
   if (params.get('connect') !== 'v1') throw invalidArgument(`query parameter connect must be v1, got "${params.get('connect')}"`);
   const encoding = params.get('encoding');
   if (encoding !== 'json' && encoding !== 'proto') throw invalidArgument(`query parameter encoding must be json or proto, got "${encoding}"`);
-  if (params.has('compression')) return { kind: 'binary' };
-  if (encoding === 'json' && params.get('base64') !== '1') return { kind: 'get', message: params.get('message')!, binary: false };
-  // A binary message in a URL is base64url (base64=1); percent-encoded raw bytes are left to connect-node.
-  if (encoding === 'proto' && params.get('base64') === '1') return { kind: 'get', message: params.get('message')!, binary: true };
-  return { kind: 'binary' };
+  // Every GET is answered here: what connect-node would refuse as `internal` (bad base64, a message that does not decompress) is the client's `invalid_argument`.
+  return { kind: 'get', message: getMessage(params, query) };
 }
 
 /** The listener's request handler. */
@@ -96,7 +108,7 @@ export function createDispatcher(context: DispatchContext): (req: AnyRequest, re
         throw new ConnectFailure(Code.Unimplemented, `method ${req.method} is not allowed; use ${allow.replace(', ', ' or ')}`, { status: 405, headers: { allow } });
       }
       if (route.kind === 'post') void answerJsonPost(json, entry, req, res, route.binary, route.compression);
-      else if (route.kind === 'get') void answerJsonGet(json, entry, req, res, route.message, route.binary);
+      else if (route.kind === 'get') void answerJsonGet(json, entry, req, res, route.message);
       else binary(req, res);
     } catch (error) {
       // Drain what the client sent, so a refused request does not reset the connection.
