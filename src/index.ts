@@ -78,8 +78,8 @@ export type { Plugin as EnvelopPlugin } from '@envelop/core';
 
 // Fetching
 export type { EntityCallPart, JsonObject, SubgraphRequest, SubgraphResponse, Transport } from './kernel/fetch/subgraph-types.js';
-/** How many uploaded files (GraphQL multipart request) a subgraph call's variables carry: plugins that key calls by their variables skip those. */
-export { uploadCount } from './kernel/fetch/variables-json.js';
+/** Whether a subgraph call's variables carry uploaded files (GraphQL multipart request): plugins that key calls by their variables skip those. */
+export { mayHoldUploads as carriesUploads } from './kernel/fetch/variables-json.js';
 export { withEntityParts } from './kernel/execute/batch-call.js';
 export type { GraphInfo, SubgraphConfig } from './kernel/graph/loaded-graph.js';
 export type { Supergraph } from './kernel/graph/supergraph-model.js';

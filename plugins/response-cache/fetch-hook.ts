@@ -1,4 +1,4 @@
-import { uploadCount, type AfterStageEvent, type AfterStageHook, type JsonObject, type Logger, type StageEvent, type StageHook, type SubgraphRequest } from '../../src/index.js';
+import { carriesUploads, type AfterStageEvent, type AfterStageHook, type JsonObject, type Logger, type StageEvent, type StageHook, type SubgraphRequest } from '../../src/index.js';
 import { CACHE_TAGS } from '../cache-tags/index.js';
 import { carriesAuthorization, decideCaching, type CachePolicy } from './cache-control.js';
 import { type CacheKeys, ROOT_TYPE, representationsVariableOf } from './cache-key.js';
@@ -70,8 +70,8 @@ export function createFetchHook(context: FetchHookContext): StageHook<'fetch'> {
     const record = recordOf(event.state);
     const status: FetchCacheStatus = { subgraph: request.subgraph, kind: request.kind, status: 'skip' };
     record.fetches.push(status);
-    // Uploaded files are written as null in keys: a call carrying files is never cached.
-    if (request.operationType !== 'query' || request.subscription || uploadCount(request.variables) > 0) {
+    // Uploaded files are written as null in keys: a call carrying files is never cached (a look at the top-level values only).
+    if (request.operationType !== 'query' || request.subscription || carriesUploads(request.variables)) {
       record.parts.push(UNCACHEABLE);
       return;
     }

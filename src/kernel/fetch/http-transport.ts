@@ -116,6 +116,8 @@ function multipartHeaders(headers: Readonly<Record<string, string>>): Record<str
   const sent: Record<string, string> = {};
   for (const name in headers) if (name !== 'content-type' && name !== 'content-length') sent[name] = headers[name]!;
   sent.accept = REQUEST_HEADERS.accept;
+  // Apollo Server's CSRF prevention (on by default) refuses multipart bodies without a preflight header.
+  sent['apollo-require-preflight'] = 'true';
   return sent;
 }
 

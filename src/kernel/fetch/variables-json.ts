@@ -43,9 +43,13 @@ export function variablesJson(variables: Readonly<Record<string, unknown>>): str
 }
 
 function write(variables: Readonly<Record<string, unknown>>): string {
+  // Saved and restored: a plugin's value with a toJSON of its own could write other variables meanwhile.
+  const outer = uploadsWritten;
   uploadsWritten = 0;
   const text = JSON.stringify(variables);
-  if (uploadsWritten > 0 && Object.isExtensible(variables)) Object.defineProperty(variables, UPLOADS, { value: uploadsWritten, enumerable: false });
+  const written = uploadsWritten;
+  uploadsWritten = outer + written;
+  if (written > 0 && Object.isExtensible(variables)) Object.defineProperty(variables, UPLOADS, { value: written, enumerable: false });
   return text;
 }
 
@@ -57,8 +61,9 @@ function write(variables: Readonly<Record<string, unknown>>): string {
  */
 export function uploadCount(variables: Readonly<Record<string, unknown>>): number {
   if (!Object.isExtensible(variables)) {
+    const before = uploadsWritten;
     write(variables);
-    return uploadsWritten;
+    return uploadsWritten - before;
   }
   variablesJson(variables);
   return (variables as { [UPLOADS]?: number })[UPLOADS] ?? 0;

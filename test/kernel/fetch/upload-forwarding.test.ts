@@ -188,6 +188,8 @@ describe('uploads forwarded to a GraphQL-over-HTTP subgraph', () => {
     expect(call.files).toEqual([{ field: '0', name: 'photo.bin', type: 'image/x-test', size: BINARY.length, base64: Buffer.from(BINARY).toString('base64') }]);
     // The header rules still apply; the multipart body keeps its own content type.
     expect(call.headers['x-router']).toBe('switchyard');
+    // Apollo Server's CSRF prevention takes a multipart body with it.
+    expect(call.headers['apollo-require-preflight']).toBe('true');
   });
 
   it('sends a list of two files', async () => {
