@@ -75,9 +75,8 @@ function percentDecode(text: string): Buffer {
   const out: number[] = [];
   for (let at = 0; at < text.length; at += 1) {
     const char = text[at]!;
-    const hex = text.slice(at + 1, at + 3);
-    if (char === '%' && HEX.test(hex)) {
-      out.push(Number.parseInt(hex, 16));
+    if (char === '%' && HEX.test(text.slice(at + 1, at + 3))) {
+      out.push(Number.parseInt(text.slice(at + 1, at + 3), 16));
       at += 2;
     } else if (char === '+') {
       out.push(0x20);

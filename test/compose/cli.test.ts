@@ -7,8 +7,8 @@ import { accountsSdl, clashingSdl, createTempDir, reviewsSdl, type TempDir } fro
 
 const HARNESS = fileURLToPath(new URL('./cli-harness.ts', import.meta.url));
 
-function switchyard(args: string[], { cwd, env = {} }: { cwd: string; env?: Record<string, string> }): Promise<HarnessRun> {
-  return runHarness(HARNESS, args, { cwd, env: { ...process.env, LOG_LEVEL: 'info', ...env } });
+function switchyard(args: string[], { cwd, env = {}, nodeArgs }: { cwd: string; env?: Record<string, string>; nodeArgs?: string[] }): Promise<HarnessRun> {
+  return runHarness(HARNESS, args, { cwd, env: { ...process.env, LOG_LEVEL: 'info', ...env }, nodeArgs });
 }
 
 /** A project folder with two subgraph schemas and a compose file, removed when the test ends. */
@@ -114,5 +114,23 @@ describe.concurrent('switchyard compose', { timeout: 60_000 }, () => {
     expect(run.stdout).toContain('-i, --input <file>');
     expect(run.stdout).toContain('-o, --output <file>');
     expect(run.stdout).toContain('.graphql, .graphqls, .gql');
+  });
+});
+
+describe('switchyard compose on a graph deeper than composition can follow', () => {
+  it('reports a composition error that says so, not a bare stack overflow, exit 1', async () => {
+    const dir = await createTempDir();
+    try {
+      const types = Array.from({ length: 1500 }, (_, i) => `type T${i} @key(fields: "id") { id: ID!${i < 1499 ? ` next: T${i + 1}` : ''} }`);
+      await dir.write('chain.graphql', ['extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])', 'type Query { t0: T0 }', ...types].join('\n'));
+      await dir.write('router.compose.yaml', 'version: 1\nsubgraphs:\n  - name: chain\n    routing_url: http://127.0.0.1:4001/graphql\n    schema:\n      file: ./chain.graphql\n');
+      // A small stack, so the composition library runs out of it on every machine and Node version.
+      const run = await switchyard(['compose', '-i', 'router.compose.yaml', '-o', 'out.json'], { cwd: dir.path, nodeArgs: ['--stack-size=300'] });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('COMPOSITION_ERROR: the graph nests types deeper than the composition library can follow');
+      expect(run.stderr).not.toContain('Maximum call stack size exceeded');
+    } finally {
+      await dir.remove();
+    }
   });
 });

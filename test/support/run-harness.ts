@@ -15,10 +15,14 @@ export interface HarnessRun {
   readonly stderr: string;
 }
 
-/** Runs `harness` with `args` in `cwd`, with exactly `env` as its environment. */
-export function runHarness(harness: string, args: readonly string[], { cwd, env }: { cwd: string; env: NodeJS.ProcessEnv }): Promise<HarnessRun> {
+/** Runs `harness` with `args` in `cwd`, with exactly `env` as its environment (and `nodeArgs` for node itself, such as `--stack-size`). */
+export function runHarness(
+  harness: string,
+  args: readonly string[],
+  { cwd, env, nodeArgs = [] }: { cwd: string; env: NodeJS.ProcessEnv; nodeArgs?: readonly string[] },
+): Promise<HarnessRun> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', TSX, harness, ...args], { cwd, env }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...nodeArgs, '--import', TSX, harness, ...args], { cwd, env }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
   });
