@@ -22,7 +22,10 @@ const jwksProviderSchema = z.strictObject({
   refresh_interval: duration({ min: '1s' }).prefault('1m'),
   /** Algorithms accepted for tokens verified with this key set. Default: every asymmetric one (RS*, PS*, ES*, EdDSA). */
   algorithms: z.array(algorithm).min(1).optional(),
-  /** A token with an unknown `kid` fetches the key set again, at most once per this interval. Default: `10s`. */
+  /**
+   * A token with an unknown `kid`, or whose signature the held key under its `kid` (without a `kid`: every held key) does not verify,
+   * fetches the key set again, at most once per this interval (concurrent requests share the fetch). Default: `10s`.
+   */
   min_refetch_interval: duration({ min: '0ms' }).prefault('10s'),
   /** Accepted `iss` value(s). Default: not checked. */
   issuer: oneOrMany.optional(),

@@ -2,15 +2,17 @@
  * Token verification: the header names an accepted algorithm, a provider
  * allowing it holds the key, the signature verifies, `exp`/`nbf` hold
  * (with `clock_skew`), and `iss`/`aud` match where configured. Keys the
- * providers hold are tried first; only a token whose kid none holds waits
- * for fetches, of the providers that could accept it. Verified
- * tokens are remembered (bounded) until they expire or the provider's
- * refresh interval passes, so a repeated token costs a map lookup.
+ * providers hold are tried first; only a token whose signature none of them
+ * verifies (its kid unknown, or the key under it rotated) waits for fetches,
+ * of the providers that could accept it, and is checked with the keys they
+ * bring. Verified tokens are remembered (bounded) until they expire, the
+ * provider's refresh interval passes, or the provider's key set changes, so
+ * a repeated token costs a map lookup.
  */
 import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { scopesOf, type AuthenticatedIdentity } from './identity.js';
-import type { JwksProvider, TokenHeader, VerifyKey } from './jwks-provider.js';
+import type { HeldKeys, JwksProvider, TokenHeader } from './jwks-provider.js';
 
 /** A token that does not verify; the message is the reason, for the client. */
 export class TokenError extends Error {
@@ -28,6 +30,9 @@ interface Verified {
   readonly identity: AuthenticatedIdentity;
   /** Milliseconds since the epoch after which the token is verified again. */
   readonly until: number;
+  /** The provider whose key verified it, and the generation of its set then: a newer set (a key withdrawn or replaced) verifies it again. */
+  readonly provider: JwksProvider;
+  readonly generation: number;
 }
 
 export class TokenVerifier {
@@ -47,7 +52,7 @@ export class TokenVerifier {
   remembered(token: string): AuthenticatedIdentity | undefined {
     const entry = this.verified.get(token);
     if (!entry) return undefined;
-    if (entry.until > Date.now()) return entry.identity;
+    if (entry.until > Date.now() && entry.provider.generation === entry.generation) return entry.identity;
     this.verified.delete(token);
     return undefined;
   }
@@ -68,18 +73,24 @@ export class TokenVerifier {
     const candidates = this.providers.filter((provider) => provider.algorithms.has(alg));
     if (candidates.length === 0) throw new TokenError(`algorithm ${alg} is not accepted`);
     const outcome = new Outcome();
+    /** The generation of each provider's set the token was checked with. */
+    const seen = new Map<JwksProvider, number>();
     // First the keys held now, provider by provider in order: a provider that is fetching does not hold up the others' tokens.
     for (const provider of candidates) {
-      const identity = await this.check(token, provider, await provider.heldKeys(header as TokenHeader), outcome);
+      const held = await provider.heldKeys(header as TokenHeader);
+      seen.set(provider, held.generation);
+      const identity = await this.check(token, provider, held, outcome);
       if (identity) return identity;
     }
-    if (!outcome.keyFound) {
-      // No provider holds the kid: wait for the fetches of those that could accept the token, taking the first that finds it.
+    if (!outcome.decided) {
+      // No key held verifies the signature: the kid is unknown, or the provider rotated the key under it (or, without a kid, every key).
+      // Wait for the fetches of the providers that could accept the token (one per `min_refetch_interval` each, shared by concurrent
+      // requests), or take the newer set one fetched meanwhile, and check the token with those keys, taking the first that verifies it.
       const issuer = unverifiedIssuer(token);
-      const fetching = candidates.filter((provider) => provider.canFetch && issuerMayMatch(provider, issuer));
-      const lookups = fetching.map((provider) => provider.fetchedKeys(header as TokenHeader).then((keys) => ({ provider, keys })));
-      for await (const { provider, keys } of inCompletionOrder(lookups)) {
-        const identity = await this.check(token, provider, keys, outcome);
+      const fetching = candidates.filter((provider) => issuerMayMatch(provider, issuer) && provider.mayHaveNewerThan(seen.get(provider) ?? 0));
+      const lookups = fetching.map((provider) => provider.fetchedKeys(header as TokenHeader, seen.get(provider) ?? 0).then((held) => ({ provider, held })));
+      for await (const { provider, held } of inCompletionOrder(lookups)) {
+        const identity = await this.check(token, provider, held, outcome);
         if (identity) return identity;
       }
     }
@@ -94,9 +105,9 @@ export class TokenVerifier {
    * (a refusal on claims, made after a key verified the signature, outranks
    * a signature no key verified).
    */
-  private async check(token: string, provider: JwksProvider, keys: readonly VerifyKey[], outcome: Outcome): Promise<AuthenticatedIdentity | undefined> {
-    if (keys.length > 0) outcome.keyFound = true;
-    for (const key of keys) {
+  private async check(token: string, provider: JwksProvider, held: HeldKeys, outcome: Outcome): Promise<AuthenticatedIdentity | undefined> {
+    if (held.keys.length > 0) outcome.keyFound = true;
+    for (const key of held.keys) {
       try {
         const { payload } = await jwtVerify(token, key, {
           algorithms: [...provider.algorithms],
@@ -105,7 +116,7 @@ export class TokenVerifier {
           ...(provider.config.issuer === undefined ? {} : { issuer: provider.config.issuer }),
           ...(provider.config.audience === undefined ? {} : { audience: provider.config.audience }),
         });
-        return this.remember(token, payload, provider);
+        return this.remember(token, payload, provider, held.generation);
       } catch (error) {
         const signatureOnly = isSignatureFailure(error);
         if (outcome.refusal === undefined || (!signatureOnly && outcome.signatureOnly)) {
@@ -117,7 +128,7 @@ export class TokenVerifier {
     return undefined;
   }
 
-  private remember(token: string, payload: JWTPayload, provider: JwksProvider): AuthenticatedIdentity {
+  private remember(token: string, payload: JWTPayload, provider: JwksProvider, generation: number): AuthenticatedIdentity {
     const identity: AuthenticatedIdentity = Object.freeze({
       claims: Object.freeze({ ...payload }),
       scopes: scopesOf(payload.scope),
@@ -127,7 +138,7 @@ export class TokenVerifier {
     const now = Date.now();
     let until = now + provider.config.refresh_interval;
     if (identity.expiresAt !== undefined) until = Math.min(until, identity.expiresAt * 1000);
-    this.verified.set(token, { identity, until });
+    this.verified.set(token, { identity, until, provider, generation });
     return identity;
   }
 }
@@ -140,6 +151,15 @@ class Outcome {
   refusal: TokenError | undefined;
   /** The refusal is a signature that no key verified (a claim refusal means a key did). */
   signatureOnly = false;
+
+  /**
+   * A key refused the token for something other than its signature (a key
+   * verified the signature and a claim failed, or the token is malformed):
+   * fresher keys would not change the answer, so none are fetched.
+   */
+  get decided(): boolean {
+    return this.refusal !== undefined && !this.signatureOnly;
+  }
 }
 
 /** The signature did not verify with this key (or the key cannot check it): another key may still verify it. */
