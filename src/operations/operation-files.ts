@@ -17,7 +17,7 @@ import { extname } from 'node:path';
 import { GraphQLError, Kind, parse, type DocumentNode } from 'graphql';
 import { isRecord } from './json-value.js';
 import { normalizeDocument } from './normalize.js';
-import { sha256Hex } from './operation-id.js';
+import { canonicalAlias, sha256Hex } from './operation-id.js';
 import type { OperationInput } from './operations-store.js';
 import type { OperationType } from './registry.js';
 
@@ -102,7 +102,7 @@ export function parseOperationFile(path: string, bytes: Uint8Array): OperationFi
     return { problems: [`is not valid JSON: ${error instanceof Error ? error.message : String(error)}`] };
   }
   if (isRecord(json) && 'format' in json) return readApolloManifest(path, json);
-  const pairs = relayPairs(json);
+  const pairs = relayPairs(json, text);
   if (pairs) return readRelayMap(path, pairs);
   return {
     problems: [
@@ -141,6 +141,8 @@ function readRelayMap(path: string, pairs: ReadonlyArray<readonly [string, strin
   if (pairs.length === 0) return { problems: ['holds no operations (an empty Relay query map): nothing to push'] };
   const problems: string[] = [];
   const operations: OperationInput[] = [];
+  /** The SHA-256 each Relay id (in its canonical form) was first given for, and how the file spelled it. */
+  const seen = new Map<string, { readonly id: string; readonly spelled: string }>();
   for (const [relayId, body] of pairs) {
     const read = readDocument(body, '');
     if ('problem' in read) {
@@ -148,13 +150,28 @@ function readRelayMap(path: string, pairs: ReadonlyArray<readonly [string, strin
       continue;
     }
     const id = sha256Hex(body);
-    operations.push({ ...read, id, body, aliases: relayId === id ? [] : [relayId] });
+    const alias = canonicalAlias(relayId);
+    const first = seen.get(alias);
+    if (first !== undefined) {
+      // The same id for the same text again is harmless; for another text, the client was built with one of them only.
+      if (first.id !== id) {
+        const spelling = first.spelled === relayId ? '' : ` (also written "${first.spelled}")`;
+        problems.push(`Relay id "${relayId}"${spelling} is given twice, for two different texts (operations ${first.id} and ${id}): a Relay id names one operation`);
+      }
+      continue;
+    }
+    seen.set(alias, { id, spelled: relayId });
+    operations.push({ ...read, id, body, aliases: alias === id ? [] : [alias] });
   }
   return problems.length > 0 ? { problems } : { path, format: 'relay-query-map', operations };
 }
 
-/** The id/text pairs of a Relay query map, or undefined when the value is not one. */
-function relayPairs(json: unknown): Array<readonly [string, string]> | undefined {
+/**
+ * The id/text pairs of a Relay query map, or undefined when the value is not one. An object's pairs are read
+ * from its text, duplicate keys included: `JSON.parse` keeps only the last of two equal keys, which would
+ * push one text silently in place of the other.
+ */
+function relayPairs(json: unknown, text: string): Array<readonly [string, string]> | undefined {
   if (Array.isArray(json)) {
     const pairs: Array<readonly [string, string]> = [];
     for (const item of json) {
@@ -164,9 +181,57 @@ function relayPairs(json: unknown): Array<readonly [string, string]> | undefined
     return pairs;
   }
   if (!isRecord(json)) return undefined;
-  const entries = Object.entries(json);
-  if (!entries.every((entry): entry is [string, string] => typeof entry[1] === 'string')) return undefined;
-  return entries;
+  const pairs: Array<readonly [string, string]> = [];
+  for (const [key, raw] of objectMembers(text)) {
+    const value: unknown = JSON.parse(raw);
+    if (typeof value !== 'string') return undefined;
+    pairs.push([key, value]);
+  }
+  return pairs;
+}
+
+/**
+ * The members of the JSON object `text` holds, in order, duplicates included: each key and the raw text of
+ * its value. `text` must be valid JSON whose top level is an object (JSON.parse accepted it).
+ */
+function objectMembers(text: string): Array<readonly [string, string]> {
+  const members: Array<readonly [string, string]> = [];
+  let at = text.indexOf('{') + 1;
+  const skipSpace = () => {
+    while (at < text.length && ' \t\n\r'.includes(text[at]!)) at++;
+  };
+  const readString = (): string => {
+    const start = at++;
+    while (text[at] !== '"') at += text[at] === '\\' ? 2 : 1;
+    at++;
+    return text.slice(start, at);
+  };
+  const readValue = (): string => {
+    const start = at;
+    let depth = 0;
+    while (at < text.length) {
+      const char = text[at]!;
+      if (char === '"') {
+        readString();
+        continue;
+      }
+      if (depth === 0 && (char === ',' || char === '}')) break;
+      if (char === '{' || char === '[') depth++;
+      else if (char === '}' || char === ']') depth--;
+      at++;
+    }
+    return text.slice(start, at);
+  };
+  for (;;) {
+    skipSpace();
+    if (text[at] !== '"') return members;
+    const key = JSON.parse(readString()) as string;
+    skipSpace();
+    at++; // the colon
+    skipSpace();
+    members.push([key, readValue()]);
+    if (text[at] === ',') at++;
+  }
 }
 
 /** Name, type and normalized id of a document, or why it cannot be pushed. */

@@ -7,7 +7,7 @@
 import { isRecord } from './json-value.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ManifestFormatError, newRevision, parseManifest, parseManifestInSlices, serializeManifest, type OperationsManifest } from './manifest.js';
-import { isSha256Hex, sha256Hex } from './operation-id.js';
+import { canonicalAlias, isSha256Hex, sha256Hex } from './operation-id.js';
 import { emptyRegistry, parseRegistry, serializeRegistry, type OperationType, type Registry, type RegistryClient, type RegistryEntry } from './registry.js';
 import { cosmoManifestPath, keyProblem, manifestPath, nameProblem, operationPath, registryPath } from './store-layout.js';
 import { ReadOnlyStoreError, type OperationsStorage, type StorageChange } from './storage.js';
@@ -109,7 +109,13 @@ export class OperationsStore {
 
   /**
    * Registers operations for a client (the client is registered on its first
-   * push). All-or-nothing: a clash refuses the whole push.
+   * push). All-or-nothing: a clash refuses the whole push before anything is
+   * written. An id or alias names one operation in the whole graph (manifest
+   * mode serves every client's from one manifest): an alias that already
+   * names another operation, in any client or earlier in the push, an alias
+   * that is another operation's id, or an id that is another operation's
+   * alias refuses the push (`OperationsStoreError` naming both operations).
+   * Aliases are kept in the form requests are read in (`canonicalAlias`).
    */
   async push(graph: string, client: string, inputs: readonly OperationInput[]): Promise<PushedOperation[]> {
     this.checkWritable();
@@ -126,7 +132,8 @@ export class OperationsStore {
       const results: PushedOperation[] = [];
       for (const input of inputs) {
         const existing = operations[input.id];
-        const aliases = [...new Set([...(existing?.aliases ?? []), ...(input.aliases ?? []).filter((alias) => alias !== input.id)])];
+        const pushedAliases = (input.aliases ?? []).map(canonicalAlias).filter((alias) => alias !== input.id);
+        const aliases = [...new Set([...(existing?.aliases ?? []), ...pushedAliases])];
         operations[input.id] = existing
           ? { ...existing, aliases }
           : { name: input.name, type: input.type, firstPushedAt: stamp, aliases, ...(input.normalizedId === undefined ? {} : { normalizedId: input.normalizedId }) };
@@ -136,7 +143,7 @@ export class OperationsStore {
         results.push({ id: input.id, name: existing?.name ?? input.name, status: existing ? 'up to date' : 'created' });
       }
       const after: RegistryClient = { registeredAt: before?.registeredAt ?? stamp, operations };
-      checkAliases(client, after);
+      checkClaims(graph, client, registry, before, after);
       const next: Registry = { version: 1, revision: newRevision(), clients: { ...registry.clients, [client]: after } };
       await this.storage.commit(graph, await this.changes(graph, client, before, after, registry, next, manifest, bodies, stamp));
       return results;
@@ -326,24 +333,70 @@ function checkKeys(inputs: readonly OperationInput[]): void {
 /** The id an id, alias or normalized id names within one client, if any. */
 function findId(client: RegistryClient, key: string): string | undefined {
   const wanted = isSha256Hex(key) ? key.toLowerCase() : key;
-  if (client.operations[wanted]) return wanted;
-  for (const [id, entry] of Object.entries(client.operations)) if (entry.aliases.includes(key)) return id;
+  if (Object.hasOwn(client.operations, wanted)) return wanted;
+  // An alias is stored as requests read it (`canonicalAlias`); one pushed before that may still be spelled otherwise.
+  const alias = canonicalAlias(key);
+  for (const [id, entry] of Object.entries(client.operations)) if (entry.aliases.includes(alias) || entry.aliases.includes(key)) return id;
   return undefined;
 }
 
-/** Refuses an alias that is another operation's id or alias. */
-function checkAliases(clientName: string, client: RegistryClient): void {
-  const owner = new Map<string, string>();
-  for (const id of Object.keys(client.operations)) owner.set(id, id);
-  for (const [id, entry] of Object.entries(client.operations)) {
-    for (const alias of entry.aliases) {
-      const other = owner.get(alias);
-      if (other !== undefined && other !== id) {
-        throw new OperationsStoreError(`alias "${alias}" of operation ${id} already names operation ${other} for client "${clientName}"`);
-      }
-      owner.set(alias, id);
+/** Who holds a lookup key (an id or an alias) in a graph. */
+interface KeyClaim {
+  /** The operation it names. */
+  readonly id: string;
+  readonly name: string | null;
+  readonly client: string;
+  /** How it names it: as the operation's id, or as an alias. */
+  readonly as: 'id' | 'alias';
+  /** Claimed by the push being checked, not by the store. */
+  readonly pushed: boolean;
+}
+
+/**
+ * Refuses a push that would make one key name two operations: every key the push adds for `clientName`
+ * (a new operation's id, a new alias) must not already name another operation, in any client of the graph
+ * (manifest mode serves all clients' ids and aliases from one manifest, whatever client a request names)
+ * or earlier in the same push. Keys a client already had are not checked again.
+ */
+function checkClaims(graph: string, clientName: string, registry: Registry, before: RegistryClient | undefined, after: RegistryClient): void {
+  const claims = new Map<string, KeyClaim>();
+  const claim = (key: string, value: KeyClaim) => {
+    if (!claims.has(key)) claims.set(key, value);
+  };
+  const stored = Object.entries(registry.clients);
+  // Ids first: a request's id finds an operation before an alias does.
+  for (const [client, registered] of stored) {
+    for (const [id, entry] of Object.entries(registered.operations)) claim(id, { id, name: entry.name, client, as: 'id', pushed: false });
+  }
+  for (const [client, registered] of stored) {
+    for (const [id, entry] of Object.entries(registered.operations)) {
+      for (const alias of entry.aliases) claim(alias, { id, name: entry.name, client, as: 'alias', pushed: false });
     }
   }
+  for (const [id, entry] of Object.entries(after.operations)) {
+    const had = before && Object.hasOwn(before.operations, id) ? before.operations[id] : undefined;
+    const added: Array<[string, 'id' | 'alias']> = had ? [] : [[id, 'id']];
+    for (const alias of entry.aliases) if (!had?.aliases.includes(alias)) added.push([alias, 'alias']);
+    for (const [key, as] of added) {
+      const holder = claims.get(key);
+      if (holder !== undefined && holder.id !== id)
+        throw new OperationsStoreError(claimConflict(graph, key, { id, name: entry.name, client: clientName, as, pushed: true }, holder));
+      claims.set(key, { id, name: entry.name, client: clientName, as, pushed: true });
+    }
+  }
+}
+
+function claimConflict(graph: string, key: string, wanted: KeyClaim, holder: KeyClaim): string {
+  const operation = (claim: KeyClaim) => `operation ${claim.id}${claim.name === null ? '' : ` (${claim.name})`}`;
+  const what = (claim: KeyClaim) => (claim.as === 'id' ? 'the id of' : 'an alias of');
+  const where = holder.pushed ? 'earlier in this push' : `of client "${holder.client}"`;
+  const remedy = holder.pushed
+    ? 'give one of the queries another id'
+    : `delete ${holder.as === 'id' ? 'that operation' : 'it'} first (switchyard operations delete ${graph} -c ${holder.client} ${holder.id}) or give the query another id`;
+  return (
+    `"${key}" cannot be ${what(wanted)} ${operation(wanted)} for client "${wanted.client}": it is already ${what(holder)} ${operation(holder)} ${where}, ` +
+    `and an id or alias names one operation in graph "${graph}"; ${remedy}`
+  );
 }
 
 /** Lookup key -> id for a client: ids and aliases first; a normalized id goes to the first operation that has it. */

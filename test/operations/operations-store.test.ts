@@ -192,7 +192,7 @@ describe.each(providers)('the operations store in $name', (provider) => {
     await store.push('default', 'relay', [{ ...graphqlInput(productQuery), aliases: ['x1'] }]);
     const revision = (await manifestOf(store)).revision;
     await expect(store.push('default', 'relay', [graphqlInput(priceQuery), { ...graphqlInput(topProductsQuery), aliases: ['x1'] }])).rejects.toThrow(
-      `alias "x1" of operation ${sha256Hex(topProductsQuery)} already names operation ${sha256Hex(productQuery)} for client "relay"`,
+      `"x1" cannot be an alias of operation ${sha256Hex(topProductsQuery)} (TopProducts) for client "relay": it is already an alias of operation ${sha256Hex(productQuery)} (Product) of client "relay"`,
     );
     expect((await manifestOf(store)).revision).toBe(revision);
     expect(await store.list('default', 'relay')).toHaveLength(1);

@@ -8,6 +8,7 @@ import {
   DEFAULT_STORE_PATH,
   STORE_ENV_VARIABLE,
   nameProblem,
+  OperationsStoreError,
   openOperationsStore,
   parseStoreLocation,
   readOperationFiles,
@@ -49,7 +50,8 @@ Files (-f, repeatable; detected in this order):
   Apollo persisted-query manifest   {"format": "apollo-persisted-query-manifest", "version": 1, "operations": [{id, name, type, body}]}
   Relay query map                   {"<id>": "<text>"} or [["<id>", "<text>"]]; the Relay id resolves as an alias
 
-Every file is checked before anything is pushed.
+Every file is checked before anything is pushed. An id or Relay id names one operation in the
+graph: a push that would point one at a second text (in any client) is refused whole.
 
 Examples:
   $ switchyard operations push default -c web -f persisted-query-manifest.json
@@ -100,7 +102,14 @@ async function runPush(this: Command, graph: string, options: PushOptions): Prom
     return;
   }
   await withStore(location, async (store) => {
-    const pushed = await store.push(graph, options.client, operations);
+    let pushed;
+    try {
+      pushed = await store.push(graph, options.client, operations);
+    } catch (error) {
+      // The store refuses a push (an alias clash, a bad name) before it writes anything.
+      if (error instanceof OperationsStoreError) throw new OperationsStoreError(`${error.message}\nnothing was pushed`);
+      throw error;
+    }
     const created = pushed.filter((operation) => operation.status === 'created').length;
     const upToDate = pushed.length - created;
     if (options.format === 'json') {
