@@ -156,9 +156,9 @@ const subscriptions = {
     status: 400,
     statusText: '400 over HTTP; a protocol `error` over WebSocket',
     description:
-      'A subscription was sent as plain GraphQL over HTTP (an `Accept` asking for JSON, not `text/event-stream` or `multipart/mixed;subscriptionSpec="1.0"`), `subscriptions.enabled` is false, or the subscribed field\'s subgraph does not serve subscriptions over GraphQL (a gRPC subgraph).',
+      'A subscription was sent as plain GraphQL over HTTP (an `Accept` asking for JSON, not `text/event-stream` or `multipart/mixed;subscriptionSpec="1.0"`), `subscriptions.enabled` is false, or the subscribed field\'s subgraph does not serve subscriptions over GraphQL (a gRPC subgraph), or a subscription carries uploaded files (a `multipart/form-data` request: no subgraph subscription protocol carries files).',
     solution:
-      'Subscribe over WebSocket (`graphql-transport-ws` or `graphql-ws`), SSE (`Accept: text/event-stream`) or multipart on `/graphql` (docs/subscriptions.md), with `subscriptions.enabled` on; serve subscriptions from a GraphQL subgraph.',
+      'Subscribe over WebSocket (`graphql-transport-ws` or `graphql-ws`), SSE (`Accept: text/event-stream`) or multipart on `/graphql` (docs/subscriptions.md), with `subscriptions.enabled` on; serve subscriptions from a GraphQL subgraph; upload files with a mutation.',
   },
   SUBSCRIPTION_LIMIT_EXCEEDED: {
     status: 429,

@@ -7,7 +7,7 @@
  * the process keeps serving everyone else. Listeners take their bounds from
  * here and may shorten them (tests do).
  */
-import type { Server as HttpServer, ServerResponse } from 'node:http';
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { constants as http2Constants, type Http2Server, type Http2Session, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -71,6 +71,80 @@ export function listenerTimeouts(options: Pick<ListenerGuardOptions, 'timeouts' 
   return Object.freeze({ ...merged, requestMs: Math.max(merged.requestMs, merged.headersMs) });
 }
 
+/**
+ * Lingering close (as nginx's `lingering_close`). An answer that closes the
+ * connection while the request's body is still arriving (a 413 over
+ * `limits.max_request_body`, or any refusal made before the body was read:
+ * a CSRF 400, a 415, a multipart upload asking for a stream) would
+ * otherwise destroy the socket with the client still writing: the client's
+ * kernel then gets a reset, its write fails (EPIPE, ECONNRESET) and the
+ * answer, though sent, is lost unread. Instead the router's side is shut
+ * after the answer (FIN) and what the client still sends is read and
+ * dropped, chunk by chunk and never kept, until the client shuts its side
+ * or either bound is reached; then the socket is destroyed.
+ *
+ * - `ms`, 2 s from the answer: on loopback or a LAN the rest of a body some
+ *   MB past the limit arrives in milliseconds, and 2 s still carries the
+ *   `bytes` bound at about 17 Mbit/s. A client that trickles (slowloris)
+ *   holds a socket for 2 s more and no request work (nginx's
+ *   `lingering_time` default is 30 s).
+ * - `bytes`, 4 MiB dropped: about what the two kernels' socket buffers hold
+ *   (Linux's largest `tcp_wmem` is 4 MiB), so a body the client had already
+ *   written arrives; a client sending many times that past the limit is
+ *   cut, and the router reads at most 4 MiB more per refused request.
+ */
+export const LINGER_BOUNDS: Readonly<{ ms: number; bytes: number }> = Object.freeze({ ms: 2_000, bytes: 4 * 1024 * 1024 });
+
+/** Where a socket keeps the request it carries now: an answer that closes the connection lingers when that body is incomplete. */
+const CURRENT_REQUEST = Symbol('switchyard.currentRequest');
+
+type TrackedSocket = Socket & { [CURRENT_REQUEST]?: IncomingMessage; destroySoon(): void };
+
+/** Sockets draining a refused body (their parse failures are no client's fault to log). */
+const lingering = new WeakSet<Duplex>();
+
+/**
+ * Makes a socket linger when node closes it after an answer (node calls
+ * `destroySoon` when a response with `Connection: close` finished) and the
+ * request's body has not all arrived; otherwise node's own close.
+ */
+function lingerAfterAnswer(socket: TrackedSocket): void {
+  const destroySoon = socket.destroySoon;
+  socket.destroySoon = function (this: TrackedSocket): void {
+    const request = this[CURRENT_REQUEST];
+    if (request === undefined || request.complete || this.destroyed || !this.readable) destroySoon.call(this);
+    else linger(this);
+  };
+}
+
+function linger(socket: TrackedSocket): void {
+  lingering.add(socket);
+  // The answer is written; the FIN follows it.
+  if (socket.writable) socket.end();
+  let dropped = 0;
+  const close = (): void => {
+    clearTimeout(deadline);
+    socket.destroy();
+  };
+  const deadline = setTimeout(close, LINGER_BOUNDS.ms);
+  deadline.unref();
+  const drop = (chunk: Buffer): void => {
+    dropped += chunk.length;
+    if (dropped > LINGER_BOUNDS.bytes) close();
+  };
+  // Node's HTTP parser reads the socket itself; a 'data' listener takes the reading back (node stops its parser's
+  // direct reads), and the server's own 'data' listener is removed: the rest is dropped here, never parsed as a request.
+  socket.on('data', drop);
+  for (const listener of socket.listeners('data')) if (listener !== drop) socket.off('data', listener as (chunk: Buffer) => void);
+  // The client shut its side: nothing more to drop.
+  socket.once('end', close);
+  socket.once('close', () => clearTimeout(deadline));
+  socket.resume();
+  // The parser may have stopped the socket's reads (its request's body was not being read): start them again.
+  // The stream itself still counts a read in progress (the parser took the bytes), so resume() alone would not.
+  socket._read(0);
+}
+
 /** Sockets already guarded: the Connect listener guards a socket before handing it to its HTTP/1.1 server, which would again. */
 const guarded = new WeakSet<Duplex>();
 
@@ -111,8 +185,20 @@ export function guardHttpServer(server: HttpServer, options: ListenerGuardOption
   // Read when the server starts listening, which starts Node's sweep for the two bounds above.
   (server as HttpServer & { connectionsCheckingInterval: number }).connectionsCheckingInterval = timeouts.checkIntervalMs;
   server.timeout = timeouts.stallMs;
-  server.on('connection', (socket: Socket) => guardSocket(socket, name, log));
+  server.on('connection', (socket: Socket) => {
+    guardSocket(socket, name, log);
+    lingerAfterAnswer(socket as TrackedSocket);
+  });
+  // What `lingerAfterAnswer` reads: a property, no table (this runs for every request).
+  server.on('request', (req: IncomingMessage) => {
+    (req.socket as TrackedSocket)[CURRENT_REQUEST] = req;
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // The parser, cut off mid-body by the linger, fails when the client shuts its side: expected, and the socket is done.
+    if (lingering.has(socket)) {
+      socket.destroy();
+      return;
+    }
     // Resets and broken pipes are logged by guardSocket; here what could not be read.
     if (!('syscall' in error)) log?.debug({ listener: name, code: error.code, reason: error.message }, 'Bad request closed');
     const response = responseOn(socket);

@@ -5,6 +5,7 @@ import { executePlan } from '../execute/execute-plan.js';
 import { SharedAnswers } from '../execute/shared-answers.js';
 import type { SubgraphFetcher } from '../fetch/subgraph-fetcher.js';
 import { NO_HEADERS, type SubgraphRequest } from '../fetch/subgraph-types.js';
+import { mayHoldUploads } from '../fetch/variables-json.js';
 import type { LoadedGraph } from '../graph/loaded-graph.js';
 import type { Logger } from '../logger.js';
 import { runStage, type StageScope } from '../pipeline/stage-runner.js';
@@ -63,6 +64,8 @@ async function runPipeline(env: OperationEnvironment, request: OperationRequest,
     const prepared = await prepareOperation(env, request, scope, hooks);
     if (!('document' in prepared)) return prepared;
     if (prepared.operation.operation === 'subscription') {
+      // A file would be dropped on the way to the subgraph: said so, rather than pointing to a transport that cannot take it either.
+      if (request.variables !== undefined && mayHoldUploads(request.variables)) throw uploadsInSubscription();
       // Subscriptions stream: served over WebSocket (subscriptions/), never through this single-answer path.
       const reason = env.config.subscriptions.enabled
         ? 'Subscriptions are served on /graphql over WebSocket (graphql-transport-ws, graphql-ws), Server-Sent Events (Accept: text/event-stream) or multipart (Accept: multipart/mixed;subscriptionSpec="1.0").'
@@ -73,6 +76,23 @@ async function runPipeline(env: OperationEnvironment, request: OperationRequest,
   } catch (error) {
     return errorResponse(error, env.log);
   }
+}
+
+/**
+ * Why a subscription carrying uploaded files (a multipart request's) is
+ * refused: no subgraph subscription protocol (graphql-transport-ws,
+ * graphql-ws, Server-Sent Events) can carry a file, and a file is never
+ * dropped silently. 400 `SUBSCRIPTION_NOT_SUPPORTED`, before any subgraph
+ * is contacted, on every path: here, subscriptions/subscription-runner.ts,
+ * and the streamed answers' refusal of multipart bodies
+ * (subscriptions/http-stream-request.ts).
+ */
+export const UPLOADS_IN_SUBSCRIPTION_MESSAGE =
+  'File uploads are not supported for subscriptions: no subgraph subscription protocol (WebSocket, Server-Sent Events) can carry a file. Send files with a query or mutation.';
+
+/** 400 `SUBSCRIPTION_NOT_SUPPORTED` for a subscription whose variables carry uploaded files. */
+export function uploadsInSubscription(): RouterError {
+  return new RouterError('SUBSCRIPTION_NOT_SUPPORTED', UPLOADS_IN_SUBSCRIPTION_MESSAGE, { status: 400 });
 }
 
 /** A parsed, valid operation with coerced variables: what execution (or a subscription) starts from. */

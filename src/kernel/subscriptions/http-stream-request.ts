@@ -57,16 +57,28 @@ export function streamingProtocolOf(accept: string | undefined): StreamingProtoc
   return undefined;
 }
 
+/** The refusal of a multipart (file upload) request that asks for a streamed answer. */
+export const UPLOADS_STREAMED_MESSAGE =
+  'File uploads are not supported for subscriptions: a multipart/form-data request cannot be answered as a stream (Accept: text/event-stream or multipart/mixed;subscriptionSpec="1.0"), and no subgraph subscription protocol can carry a file. Send files with a query or mutation, answered as JSON.';
+
 /** The GraphQL parameters of a request, or the 4xx answer to a request that has none usable. */
 export type ParamsOutcome =
   | { readonly ok: true; readonly params: GraphQLParams }
-  | { readonly ok: false; readonly status: number; readonly message: string; readonly headers?: Readonly<Record<string, string>> };
+  | {
+      readonly ok: false;
+      readonly status: number;
+      readonly message: string;
+      readonly headers?: Readonly<Record<string, string>>;
+      /** `extensions.code` of the refusal; default by status (streaming-http.ts). */
+      readonly code?: string;
+    };
 
 export type { GraphQLParams };
 
 /**
  * The parameters of a GET (query string) or a JSON POST; other methods and
- * bodies get 405 / 415 / 413 / 400. The parameters themselves are read and
+ * bodies get 405 / 415 / 413 / 400 (a file upload: 400
+ * `SUBSCRIPTION_NOT_SUPPORTED`). The parameters themselves are read and
  * checked by the router's one parameter reader (router/graphql-params.ts), as for queries.
  */
 export async function readGraphQLParams(req: IncomingMessage, maxBodyBytes: number): Promise<ParamsOutcome> {
@@ -80,6 +92,9 @@ export async function readGraphQLParams(req: IncomingMessage, maxBodyBytes: numb
     }
   } else if (req.method === 'POST') {
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    // File uploads (the GraphQL multipart request spec): a streamed answer is a subscription's, and no subgraph
+    // subscription protocol carries files. Refused unread (the connection closes), before anything runs.
+    if (type === 'multipart/form-data') return { ok: false, status: 400, message: UPLOADS_STREAMED_MESSAGE, code: 'SUBSCRIPTION_NOT_SUPPORTED' };
     if (type !== 'application/json' && type !== 'application/graphql+json') {
       return { ok: false, status: 415, message: 'A streamed GraphQL request must be a GET or an application/json POST.' };
     }

@@ -73,7 +73,7 @@ export function createStreamingHttpEndpoint(options: StreamingHttpOptions): Stre
     }
     const params = await readGraphQLParams(req, options.maxBodyBytes);
     if (!params.ok) {
-      const code = params.status === 413 ? 'REQUEST_TOO_LARGE' : 'BAD_REQUEST';
+      const code = params.code ?? (params.status === 413 ? 'REQUEST_TOO_LARGE' : 'BAD_REQUEST');
       refuse(res, params.status, params.message, code, params.headers);
       return;
     }

@@ -9,6 +9,7 @@ import { validate, type DocumentNode, type GraphQLError } from 'graphql';
 import { RouterError } from '../errors.js';
 import { executePlan } from '../execute/execute-plan.js';
 import { NO_HEADERS, type SubgraphRequest, type SubgraphResponse } from '../fetch/subgraph-types.js';
+import { mayHoldUploads } from '../fetch/variables-json.js';
 import { subgraphHeaders } from '../builtins/header-rules.js';
 import type { SubscriptionSettings } from '../graph/execution-config.js';
 import { runStage, type StageScope } from '../pipeline/stage-runner.js';
@@ -19,7 +20,7 @@ import { conditionVariables } from '../plan/normalize.js';
 import type { FetchNode, QueryPlan } from '../plan/query-plan.js';
 import type { LoadedGraph } from '../graph/loaded-graph.js';
 import { errorResponse } from '../router/error-response.js';
-import { answerPrepared, prepareOperation, type OperationEnvironment, type PreparedOperation } from '../router/operation-runner.js';
+import { answerPrepared, prepareOperation, uploadsInSubscription, type OperationEnvironment, type PreparedOperation } from '../router/operation-runner.js';
 import type { StageHooks } from '../router/plugin-host.js';
 import type { ClientBuffer } from './client-buffer.js';
 import { maxEventBytesOf, subscribeUpstreamSse } from './upstream-sse.js';
@@ -71,6 +72,8 @@ export async function startOperation(env: OperationEnvironment, request: Operati
           if (!env.config.subscriptions.enabled) {
             throw new RouterError('SUBSCRIPTION_NOT_SUPPORTED', 'Subscriptions are disabled (subscriptions.enabled: false).', { status: 400 });
           }
+          // No subgraph protocol carries files: refused before the subgraph is asked (JSON would write each file as null).
+          if (current.variables !== undefined && mayHoldUploads(current.variables)) throw uploadsInSubscription();
           stream = await openStream(env, prepared, hooks, options);
           return STREAM_STARTED;
         }
