@@ -10,10 +10,10 @@
  * requests so that `require_authentication` lets introspection-only
  * documents through. docs/authentication.md
  */
-import { definePlugin, RouterError, toErrorResponse, type OperationResponse, type PluginFactory, type StageEvent } from '../../src/index.js';
+import { definePlugin, endStreamBy, RouterError, toErrorResponse, type OperationResponse, type PluginFactory, type StageEvent } from '../../src/index.js';
 import { JWT_ALGORITHMS, authenticationConfigSchema, authenticationSection } from './config.js';
 import { authenticationErrors } from './errors.js';
-import { AUTHENTICATION, INTROSPECTION_WITHOUT_TOKEN } from './identity.js';
+import { AUTHENTICATION, INTROSPECTION_WITHOUT_TOKEN, type AuthenticatedIdentity } from './identity.js';
 import { JwksProvider } from './jwks-provider.js';
 import { TokenError, TokenVerifier } from './verify-token.js';
 
@@ -46,6 +46,14 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
     const forwarded = Object.entries(options.forward_claims);
     const forwardedHeaders = forwarded.map(([, header]) => header);
     const outcomes = ctx.metrics.counter('authentication_tokens_total', 'Tokens presented, by result', ['result']);
+    // Tokens are accepted up to `clock_skew` past their `exp` (verify-token.ts): a subscription ends when that acceptance would.
+    const skewMs = Math.ceil(jwt.clock_skew / 1000) * 1000;
+    const expired = tokenExpired();
+    const authenticated = (event: StageEvent<'request'>, identity: AuthenticatedIdentity): void => {
+      event.state.set(AUTHENTICATION, identity);
+      outcomes.inc({ result: 'valid' });
+      if (identity.expiresAt !== undefined) endStreamBy(event.state, identity.expiresAt * 1000 + skewMs, expired);
+    };
     ctx.log.info(
       {
         providers: providers.map((p) => p.url),
@@ -72,15 +80,11 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
           }
           const known = verifier.remembered(token);
           if (known) {
-            event.state.set(AUTHENTICATION, known);
-            outcomes.inc({ result: 'valid' });
+            authenticated(event, known);
             return;
           }
           return verifier.verify(token).then(
-            (identity) => {
-              event.state.set(AUTHENTICATION, identity);
-              outcomes.inc({ result: 'valid' });
-            },
+            (identity) => authenticated(event, identity),
             (error: unknown) => {
               if (!(error instanceof TokenError)) throw error;
               outcomes.inc({ result: 'invalid' });
@@ -137,6 +141,11 @@ function tokenOf(value: string, prefix: string): string | undefined {
   if (trimmed.slice(0, prefix.length).toLowerCase() !== prefix.toLowerCase()) return undefined;
   const token = trimmed.slice(prefix.length + 1).trim();
   return token === '' ? undefined : token;
+}
+
+/** How a subscription still running when its token expires ends (a stream has no status to answer). */
+function tokenExpired(): RouterError {
+  return new RouterError('UNAUTHENTICATED', 'The token has expired, so the subscription has ended; subscribe again with a new token.');
 }
 
 /** 401 `UNAUTHENTICATED`, with the `WWW-Authenticate` challenge of RFC 6750. */

@@ -25,6 +25,7 @@ import type { StageHooks } from '../router/plugin-host.js';
 import type { ClientBuffer } from './client-buffer.js';
 import { maxEventBytesOf, subscribeUpstreamSse } from './upstream-sse.js';
 import { LiveSubscriptions, subscriptionInvalidated } from './live-subscriptions.js';
+import { watchStreamDeadline } from './stream-deadline.js';
 import type { SharedSubscription } from './upstream-hub.js';
 import { subscribeUpstream, type UpstreamTarget } from './upstream-ws.js';
 
@@ -237,9 +238,12 @@ function eventStream(
       else basis = verdict;
     },
   });
+  // A plugin's deadline for this request (a token that expires): this client's view ends then, with its error.
+  const unwatch = watchStreamDeadline(prepared.context.scope.state, (error) => upstream.fail(error));
   const end = (): void => {
     done = true;
     unregister();
+    unwatch();
   };
   const stream: EventStream = {
     async next() {

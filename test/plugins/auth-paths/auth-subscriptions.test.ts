@@ -4,10 +4,12 @@
  * connection_init payload, checked when the client subscribes; restricted
  * fields nulled in every event, or the subscription refused. A real
  * graphql-ws subgraph streams reviews; product fields come from an HTTP
- * subgraph per event; clients are graphql-ws clients.
+ * subgraph per event; clients are graphql-ws clients (and a graphql-sse
+ * client where a token's expiry ends a stream).
  */
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
+import { createClient as createSseClient } from 'graphql-sse';
 import { createClient, type Client } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -339,5 +341,47 @@ describe('forward_claims on a subscription', () => {
     expect(reviews.connections[0]!['x-user-id']).toBeUndefined();
     expect(reviews.connections[0]!['x-trace']).toBe('t1');
     expect(products.calls.map((call) => call.headers['x-user-id'])).toEqual(['ada']);
+  });
+});
+
+describe('a token that expires while its subscription runs', () => {
+  const EXPIRED = 'The token has expired, so the subscription has ended; subscribe again with a new token.';
+
+  it('ends that subscription when the token expires (WebSocket); a subscription with a longer-lived token goes on', async () => {
+    const { reviews, router } = await setup({}, { jwt: { jwks: [{ url: jwks.url }], clock_skew: '0s' } });
+    const shortLived = await sign(key, { expiresIn: 4 });
+    const ending = collect(clientOf(router, { connectionParams: { Authorization: `Bearer ${shortLived}` } }), REVIEWS);
+    const lasting = collect(clientOf(router, { connectionParams: { Authorization: `Bearer ${await token()}` } }), REVIEWS);
+    await eventually(() => reviews.open() === 2);
+    reviews.push({ id: 'r1', body: 'Sturdy', rating: 5, upc: 'p1' });
+    await eventually(() => ending.events.length === 1 && lasting.events.length === 1);
+    expect(ending.error).toBeUndefined();
+
+    // exp is in whole seconds: the token expires 3 to 4 s after it was signed.
+    await eventually(() => ending.error !== undefined, 8000);
+    expect(ending.error).toEqual([expect.objectContaining({ message: EXPIRED, extensions: { code: 'UNAUTHENTICATED' } })]);
+    // Its subgraph subscription is closed; the other client's is not.
+    await eventually(() => reviews.open() === 1);
+    reviews.push({ id: 'r2', body: 'Wobbly', rating: 1, upc: 'p1' });
+    await eventually(() => lasting.events.length === 2);
+    expect(ending.events).toHaveLength(1);
+    expect(lasting.error).toBeUndefined();
+  });
+
+  it('ends an SSE subscription with a last event carrying the error, counting clock_skew', async () => {
+    const { reviews, router } = await setup({}, { jwt: { jwks: [{ url: jwks.url }], clock_skew: '1s' } });
+    const signedAt = Date.now();
+    const shortLived = await sign(key, { expiresIn: 2 });
+    const sse = createSseClient({ url: `${router.url!}/graphql`, retryAttempts: 0, headers: { authorization: `Bearer ${shortLived}` } });
+    cleanups.push(() => sse.dispose());
+    const events: unknown[] = [];
+    let completedAt: number | undefined;
+    sse.subscribe({ query: REVIEWS }, { next: (value) => void events.push(value), error: () => undefined, complete: () => void (completedAt = Date.now()) });
+    await eventually(() => reviews.open() === 1);
+    await eventually(() => completedAt !== undefined, 8000);
+    expect(events).toEqual([{ errors: [expect.objectContaining({ message: EXPIRED, extensions: { code: 'UNAUTHENTICATED' } })] }]);
+    // Not before exp + clock_skew (exp is signedAt rounded down to the second, plus 2 s).
+    expect(completedAt! - Math.floor(signedAt / 1000) * 1000).toBeGreaterThanOrEqual(3000);
+    await eventually(() => reviews.open() === 0);
   });
 });
