@@ -2,8 +2,11 @@ import { createHash } from 'node:crypto';
 import type { JsonObject, SubgraphRequest } from '../../src/index.js';
 
 /**
- * Version of the key layout and stored value format; bumped when either
- * changes, so a new router never reads entries an older one wrote.
+ * Version of the key layout; bumped when it changes, so a new router never
+ * reads entries an older one wrote. The stored value has a version of its
+ * own (`STORED_VALUE_FORMAT`), so that a value format change keeps the keys,
+ * and with them the indexes that invalidations read, shared between router
+ * versions during a rolling deploy.
  */
 export const CACHE_KEY_VERSION = 'v1';
 

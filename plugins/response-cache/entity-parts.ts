@@ -1,7 +1,7 @@
 import { type EntityCallPart, type JsonObject, type StageEvent, type AfterStageHook, withEntityParts } from '../../src/index.js';
 import { CACHE_TAGS } from '../cache-tags/index.js';
 import { combineParts, UNCACHEABLE, type AnswerPart } from './client-cache-control.js';
-import { claimEpoch, entryPart, isObject, keyFor, noteSaved, partOf, policyOf, readEntries, recordAnswerPart, writable, write, type FetchHookContext } from './fetch-hook.js';
+import { claimEpoch, entryPart, isObject, keyFor, noteSaved, partOf, policyOf, readEntries, recordAnswerPart, write, writeEpoch, type FetchHookContext } from './fetch-hook.js';
 import type { EntityLookup } from './hit-memo.js';
 import { indexesOf } from './index-ids.js';
 import { representationsVariableOf } from './cache-key.js';
@@ -115,7 +115,7 @@ export async function lookupEntityParts(
     status.status = 'miss';
   }
   noteSaved(status, served.length, missed.length, undefined);
-  const claim = await claimEpoch(context, event.input);
+  const claim = await claimEpoch(context, event);
   return async function storeEntityParts(after) {
     claim?.end();
     const fetched = after.output;
@@ -133,7 +133,8 @@ export async function lookupEntityParts(
     }
     if (answer !== fetched) after.setOutput(answer);
     record.parts.push(combineParts([partOf(policy), ...servedParts]));
-    if (!policy.store || !writable(after, claim)) return;
+    const since = writeEpoch(after, claim, fetched);
+    if (!policy.store || since === false) return;
     const tags = after.state.get(CACHE_TAGS)?.of(after.input);
     const entityTags = tags?.kind === 'entity' ? tags.entities : undefined;
     const writes: EntryWrite[] = [];
@@ -156,7 +157,7 @@ export async function lookupEntityParts(
         written.push(type);
       });
     }
-    await write(context, request.subgraph, writes, written, claim);
+    await write(context, request.subgraph, writes, written, since);
   };
 }
 

@@ -16,8 +16,10 @@ interface InFlight {
  * The epoch each fetch's writes are checked against (the write guard).
  * Identical fetches in flight share one subgraph call (single flight), so
  * they share the epoch read by the first of them: the one read before that
- * call began. An entry older than `maxAgeMs` (its fetch failed, so it was
- * never ended) is not reused.
+ * call began (one store read for them all). Fetches single flight shares
+ * although they differ here (each its own trace context) are covered by the
+ * answer's own date (`callEpochs` in `fetch-hook.ts`). An entry older than
+ * `maxAgeMs` (its fetch failed, so it was never ended) is not reused.
  */
 export class FetchEpochs {
   private readonly inFlight = new Map<string, InFlight>();

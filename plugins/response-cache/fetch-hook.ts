@@ -1,4 +1,4 @@
-import { carriesUploads, type AfterStageEvent, type AfterStageHook, type JsonObject, type Logger, type StageEvent, type StageHook, type SubgraphRequest } from '../../src/index.js';
+import { carriesUploads, type AfterStageEvent, type AfterStageHook, type JsonObject, type Logger, type StageEvent, type StageHook } from '../../src/index.js';
 import { CACHE_TAGS } from '../cache-tags/index.js';
 import { carriesAuthorization, decideCaching, type CachePolicy } from './cache-control.js';
 import { type CacheKeys, ROOT_TYPE, representationsVariableOf } from './cache-key.js';
@@ -109,7 +109,7 @@ async function lookupRoot(context: FetchHookContext, event: FetchEvent, record: 
   status.status = 'miss';
   noteSaved(status, 0, 1, undefined);
   context.metrics.misses(request.subgraph, [ROOT_TYPE]);
-  const claim = await claimEpoch(context, request);
+  const claim = await claimEpoch(context, event);
   const startedAt = performance.now();
   return async function storeRootAnswer(after) {
     claim?.end();
@@ -117,11 +117,12 @@ async function lookupRoot(context: FetchHookContext, event: FetchEvent, record: 
     const policy = policyOf(after, context.fallbackTtlMs, user);
     record.parts.push(partOf(policy));
     const data = after.output.data;
-    if (!policy.store || !writable(after, claim) || !isObject(data)) return;
+    const since = writeEpoch(after, claim);
+    if (!policy.store || since === false || !isObject(data)) return;
     const tags = after.state.get(CACHE_TAGS)?.of(after.input);
     const indexes = indexesOf(context.switches, request.subgraph, undefined, tags?.kind === 'root' ? tags.tags : undefined);
     const entry = { key: keyFor(policy, key, user), value: data, ttlMs: policy.ttlMs, isPublic: policy.isPublic, indexes };
-    await write(context, request.subgraph, [entry], [ROOT_TYPE], claim);
+    await write(context, request.subgraph, [entry], [ROOT_TYPE], since);
   };
 }
 
@@ -191,7 +192,7 @@ async function lookupEntities(context: FetchHookContext, event: FetchEvent, reco
     context.metrics.misses(request.subgraph, types);
     noteSaved(status, 0, types.length, undefined);
   }
-  const claim = await claimEpoch(context, event.input);
+  const claim = await claimEpoch(context, event);
   const startedAt = performance.now();
   return async function storeEntities(after) {
     claim?.end();
@@ -214,7 +215,8 @@ async function lookupEntities(context: FetchHookContext, event: FetchEvent, reco
       record.parts.push(partOf(policy));
     }
     const entities = fetched.data?._entities;
-    if (!policy.store || !writable(after, claim) || !Array.isArray(entities) || entities.length !== sent.length) return;
+    const since = writeEpoch(after, claim, fetched);
+    if (!policy.store || since === false || !Array.isArray(entities) || entities.length !== sent.length) return;
     const tags = after.state.get(CACHE_TAGS)?.of(after.input);
     const entityTags = tags?.kind === 'entity' ? tags.entities : undefined;
     const writes: EntryWrite[] = [];
@@ -227,7 +229,7 @@ async function lookupEntities(context: FetchHookContext, event: FetchEvent, reco
       writes.push({ key: keyFor(policy, keys[position]!, user), value, ttlMs: policy.ttlMs, isPublic: policy.isPublic, indexes });
       written.push(type);
     });
-    await write(context, request.subgraph, writes, written, claim);
+    await write(context, request.subgraph, writes, written, since);
   };
 }
 
@@ -267,7 +269,7 @@ async function shadowLookup(context: FetchHookContext, shadow: ShadowMode, event
       hits.map((i) => types[i]!),
     );
   noteSaved(status, hits.length, missing.length, undefined);
-  const claim = missing.length > 0 ? await claimEpoch(context, request) : undefined;
+  const claim = missing.length > 0 ? await claimEpoch(context, event) : undefined;
   const startedAt = performance.now();
   return async function compareShadow(after) {
     claim?.end();
@@ -282,7 +284,8 @@ async function shadowLookup(context: FetchHookContext, shadow: ShadowMode, event
     const fresh: unknown[] | undefined = lookup ? (Array.isArray(response.data?._entities) ? response.data._entities : undefined) : [response.data];
     if (!fresh || fresh.length !== keys.length) return;
     for (const i of hits) shadow.compare(request.subgraph, types[i]!, keys[i]!, found[i]!.value, fresh[i]);
-    if (missing.length === 0 || !policy.store || !writable(after, claim)) return;
+    const since = writeEpoch(after, claim);
+    if (missing.length === 0 || !policy.store || since === false) return;
     const tags = after.state.get(CACHE_TAGS)?.of(after.input);
     const writes: EntryWrite[] = [];
     const written: string[] = [];
@@ -294,7 +297,7 @@ async function shadowLookup(context: FetchHookContext, shadow: ShadowMode, event
       writes.push({ key: keyFor(policy, keys[i]!, user), value, ttlMs: policy.ttlMs, isPublic: policy.isPublic, indexes });
       written.push(types[i]!);
     }
-    await write(context, request.subgraph, writes, written, claim);
+    await write(context, request.subgraph, writes, written, since);
   };
 }
 
@@ -366,24 +369,73 @@ async function read(context: FetchHookContext, keys: readonly string[]): Promise
   }
 }
 
+/** With the write guard: a fetch's claim on the epoch its answer is checked against. */
+export interface WriteClaim {
+  /** The epoch read before the fetch was sent (`FetchEpochs`). */
+  readonly epoch: number;
+  /** This request's own subgraph call was made (its wrapper ran), rather than it receiving another request's answer. */
+  called: boolean;
+  /** The answer arrived. */
+  end(): void;
+}
+
 /**
- * With the write guard: the epoch before the subgraph is asked. Null when
- * the store failed (then nothing is written); undefined without the guard.
+ * The epoch read before the call that produced an answer, by answer object.
+ * A request that shares another's in-flight call (the router's single
+ * flight) receives that call's very answer object; it must be written
+ * against the epoch read before that call began, not the sharer's own later
+ * one, or an invalidation between the two would not drop it. The requests
+ * cannot tell that they share a call by comparing themselves: single flight
+ * ignores what differs per request (trace context), and a user's private
+ * entry has its own key.
  */
-export async function claimEpoch(context: FetchHookContext, request: SubgraphRequest): Promise<FetchEpoch | null | undefined> {
+const callEpochs = new WeakMap<object, number>();
+
+/**
+ * With the write guard: the epoch before the subgraph is asked, and a
+ * wrapper around the call that dates its answer with it. Null when the
+ * store failed (then nothing is written); undefined without the guard.
+ */
+export async function claimEpoch(context: FetchHookContext, event: FetchEvent): Promise<WriteClaim | null | undefined> {
   if (!context.epochs) return undefined;
+  let begun: FetchEpoch;
   try {
-    return await context.epochs.begin(request);
+    begun = await context.epochs.begin(event.input);
   } catch (error) {
     context.degradation.report(error, 'read');
     return null;
   }
+  const claim: WriteClaim = { epoch: begun.epoch, called: false, end: begun.end };
+  // Registered after the router's own wrappers, so inside single flight's: it runs only for the request that makes the call.
+  event.aroundStage(async function dateAnswer(input, perform) {
+    claim.called = true;
+    const answer = await perform(input);
+    const dated = callEpochs.get(answer);
+    if (dated === undefined || claim.epoch < dated) callEpochs.set(answer, claim.epoch);
+    return answer;
+  });
+  return claim;
 }
 
-export async function write(context: FetchHookContext, subgraph: string, entries: readonly EntryWrite[], types: readonly string[], claim: FetchEpoch | undefined): Promise<void> {
+/**
+ * The epoch an answer is written against (undefined: no write guard), or
+ * false when it may not be written: it did not come from the subgraph, the
+ * epoch claim failed, or it came from a call that no claim dated. An answer
+ * shared by several requests is checked against the earliest epoch read
+ * before its call.
+ */
+export function writeEpoch(after: AfterStageEvent<'fetch'>, claim: WriteClaim | null | undefined, answer: object = after.output): number | undefined | false {
+  if (after.shortCircuitedBy !== undefined || claim === null) return false;
+  if (claim === undefined) return undefined;
+  const dated = callEpochs.get(answer);
+  if (dated !== undefined) return Math.min(dated, claim.epoch);
+  return claim.called ? claim.epoch : false;
+}
+
+export async function write(context: FetchHookContext, subgraph: string, entries: readonly EntryWrite[], types: readonly string[], since: number | undefined): Promise<void> {
   if (entries.length === 0) return;
   try {
-    const kept = await context.store.write(entries, claim?.epoch);
+    const kept = await context.store.write(entries, since);
     context.degradation.succeeded();
     if (kept.length === entries.length) {
       context.metrics.stores(subgraph, types);
@@ -398,11 +450,6 @@ export async function write(context: FetchHookContext, subgraph: string, entries
   } catch (error) {
     context.degradation.report(error, 'write');
   }
-}
-
-/** Whether an answer may be stored: it came from the subgraph and the epoch claim (if any) worked. */
-export function writable(after: AfterStageEvent<'fetch'>, claim: FetchEpoch | null | undefined): claim is FetchEpoch | undefined {
-  return after.shortCircuitedBy === undefined && claim !== null;
 }
 
 /**

@@ -31,6 +31,8 @@ export { SHADOW_MISMATCH_MESSAGE } from './shadow.js';
 export { CACHE_DEBUG_HEADER } from './respond-hook.js';
 export { RESPONSE_CACHE, ResponseCacheRecord, type FetchCacheStatus } from './request-record.js';
 export { checkStoreVersion, MIN_STORE_VERSION, type VersionCheck } from './store/store-version.js';
+export { STORED_VALUE_FORMAT } from './store/stored-value.js';
+export { UNREADABLE_ENTRY_MESSAGE } from './unreadable-entries.js';
 
 /** Caches subgraph responses; see `docs/response-cache.md`. Disabled (`enabled: false`) it costs nothing. */
 export const useResponseCache = definePlugin({

@@ -17,6 +17,7 @@ import type { CacheStore } from './store/cache-store.js';
 import { MemoryCacheStore } from './store/memory-store.js';
 import { openStore } from './store/open-store.js';
 import { TieredCacheStore } from './store/tiered-store.js';
+import { UnreadableEntries } from './unreadable-entries.js';
 
 /** Bus topic carrying invalidated index names to the other workers. */
 const INVALIDATE_TOPIC = 'response-cache:invalidate';
@@ -34,8 +35,17 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
   if (!storage) throw new Error('storage is required when the response cache is enabled');
   const longestFetchMs = longestSubgraphTimeout(ctx.config) + WRITE_SLACK_MS;
   const metrics = new CacheMetrics(ctx.metrics);
-  const store = await openStore(storage, options.key_prefix, ctx.config, ctx.log, longestFetchMs, options.circuit_breaker, options.memory_tier, (state) =>
-    metrics.breakerState(state),
+  const unreadable = new UnreadableEntries(ctx.log, metrics);
+  const store = await openStore(
+    storage,
+    options.key_prefix,
+    ctx.config,
+    ctx.log,
+    longestFetchMs,
+    options.circuit_breaker,
+    options.memory_tier,
+    (state) => metrics.breakerState(state),
+    (key, kind, reason) => unreadable.report(key, kind, reason),
   );
   // What this process keeps by itself, and must drop when another worker or replica invalidates.
   const local = inProcessPart(store);
@@ -111,10 +121,11 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
         },
         async invalidate(indexes) {
           // Memory caches are per process: under `--workers` the other workers drop theirs too, and other
-          // replicas through the broadcast (never waited on; Redis down: local only, warned).
+          // replicas through the broadcast (Redis down: local only, warned).
+          let told: Promise<boolean> | undefined;
           const tell = () => {
             if (local) ctx.cluster.publish(INVALIDATE_TOPIC, indexes);
-            void broadcast?.publish(indexes);
+            told = broadcast?.publish(indexes);
           };
           // With the memory tier the others are told once Redis is cleared (whether that worked or not): told
           // earlier, one of them could read the old entry back from Redis into its memory tier.
@@ -124,6 +135,9 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
             const removed = await (tellAfter ? store.invalidate(indexes).finally(tell) : store.invalidate(indexes));
             degradation.succeeded();
             metrics.invalidated(removed.flatMap((key) => keys.describe(key) ?? []));
+            // The 202 waits until Redis has taken the message for the other replicas (never rejects; at most the
+            // publish timeout): a client told "done" then asks another replica no sooner than the message reaches it.
+            await told;
             return removed.length;
           } catch (error) {
             degradation.report(error, 'invalidate');

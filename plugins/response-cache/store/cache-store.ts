@@ -68,6 +68,8 @@ export interface CacheStore {
 
 /** What the store keeps per key, inside keyv's `{ value, expires }` envelope. */
 export interface StoredValue {
+  /** Format version (`STORED_VALUE_FORMAT`); a value of another format, or none, reads as a miss. */
+  readonly v: number;
   /** The cached value. */
   readonly d: JsonObject;
   /** 1 when public. */

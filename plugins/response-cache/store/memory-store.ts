@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { JsonObject } from '../../../src/index.js';
 import type { CacheStore, EntryWrite, StoredEntry, StoredValue } from './cache-store.js';
 import { InvalidationMarks, MemoryIndex } from './memory-index.js';
-import { toStoredEntry, toStoredValue } from './stored-value.js';
+import { readRows, toStoredValue } from './stored-value.js';
 
 type Envelope = DeserializedData<StoredValue>;
 
@@ -76,7 +76,7 @@ export class MemoryCacheStore implements CacheStore {
 
   async getMany(keys: readonly string[]): Promise<Array<StoredEntry | undefined>> {
     const rows = await this.keyv.getManyRaw([...keys]);
-    return rows.map(toStoredEntry);
+    return readRows(rows);
   }
 
   async epoch(): Promise<number> {

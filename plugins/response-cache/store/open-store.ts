@@ -5,6 +5,7 @@ import type { CacheStore } from './cache-store.js';
 import { DeadlineCacheStore } from './deadline-store.js';
 import { findSharedStore } from './find-shared-store.js';
 import { MemoryCacheStore } from './memory-store.js';
+import type { RedisStoreOptions } from './redis-store.js';
 import { TieredCacheStore } from './tiered-store.js';
 
 /** Without the breaker: how long one request-path store operation may take before the request goes on without the cache. */
@@ -30,13 +31,14 @@ export async function openStore(
   breaker?: BreakerOptions,
   memoryTier?: MemoryTierSettings,
   onBreakerState?: (state: BreakerState) => void,
+  unreadable?: RedisStoreOptions['unreadable'],
 ): Promise<CacheStore> {
   if (storage.provider === 'memory') return new MemoryCacheStore({ maxEntries: storage.max_entries, markTtlMs });
   const provider = findSharedStore(config, storage.provider_id);
   const [{ connectRedis }, { RedisCacheStore }] = await Promise.all([import('./redis-connection.js'), import('./redis-store.js')]);
   const commandMs = breaker?.enabled ? breaker.timeout : REDIS_COMMAND_MS;
   const keepIndexes = memoryTier?.enabled === true;
-  const redis = new RedisCacheStore(await connectRedis(provider, log, { commandMs }), { keyPrefix, markTtlMs, keepIndexes });
+  const redis = new RedisCacheStore(await connectRedis(provider, log, { commandMs }), { keyPrefix, markTtlMs, keepIndexes, unreadable });
   const guarded = breaker?.enabled
     ? new BreakerCacheStore(redis, { failureThreshold: breaker.failure_threshold, coolDownMs: breaker.cool_down, timeoutMs: breaker.timeout }, log, onBreakerState)
     : new DeadlineCacheStore(redis, REDIS_COMMAND_MS);

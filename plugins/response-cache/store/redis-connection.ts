@@ -4,6 +4,7 @@ import { RouterError, type Logger } from '../../../src/index.js';
 import type { SharedStoreProvider } from './find-shared-store.js';
 import type { StoredValue } from './cache-store.js';
 import { checkStoreVersion } from './store-version.js';
+import { UnparsedRow } from './stored-value.js';
 
 /** The Redis commands the store sends beside keyv (same shape on a client and a cluster). */
 export interface RedisCommands {
@@ -98,17 +99,19 @@ export async function connectRedis(provider: SharedStoreProvider, log: Logger, {
 
 /**
  * Reads a stored row. A value that is not a JSON object (corrupted, or
- * written by something else under our prefix) reads as a miss, so the next
- * answer from the subgraph replaces it; throwing here would fail every read
- * of that key, and of every batch that includes it, until it expired.
+ * written by something else under our prefix) becomes an `UnparsedRow`,
+ * which the store reads as a miss (and reports), so the next answer from
+ * the subgraph replaces it; throwing here would fail every read of that
+ * key, and of every batch that includes it, until it expired.
  */
-function readRow<Value>(text: string): DeserializedData<Value> | undefined {
+function readRow<Value>(text: string): DeserializedData<Value> {
+  let row: unknown;
   try {
-    const row: unknown = JSON.parse(text);
-    return row !== null && typeof row === 'object' && !Array.isArray(row) ? (row as DeserializedData<Value>) : undefined;
+    row = JSON.parse(text);
   } catch {
-    return undefined;
+    return new UnparsedRow('not JSON');
   }
+  return row !== null && typeof row === 'object' && !Array.isArray(row) ? (row as DeserializedData<Value>) : new UnparsedRow('not a JSON object');
 }
 
 type Client = ReturnType<typeof createClient>;

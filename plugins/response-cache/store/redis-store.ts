@@ -1,7 +1,7 @@
 import { CACHE_KEY_VERSION } from '../cache-key.js';
 import type { CacheStore, EntryWrite, StoredEntry } from './cache-store.js';
 import type { RedisConnection } from './redis-connection.js';
-import { toStoredEntry, toStoredValue } from './stored-value.js';
+import { readRows, toStoredValue, type UnreadableKind } from './stored-value.js';
 
 /** Options of `RedisCacheStore`. */
 export interface RedisStoreOptions {
@@ -11,6 +11,8 @@ export interface RedisStoreOptions {
   readonly markTtlMs: number;
   /** Keep each entry's index ids in its value (`memory_tier`: other replicas' tiers need them). Default: false. */
   readonly keepIndexes?: boolean;
+  /** Told of each entry read as a miss because it is of another format or shape (`stored-value.ts`). Default: none. */
+  readonly unreadable?: (key: string, kind: UnreadableKind, reason: string) => void;
 }
 
 /**
@@ -33,7 +35,7 @@ const DELETE_BATCH = 500;
  * it expires (invalidating an old tag still removes it).
  *
  * Key layout (`<p>` = `key_prefix`):
- * - `<p>v1:root:…`, `<p>v1:entity:…` entries (`cache-key.ts`)
+ * - `<p>v1:root:…`, `<p>v1:entity:…` entries (`cache-key.ts`), values in format `STORED_VALUE_FORMAT` (`stored-value.ts`)
  * - `<p>v1:index:<index id>` sorted sets of entry keys
  * - `<p>v1:{guard}:epoch` and `<p>v1:{guard}:mark:<index id>` invalidation epochs (one hash slot)
  */
@@ -50,7 +52,8 @@ export class RedisCacheStore implements CacheStore {
 
   async getMany(keys: readonly string[]): Promise<Array<StoredEntry | undefined>> {
     const rows = await this.connection.keyv.getManyRaw([...keys]);
-    return rows.map(toStoredEntry);
+    const report = this.options.unreadable;
+    return readRows(rows, report && ((position, kind, reason) => report(keys[position]!, kind, reason)));
   }
 
   async epoch(): Promise<number> {
