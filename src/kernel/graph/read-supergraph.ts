@@ -3,6 +3,7 @@ import { transformSupergraphToPublicSchema } from '@theguild/federation-composit
 import { RouterError } from '../errors.js';
 import { undoImportRenames } from './canonical-imports.js';
 import { checkFieldSets } from './check-field-sets.js';
+import { withIncrementalDirectives } from './incremental-directives.js';
 import { parseFieldSet } from './field-set.js';
 import { refuseUnsupportedJoinField } from './unsupported-features.js';
 import type { FieldDef, FieldSource, KeyDef, SubgraphDef, Supergraph, TypeDef, TypeKind } from './supergraph-model.js';
@@ -41,7 +42,7 @@ export function readSupergraph(sdl: string): Supergraph {
   let apiSchema;
   try {
     schema = buildASTSchema(document, { assumeValidSDL: true });
-    apiSchema = buildASTSchema(transformSupergraphToPublicSchema(document));
+    apiSchema = withIncrementalDirectives(buildASTSchema(transformSupergraphToPublicSchema(document)));
   } catch (error) {
     throw invalid(`the supergraph does not build a schema: ${(error as Error).message}`);
   }
