@@ -16,7 +16,10 @@
  *   the full URL for one signal, used as it is;
  * - `OTEL_RESOURCE_ATTRIBUTES`: extra resource attributes (read by the SDK);
  * - `OTEL_EXPORTER_OTLP_HEADERS` and `..._TRACES_HEADERS` / `..._METRICS_HEADERS`:
- *   extra export headers (read by the OTLP exporters; configured headers win).
+ *   extra export headers (read by the OTLP exporters; configured headers win);
+ * - `OTEL_EXPORTER_OTLP_COMPRESSION` and `..._TRACES_COMPRESSION` /
+ *   `..._METRICS_COMPRESSION`: `gzip` or `none` (read by the OTLP exporters:
+ *   the options built here never set a compression, so theirs stands).
  *
  * An exporter's `endpoint` in the config file wins over the variables.
  */

@@ -1,7 +1,7 @@
 /**
  * A real OTLP/HTTP receiver on 127.0.0.1 for the telemetry tests: it accepts
  * `POST /v1/traces` and `POST /v1/metrics` with protobuf bodies and decodes
- * them into plain objects.
+ * them into plain objects (gzip-compressed bodies too, as collectors take them).
  *
  * The installed @opentelemetry/otlp-transformer (0.2xx) writes OTLP but no
  * longer ships a decoder for requests, so the messages the tests read are
@@ -14,6 +14,7 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 import protobuf from 'protobufjs';
 
 const root = protobuf.Root.fromJSON({
@@ -234,7 +235,8 @@ export async function startOtlpReceiver(mode: OtlpReceiver['mode'] = 'ok'): Prom
         res.writeHead(503).end();
         return;
       }
-      const body = Buffer.concat(chunks);
+      const raw = Buffer.concat(chunks);
+      const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
       if (req.url === '/v1/traces') spans.push(...decodeSpans(body));
       else if (req.url === '/v1/metrics') points.push(...decodePoints(body));
       else {
