@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHENTICATION, useAuthentication, type AuthenticationConfigInput } from '../../../plugins/authentication/index.js';
 import { useAuthorization } from '../../../plugins/authorization/index.js';
 import { definePlugin, z } from '../../../src/index.js';
-import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
-import { bearer, eventually, sign, signingKey, startJwksServer, type JwksServer, type SigningKey } from './jwks-fixtures.js';
+import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { bearer, eventually, sign, signingKey, startHelloSubgraph, startJwksServer, type JwksServer, type SigningKey } from './jwks-fixtures.js';
 
 let hello: TestSubgraph;
 let rsa: SigningKey;
@@ -32,16 +32,7 @@ const useWhoAmI = definePlugin({
 const UNAUTHENTICATED = { errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHENTICATED' } }] };
 
 beforeAll(async () => {
-  hello = await startSubgraph({
-    name: 'hello',
-    typeDefs: /* GraphQL */ `
-      extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
-      type Query {
-        hello: String!
-      }
-    `,
-    resolvers: { Query: { hello: () => 'world' } },
-  });
+  hello = await startHelloSubgraph();
   [rsa, ec, ed] = await Promise.all([signingKey('rsa-1', 'RS256'), signingKey('ec-1', 'ES256'), signingKey('ed-1', 'EdDSA')]);
   jwks = await startJwksServer([rsa, ec, ed]);
 });

@@ -10,9 +10,9 @@ import { createGzip } from 'node:zlib';
 import { base64url, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useAuthentication, type AuthenticationConfigInput } from '../../../plugins/authentication/index.js';
-import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { captureLogs } from '../../support/capture-logs.js';
-import { bearer, eventually, sign, signingKey, type SigningKey } from './jwks-fixtures.js';
+import { bearer, eventually, sign, signingKey, startHelloSubgraph, type SigningKey } from './jwks-fixtures.js';
 
 type Route = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -38,16 +38,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  hello = await startSubgraph({
-    name: 'hello',
-    typeDefs: /* GraphQL */ `
-      extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
-      type Query {
-        hello: String!
-      }
-    `,
-    resolvers: { Query: { hello: () => 'world' } },
-  });
+  hello = await startHelloSubgraph();
 });
 
 afterAll(async () => {

@@ -9,9 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHENTICATION, useAuthentication, type AuthenticationConfigInput } from '../../../plugins/authentication/index.js';
 import { definePlugin, z } from '../../../src/index.js';
-import { startSubgraph, startTestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { startTestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { captureLogs } from '../../support/capture-logs.js';
-import { bearer, eventually, sign, signingKey, startJwksServer, type SigningKey } from './jwks-fixtures.js';
+import { bearer, eventually, sign, signingKey, startHelloSubgraph, startJwksServer, type SigningKey } from './jwks-fixtures.js';
 
 const USER = 'router';
 /** Written percent-encoded in the URL (`s3cret%2Fpw%40x`); the server expects it decoded. */
@@ -43,16 +43,7 @@ const useProviderHeader = definePlugin({
 });
 
 beforeAll(async () => {
-  hello = await startSubgraph({
-    name: 'hello',
-    typeDefs: /* GraphQL */ `
-      extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
-      type Query {
-        hello: String!
-      }
-    `,
-    resolvers: { Query: { hello: () => 'world' } },
-  });
+  hello = await startHelloSubgraph();
   key = await signingKey('basic-1', 'RS256');
   const expected = `Basic ${Buffer.from(`${USER}:${PASSWORD}`, 'utf8').toString('base64')}`;
   server = createServer((request, response) => {

@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { startSubgraph, type TestSubgraph } from '../../../src/testing/index.js';
 
 export interface SigningKey {
   readonly kid: string;
@@ -84,4 +85,18 @@ export async function eventually(check: () => boolean | Promise<boolean>, ms = 3
     if (Date.now() > end) throw new Error('condition not reached in time');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** A subgraph answering `{ hello }` with "world": what the authentication tests query through a router. */
+export function startHelloSubgraph(): Promise<TestSubgraph> {
+  return startSubgraph({
+    name: 'hello',
+    typeDefs: /* GraphQL */ `
+      extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
+      type Query {
+        hello: String!
+      }
+    `,
+    resolvers: { Query: { hello: () => 'world' } },
+  });
 }

@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { SignJWT, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useAuthentication, type AuthenticationConfigInput } from '../../../plugins/authentication/index.js';
-import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
-import { bearer, eventually, sign, signingKey, type SigningKey } from './jwks-fixtures.js';
+import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { bearer, eventually, sign, signingKey, startHelloSubgraph, type SigningKey } from './jwks-fixtures.js';
 
 /** A JWKS server on 127.0.0.1 counting its requests, optionally answering late. */
 interface RotatingJwks {
@@ -49,16 +49,7 @@ async function startRotatingJwks(keys: JWK[]): Promise<RotatingJwks> {
 let hello: TestSubgraph;
 
 beforeAll(async () => {
-  hello = await startSubgraph({
-    name: 'hello',
-    typeDefs: /* GraphQL */ `
-      extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
-      type Query {
-        hello: String!
-      }
-    `,
-    resolvers: { Query: { hello: () => 'world' } },
-  });
+  hello = await startHelloSubgraph();
 });
 
 afterAll(async () => {
