@@ -185,7 +185,11 @@ export class JwksProvider {
       const { keys, skipped } = await usableKeys(JSON.parse(await readResponseText(response, MAX_JWKS_BYTES)) as unknown);
       if (skipped.length > 0) this.log.warn({ url: this.url, skipped }, 'JWKS keys skipped: not usable');
       // The new set replaces the old one whole (never merged): a key it no longer lists verifies nothing more.
-      const fingerprint = JSON.stringify(keys);
+      // Keys in any order are the same set (an IdP may list them differently from one fetch to the next).
+      const fingerprint = keys
+        .map((key) => JSON.stringify(key))
+        .sort()
+        .join('\n');
       const changed = this.set?.fingerprint !== fingerprint;
       if (changed) {
         this.set = { lookup: createLocalJWKSet({ keys }), fingerprint, generation: this.generation + 1 };

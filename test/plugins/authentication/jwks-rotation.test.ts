@@ -10,7 +10,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useAuthentication, type AuthenticationConfigInput } from '../../../plugins/authentication/index.js';
+import { authenticationConfigSchema, useAuthentication, type AuthenticationConfigInput } from '../../../plugins/authentication/index.js';
+import { JwksProvider } from '../../../plugins/authentication/jwks-provider.js';
+import { createLogger } from '../../../src/index.js';
 import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { bearer, eventually, sign, signingKey, startHelloSubgraph, type SigningKey } from './jwks-fixtures.js';
 
@@ -208,6 +210,29 @@ describe('a key removed from the JWKS', () => {
     } finally {
       await router.close();
       await server.close();
+    }
+  });
+});
+
+describe('the same keys listed in another order', () => {
+  it('are the same key set: no new generation, so remembered tokens are not verified again', async () => {
+    const [first, second] = await Promise.all([signingKey('k1', 'ES256'), signingKey('k2', 'ES256')]);
+    const jwks = await startRotatingJwks([first.jwk, second.jwk]);
+    const config = authenticationConfigSchema.parse({ jwt: { jwks: [{ url: jwks.url }] } }).jwt.jwks[0]!;
+    const provider = new JwksProvider(config, ['ES256'], createLogger({ level: 'silent' }));
+    try {
+      expect(await provider.start()).toBe(true);
+      const generation = provider.generation;
+      jwks.keys = [second.jwk, first.jwk];
+      expect(await provider.refresh()).toBe(true);
+      expect(jwks.fetches).toBe(2);
+      expect(provider.generation).toBe(generation);
+      jwks.keys = [second.jwk];
+      expect(await provider.refresh()).toBe(true);
+      expect(provider.generation).toBe(generation + 1);
+    } finally {
+      provider.stop();
+      await jwks.close();
     }
   });
 });
