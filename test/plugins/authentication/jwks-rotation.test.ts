@@ -82,8 +82,11 @@ function withoutKid({ kid: _kid, ...jwk }: JWK): JWK {
   return jwk;
 }
 
-/** The refetch window (`min_refetch_interval`) of the tests that wait it out after the startup fetch. */
-const WINDOW = 1000;
+/**
+ * The refetch window (`min_refetch_interval`) of the tests that wait it out after the startup fetch; the
+ * requests after a refetch must fit in it for the fetch counts to hold, with room for a busy CI machine.
+ */
+const WINDOW = 2000;
 
 describe('key material rotated under the same kid', () => {
   it('accepts a token of the new key on the first try, with refresh_interval far off', async () => {
