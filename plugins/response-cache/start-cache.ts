@@ -69,9 +69,10 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
       (removed) => metrics.invalidated(removed.flatMap((key) => keys.describe(key) ?? [])),
       (error: unknown) => degradation.report(error, 'invalidate'),
     );
-  const unsubscribe = ctx.cluster.subscribe(INVALIDATE_TOPIC, (indexes) => {
+  // Returned, so the publishing worker's 202 waits until this worker's copies are gone.
+  const unsubscribe = ctx.cluster.subscribe(INVALIDATE_TOPIC, async (indexes) => {
     if (!Array.isArray(indexes)) return;
-    void applyRemote(indexes.filter((index): index is string => typeof index === 'string'));
+    await applyRemote(indexes.filter((index): index is string => typeof index === 'string'));
   });
   // Between replicas (memory provider, memory tier): a shared store alone already shows every replica the same entries.
   let broadcast: InvalidationBroadcast | undefined;
@@ -122,10 +123,9 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
         async invalidate(indexes) {
           // Memory caches are per process: under `--workers` the other workers drop theirs too, and other
           // replicas through the broadcast (Redis down: local only, warned).
-          let told: Promise<boolean> | undefined;
+          let told: Promise<unknown> | undefined;
           const tell = () => {
-            if (local) ctx.cluster.publish(INVALIDATE_TOPIC, indexes);
-            told = broadcast?.publish(indexes);
+            told = Promise.all([local ? ctx.cluster.publish(INVALIDATE_TOPIC, indexes) : undefined, broadcast?.publish(indexes)]);
           };
           // With the memory tier the others are told once Redis is cleared (whether that worked or not): told
           // earlier, one of them could read the old entry back from Redis into its memory tier.
@@ -135,8 +135,9 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
             const removed = await (tellAfter ? store.invalidate(indexes).finally(tell) : store.invalidate(indexes));
             degradation.succeeded();
             metrics.invalidated(removed.flatMap((key) => keys.describe(key) ?? []));
-            // The 202 waits until Redis has taken the message for the other replicas (never rejects; at most the
-            // publish timeout): a client told "done" then asks another replica no sooner than the message reaches it.
+            // The 202 waits until the other workers dropped their copies and Redis has taken the message for the
+            // other replicas (never rejects; at most the bus's and the publish timeouts): a client told "done" then
+            // asks another worker or replica no sooner than the message reaches it.
             await told;
             return removed.length;
           } catch (error) {

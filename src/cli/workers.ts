@@ -1,29 +1,57 @@
 import cluster, { type Worker } from 'node:cluster';
-import { isBusMessage } from '../kernel/cluster/cluster-bus.js';
+import { BUS_DELIVERY_TIMEOUT_MS, isBusAck, isBusMessage, type BusDelivered, type BusMessage } from '../kernel/cluster/cluster-bus.js';
 
 /** What the primary process runs beside its workers (the aggregated metrics listener). */
 export interface PrimaryServices {
   close(): Promise<void>;
 }
 
+/** A worker tells the primary it is serving (its listeners are up). */
+interface WorkerReady {
+  readonly switchyardWorkerReady: true;
+}
+
+function isWorkerReady(message: unknown): message is WorkerReady {
+  return typeof message === 'object' && message !== null && (message as { switchyardWorkerReady?: unknown }).switchyardWorkerReady === true;
+}
+
+/**
+ * Restarts of workers that died after serving wait longer the more of them
+ * died lately: 100 ms for the first in a minute, doubling up to 10 s, so a
+ * worker that keeps crashing does not spin the machine.
+ */
+function restartDelay(recentExits: number): number {
+  return Math.min(10_000, 100 * 2 ** Math.max(0, recentExits - 1));
+}
+
+const RECENT_EXITS_MS = 60_000;
+
 /**
  * Runs `serve` in `count` worker processes sharing the listening ports
  * (node:cluster). The primary relays bus messages between workers (so an
- * invalidation reaches every worker's memory cache), restarts a worker that
- * dies unexpectedly, and passes stop signals on. Workers' listeners are
+ * invalidation reaches every worker's memory cache) and tells the publisher
+ * once the others ran their handlers, restarts a worker that dies after it
+ * served (sooner or later as above), stops the router with exit code 1 when
+ * a worker cannot start before any served (a port in use, a bad graph: as a
+ * single process would), and passes stop signals on. Workers' listeners are
  * guarded like a single process's (listener-guard.ts): no client can end a
  * worker, and a worker going away cannot end the primary.
  */
 export async function runWorkers(count: number, serve: () => Promise<void>, primary?: () => Promise<PrimaryServices | undefined>): Promise<void> {
   if (cluster.isWorker) {
     await serve();
+    process.send?.({ switchyardWorkerReady: true } satisfies WorkerReady, undefined, undefined, () => undefined);
     return;
   }
   let stopping = false;
+  let exitCode = 0;
+  let served = false;
   // Our own count: node:cluster drops a worker from cluster.workers at 'exit'
   // only if its IPC channel closed first, so that map can still hold the last
   // worker when it has exited, and the primary would wait forever.
   const live = new Set<Worker>();
+  const ready = new WeakSet<Worker>();
+  const exits: number[] = [];
   const fork = (): Worker => {
     const worker = cluster.fork({ SWITCHYARD_WORKERS: String(count) });
     live.add(worker);
@@ -32,28 +60,93 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
     return worker;
   };
   for (let i = 0; i < count; i++) fork();
-  cluster.on('message', (from, message: unknown) => {
-    if (!isBusMessage(message)) return;
-    for (const worker of live) {
-      // A worker may exit between the check and the send: the callback takes that error instead of an 'error' event.
-      if (worker !== from && worker.isConnected()) worker.send(message, () => undefined);
-    }
-  });
-  // Handlers go on before anything is awaited, so no exit or signal is missed while the primary's services start.
-  let services: Promise<PrimaryServices | undefined> = Promise.resolve(undefined);
-  cluster.on('exit', (worker, code, signal) => {
-    live.delete(worker);
-    if (stopping) {
-      if (live.size === 0) void services.then((started) => started?.close()).finally(() => process.exit(0));
+
+  /**
+   * Bus messages relayed and not yet acknowledged by every other worker, by
+   * the primary's own id for them (publishers number their messages each on
+   * their own, so their ids may clash): the receivers acknowledge that id.
+   */
+  const deliveries = new Map<number, { readonly publisher: Worker; readonly id: number; readonly waitingOn: Set<Worker>; readonly timer: NodeJS.Timeout }>();
+  let nextRelayId = 0;
+  const delivered = (relayId: number): void => {
+    const pending = deliveries.get(relayId);
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    deliveries.delete(relayId);
+    const { publisher, id } = pending;
+    if (publisher.isConnected()) publisher.send({ switchyardBusDelivered: true, id } satisfies BusDelivered, () => undefined);
+  };
+  const acknowledged = (relayId: number, by: Worker): void => {
+    const pending = deliveries.get(relayId);
+    if (!pending) return;
+    pending.waitingOn.delete(by);
+    if (pending.waitingOn.size === 0) delivered(relayId);
+  };
+  const relay = (from: Worker, message: BusMessage): void => {
+    const others = [...live].filter((worker) => worker !== from && worker.isConnected());
+    if (message.id === undefined) {
+      for (const worker of others) worker.send(message, () => undefined);
       return;
     }
-    process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
-    fork();
+    const relayId = nextRelayId++;
+    // The publisher stops waiting after this anyway: the entry goes then too.
+    const timer = setTimeout(() => delivered(relayId), BUS_DELIVERY_TIMEOUT_MS);
+    timer.unref();
+    deliveries.set(relayId, { publisher: from, id: message.id, waitingOn: new Set(others), timer });
+    const relayed: BusMessage = { ...message, id: relayId };
+    for (const worker of others) {
+      // A worker may exit between the check and the send: the callback takes that error instead of an 'error' event.
+      worker.send(relayed, (error: Error | null) => {
+        if (error) acknowledged(relayId, worker);
+      });
+    }
+    if (others.length === 0) delivered(relayId);
+  };
+  cluster.on('message', (from, message: unknown) => {
+    if (isWorkerReady(message)) {
+      ready.add(from);
+      served = true;
+    } else if (isBusMessage(message)) relay(from, message);
+    else if (isBusAck(message)) acknowledged(message.id, from);
   });
+
+  // Handlers go on before anything is awaited, so no exit or signal is missed while the primary's services start.
+  let services: Promise<PrimaryServices | undefined> = Promise.resolve(undefined);
   const stop = (signal: NodeJS.Signals) => {
     stopping = true;
     for (const worker of live) worker.process.kill(signal);
   };
+  cluster.on('exit', (worker, code, signal) => {
+    live.delete(worker);
+    // A worker gone acknowledges nothing more (what waited on it is delivered to the others), nor waits for anything.
+    for (const [relayId, pending] of [...deliveries]) {
+      if (pending.publisher === worker) {
+        clearTimeout(pending.timer);
+        deliveries.delete(relayId);
+      } else acknowledged(relayId, worker);
+    }
+    if (stopping) {
+      if (code !== 0 && code !== null) exitCode = 1;
+      if (live.size === 0) void services.then((started) => started?.close()).finally(() => process.exit(exitCode));
+      return;
+    }
+    if (!ready.has(worker) && !served) {
+      // It never served and no worker has: starting again would fail the same way, forever.
+      process.stderr.write(`worker ${worker.process.pid} could not start (${signal ?? code}); stopping the router\n`);
+      exitCode = 1;
+      stop('SIGTERM');
+      if (live.size === 0) void services.then((started) => started?.close()).finally(() => process.exit(exitCode));
+      return;
+    }
+    const now = Date.now();
+    exits.push(now);
+    while (exits.length > 0 && exits[0]! < now - RECENT_EXITS_MS) exits.shift();
+    const delay = restartDelay(exits.length);
+    process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}); starting another in ${delay} ms\n`);
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, delay);
+  });
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   services = primary?.() ?? services;
