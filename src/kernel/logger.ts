@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger as PinoLogger, type LoggerOptions as PinoOptions } from 'pino';
 import { terminalSafeStream } from './terminal-escape.js';
@@ -20,15 +21,17 @@ export interface LoggerOptions {
 
 /**
  * One JSON object per line: `level` (as a word), `time` (epoch ms), `msg`,
- * plus `plugin` when a plugin logs. Keys that commonly hold secrets are
- * redacted wherever they appear in logged objects. On a terminal the same
+ * plus `plugin` when a plugin logs, and `worker` (node:cluster's worker id,
+ * from 1) in a worker of `switchyard router --workers`. Keys that commonly
+ * hold secrets are redacted wherever they appear in logged objects. On a terminal the same
  * lines are printed for people instead: time, coloured level, message, then
  * the other fields.
  */
 export function createLogger({ level = process.env.LOG_LEVEL ?? 'info', destination, pretty = !destination && process.stdout.isTTY === true }: LoggerOptions = {}): Logger {
   const options: PinoOptions = {
     level,
-    base: undefined,
+    // No pid or hostname; a cluster worker's lines say which worker wrote them.
+    base: cluster.isWorker && cluster.worker ? { worker: cluster.worker.id } : undefined,
     redact: {
       paths: ['shared_key', '*.shared_key', 'password', '*.password', 'authorization', '*.authorization', 'headers.authorization'],
       censor: '[redacted]',

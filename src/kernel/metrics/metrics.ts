@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import type { Registry } from 'prom-client';
+import { createClusterScraper } from './cluster-metrics.js';
 
 /** Label values by label name. */
 export type Labels = Readonly<Record<string, string>>;
@@ -189,9 +190,20 @@ function stringLabels(labels: Readonly<Record<string, string | number | undefine
   return out;
 }
 
-/** The primary's view under `--workers`: every worker's metrics, aggregated on each scrape. */
-export async function createClusterMetrics(): Promise<Metrics> {
+/** Options of `createClusterMetrics`. */
+export interface ClusterMetricsOptions {
+  /** How long a scrape waits for the workers' answers, in ms (default 1500). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * The primary's view under `--workers`: every worker's metrics, aggregated on
+ * each scrape, within `timeoutMs` whatever the workers do, counters never
+ * going down when a worker dies (cluster-metrics.ts). Call once, in the primary.
+ */
+export async function createClusterMetrics(options: ClusterMetricsOptions = {}): Promise<Metrics> {
   const prom = await import('prom-client');
-  const aggregator = new prom.AggregatorRegistry();
-  return { ...noopMetrics, enabled: true, render: () => aggregator.clusterMetrics() };
+  // Not prom-client's `new AggregatorRegistry().clusterMetrics()`: it fails the scrape after 5 s when a worker does not answer, and its sums drop when a worker dies.
+  const scraper = createClusterScraper(prom, options.timeoutMs);
+  return { ...noopMetrics, enabled: true, render: () => scraper.render() };
 }
