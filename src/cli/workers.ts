@@ -112,9 +112,24 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
 
   // Handlers go on before anything is awaited, so no exit or signal is missed while the primary's services start.
   let services: Promise<PrimaryServices | undefined> = Promise.resolve(undefined);
+  /** Restarts waiting out their delay: a stop cancels them. */
+  const restarts = new Set<NodeJS.Timeout>();
+  let stopSignal: NodeJS.Signals | undefined;
+  let finishing = false;
+  /** Once no worker is left: the primary's own services close, then the process exits. */
+  const finish = (): void => {
+    if (finishing) return;
+    finishing = true;
+    void services.then((started) => started?.close()).finally(() => process.exit(exitCode));
+  };
   const stop = (signal: NodeJS.Signals) => {
     stopping = true;
+    stopSignal = signal;
+    for (const timer of restarts) clearTimeout(timer);
+    restarts.clear();
     for (const worker of live) worker.process.kill(signal);
+    // Every worker may be gone already (waiting to be started again): then nothing else would end the primary.
+    if (live.size === 0) finish();
   };
   cluster.on('exit', (worker, code, signal) => {
     live.delete(worker);
@@ -126,8 +141,9 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
       } else acknowledged(relayId, worker);
     }
     if (stopping) {
-      if (code !== 0 && code !== null) exitCode = 1;
-      if (live.size === 0) void services.then((started) => started?.close()).finally(() => process.exit(exitCode));
+      // A worker that failed on the way down, or died of another signal than the one passed on (the OOM killer's SIGKILL).
+      if ((code !== 0 && code !== null) || (signal !== null && signal !== stopSignal)) exitCode = 1;
+      if (live.size === 0) finish();
       return;
     }
     if (!ready.has(worker) && !served) {
@@ -135,7 +151,6 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
       process.stderr.write(`worker ${worker.process.pid} could not start (${signal ?? code}); stopping the router\n`);
       exitCode = 1;
       stop('SIGTERM');
-      if (live.size === 0) void services.then((started) => started?.close()).finally(() => process.exit(exitCode));
       return;
     }
     const now = Date.now();
@@ -143,9 +158,11 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
     while (exits.length > 0 && exits[0]! < now - RECENT_EXITS_MS) exits.shift();
     const delay = restartDelay(exits.length);
     process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}); starting another in ${delay} ms\n`);
-    setTimeout(() => {
+    const timer = setTimeout(() => {
+      restarts.delete(timer);
       if (!stopping) fork();
     }, delay);
+    restarts.add(timer);
   });
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

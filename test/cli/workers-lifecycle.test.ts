@@ -3,10 +3,11 @@
  * once every worker has dropped its copies (clients on keep-alive
  * connections to the other worker never read the old entry after it), and
  * a worker that cannot start stops the router with exit code 1 instead of
- * being started again and again.
+ * being started again and again; a stop signal while every worker is dead
+ * and waiting to be started again still stops the primary.
  */
 import { Agent, request } from 'node:http';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,5 +119,40 @@ it('stops with exit code 1 when a worker cannot start, as one process would', as
     expect(result.stderr.match(/starting another/g) ?? []).toHaveLength(0);
   } finally {
     await new Promise<void>((resolve) => taken.close(() => resolve()));
+  }
+});
+
+it('stops on SIGTERM while every worker is dead and waiting to be started again', async () => {
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  await writeFile(
+    join(dir, 'metrics.config.yaml'),
+    [
+      'version: "1"',
+      `listen_addr: "127.0.0.1:${port}"`,
+      'execution_config:',
+      '  file:',
+      '    path: supergraph.graphql',
+      'metrics:',
+      '  enabled: true',
+      `  listen_addr: "127.0.0.1:${metricsPort}"`,
+      '',
+    ].join('\n'),
+  );
+  // The primary's metrics listener keeps its process alive by itself: only the primary's own exit ends it.
+  const child = spawnCli(['router', '-c', join(dir, 'metrics.config.yaml'), '--workers', '2']);
+  const deadline = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  try {
+    await waitFor(async () => (child.output().stdout.match(/"msg":"Router listening"/g) ?? []).length >= 2);
+    const workers = (await readFile(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8')).trim().split(/\s+/).map(Number);
+    expect(workers).toHaveLength(2);
+    for (const pid of workers) process.kill(pid, 'SIGKILL');
+    // Both restarts now wait out their delay (100 ms, then 200 ms): the stop comes in between.
+    await waitFor(async () => (child.output().stderr.match(/starting another in/g) ?? []).length >= 2, 10_000);
+    child.kill('SIGTERM');
+    const result = await child.exited;
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toMatch(/could not start/);
+  } finally {
+    clearTimeout(deadline);
   }
 });
