@@ -1,5 +1,6 @@
-import { request } from 'node:http';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -24,11 +25,18 @@ afterAll(async () => {
   await library?.close();
 });
 
-/** One POST on a fresh connection, so the cluster spreads requests over the workers. */
-function post(port: number, path: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+/** One POST, on a fresh connection (so the cluster spreads requests over the workers) unless an agent is given. */
+function post(port: number, path: string, body: string, headers: Record<string, string> = {}, agent?: Agent): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path, method: 'POST', agent: false, headers: { 'content-type': 'application/json', connection: 'close', ...headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        agent: agent ?? false,
+        headers: { 'content-type': 'application/json', ...(agent ? {} : { connection: 'close' }), ...headers },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -92,6 +100,117 @@ describe('switchyard router --workers 2', () => {
     } finally {
       child.kill('SIGTERM');
       expect((await child.exited).code).toBe(0);
+    }
+  });
+});
+
+describe('switchyard router --workers 2: delivery, start-up failures, stops', () => {
+  it('answers an invalidation 202 only once every worker dropped its copies', async () => {
+    const [port, invalidationPort] = [await freePort(), await freePort()];
+    const sharedKey = 'a-shared-key-of-at-least-32-characters!';
+    await writeFile(
+      join(dir, 'router.config.yaml'),
+      [
+        'version: "1"',
+        `listen_addr: "127.0.0.1:${port}"`,
+        'execution_config:',
+        '  file:',
+        '    path: supergraph.graphql',
+        'response_cache:',
+        '  enabled: true',
+        '  storage:',
+        '    provider: memory',
+        '  invalidation:',
+        '    endpoint:',
+        '      enabled: true',
+        `      listen_addr: "127.0.0.1:${invalidationPort}"`,
+        `      shared_key: "${sharedKey}"`,
+        '',
+      ].join('\n'),
+    );
+    const child = spawnCli(['router', '-c', join(dir, 'router.config.yaml'), '--workers', '2']);
+    // Keep-alive connections, spread over both workers by the primary as they open: requests on them never
+    // pass through the primary, so nothing orders them after the primary's message to the other worker.
+    const agent = new Agent({ keepAlive: true, maxSockets: 6 });
+    try {
+      await waitFor(async () => (child.output().stdout.match(/"msg":"Router listening"/g) ?? []).length >= 2);
+      const query = JSON.stringify({ query: '{ books { id } }' });
+      const everyConnection = async (): Promise<number[]> =>
+        Promise.all(
+          Array.from({ length: 6 }, async () => {
+            const answer = await post(port, '/graphql', query, {}, agent);
+            expect(answer.status).toBe(200);
+            return (JSON.parse(answer.text) as { data: { books: unknown[] } }).data.books.length;
+          }),
+        );
+      let books = (await everyConnection())[0]!;
+      for (let trial = 0; trial < 20; trial++) {
+        // A new book, straight at the subgraph: the cached lists are now stale.
+        const added = await post(Number(new URL(library.url).port), new URL(library.url).pathname, JSON.stringify({ query: `mutation { addBook(title: "T${trial}") { id } }` }));
+        expect(added.status).toBe(200);
+        books++;
+        const invalidation = await post(invalidationPort, '/invalidation', JSON.stringify([{ kind: 'subgraph', subgraph: 'library' }]), { authorization: sharedKey });
+        expect(invalidation.status).toBe(202);
+        expect(await everyConnection(), `trial ${trial}`).toEqual(Array(6).fill(books));
+      }
+    } finally {
+      agent.destroy();
+      child.kill('SIGTERM');
+      expect((await child.exited).code).toBe(0);
+    }
+  });
+
+  it('stops with exit code 1 when a worker cannot start, as one process would', async () => {
+    // The port is taken: every worker's listen fails.
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const child = spawnCli(['router', '--supergraph', join(dir, 'supergraph.graphql'), '--listen-addr', `127.0.0.1:${port}`, '--workers', '2']);
+      // A router that does not stop on its own is stopped (its primary passes SIGTERM on to its workers).
+      const deadline = setTimeout(() => child.kill('SIGTERM'), 60_000);
+      const result = await child.exited.finally(() => clearTimeout(deadline));
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/could not start .*; stopping the router/);
+      // Not started again and again: no worker beyond the two it began with.
+      expect(result.stderr.match(/starting another/g) ?? []).toHaveLength(0);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+
+  it('stops on SIGTERM while every worker is dead and waiting to be started again', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    await writeFile(
+      join(dir, 'metrics.config.yaml'),
+      [
+        'version: "1"',
+        `listen_addr: "127.0.0.1:${port}"`,
+        'execution_config:',
+        '  file:',
+        '    path: supergraph.graphql',
+        'metrics:',
+        '  enabled: true',
+        `  listen_addr: "127.0.0.1:${metricsPort}"`,
+        '',
+      ].join('\n'),
+    );
+    // The primary's metrics listener keeps its process alive by itself: only the primary's own exit ends it.
+    const child = spawnCli(['router', '-c', join(dir, 'metrics.config.yaml'), '--workers', '2']);
+    const deadline = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    try {
+      await waitFor(async () => (child.output().stdout.match(/"msg":"Router listening"/g) ?? []).length >= 2);
+      const workers = (await readFile(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8')).trim().split(/\s+/).map(Number);
+      expect(workers).toHaveLength(2);
+      for (const pid of workers) process.kill(pid, 'SIGKILL');
+      // Both restarts now wait out their delay (100 ms, then 200 ms): the stop comes in between.
+      await waitFor(async () => (child.output().stderr.match(/starting another in/g) ?? []).length >= 2, 10_000);
+      child.kill('SIGTERM');
+      const result = await child.exited;
+      expect(result.code).toBe(0);
+      expect(result.stderr).not.toMatch(/could not start/);
+    } finally {
+      clearTimeout(deadline);
     }
   });
 });
