@@ -48,34 +48,26 @@ function post(port: number, path: string, body: string, headers: Record<string, 
   });
 }
 
+const SHARED_KEY = 'a-shared-key-of-at-least-32-characters!';
+
+/** Writes `<name>.config.yaml` in the test directory: the graph, listen_addr, and metrics / a memory cache with its invalidation endpoint when their ports are given. */
+async function writeConfig(name: string, ports: { port: number; metricsPort?: number; invalidationPort?: number }): Promise<string> {
+  const lines = ['version: "1"', `listen_addr: "127.0.0.1:${ports.port}"`, 'execution_config:', '  file:', '    path: supergraph.graphql'];
+  if (ports.metricsPort !== undefined) lines.push('metrics:', '  enabled: true', `  listen_addr: "127.0.0.1:${ports.metricsPort}"`);
+  if (ports.invalidationPort !== undefined) {
+    lines.push('response_cache:', '  enabled: true', '  storage:', '    provider: memory', '  invalidation:', '    endpoint:', '      enabled: true');
+    lines.push(`      listen_addr: "127.0.0.1:${ports.invalidationPort}"`, `      shared_key: "${SHARED_KEY}"`);
+  }
+  const file = join(dir, `${name}.config.yaml`);
+  await writeFile(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
 describe('switchyard router --workers 2', () => {
   it('spreads requests over workers, invalidates every worker memory cache, and sums metrics on one listener', async () => {
     const [port, invalidationPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
-    const sharedKey = 'a-shared-key-of-at-least-32-characters!';
-    await writeFile(
-      join(dir, 'router.config.yaml'),
-      [
-        'version: "1"',
-        `listen_addr: "127.0.0.1:${port}"`,
-        'execution_config:',
-        '  file:',
-        '    path: supergraph.graphql',
-        'metrics:',
-        '  enabled: true',
-        `  listen_addr: "127.0.0.1:${metricsPort}"`,
-        'response_cache:',
-        '  enabled: true',
-        '  storage:',
-        '    provider: memory',
-        '  invalidation:',
-        '    endpoint:',
-        '      enabled: true',
-        `      listen_addr: "127.0.0.1:${invalidationPort}"`,
-        `      shared_key: "${sharedKey}"`,
-        '',
-      ].join('\n'),
-    );
-    const child = spawnCli(['router', '-c', join(dir, 'router.config.yaml'), '--workers', '2']);
+    const config = await writeConfig('router', { port, metricsPort, invalidationPort });
+    const child = spawnCli(['router', '-c', config, '--workers', '2']);
     try {
       // Both workers must be serving, or one of them takes every request.
       await waitFor(async () => (child.output().stdout.match(/"msg":"Router listening"/g) ?? []).length >= 2);
@@ -88,7 +80,7 @@ describe('switchyard router --workers 2', () => {
       await ask(20);
       // Each worker misses once, then answers from its own memory cache.
       expect(library.calls).toHaveLength(2);
-      const invalidation = await post(invalidationPort, '/invalidation', JSON.stringify([{ kind: 'subgraph', subgraph: 'library' }]), { authorization: sharedKey });
+      const invalidation = await post(invalidationPort, '/invalidation', JSON.stringify([{ kind: 'subgraph', subgraph: 'library' }]), { authorization: SHARED_KEY });
       expect(invalidation.status).toBe(202);
       await new Promise((resolve) => setTimeout(resolve, 300));
       library.reset();
@@ -107,28 +99,8 @@ describe('switchyard router --workers 2', () => {
 describe('switchyard router --workers 2: delivery, start-up failures, stops', () => {
   it('answers an invalidation 202 only once every worker dropped its copies', async () => {
     const [port, invalidationPort] = [await freePort(), await freePort()];
-    const sharedKey = 'a-shared-key-of-at-least-32-characters!';
-    await writeFile(
-      join(dir, 'router.config.yaml'),
-      [
-        'version: "1"',
-        `listen_addr: "127.0.0.1:${port}"`,
-        'execution_config:',
-        '  file:',
-        '    path: supergraph.graphql',
-        'response_cache:',
-        '  enabled: true',
-        '  storage:',
-        '    provider: memory',
-        '  invalidation:',
-        '    endpoint:',
-        '      enabled: true',
-        `      listen_addr: "127.0.0.1:${invalidationPort}"`,
-        `      shared_key: "${sharedKey}"`,
-        '',
-      ].join('\n'),
-    );
-    const child = spawnCli(['router', '-c', join(dir, 'router.config.yaml'), '--workers', '2']);
+    const config = await writeConfig('invalidation', { port, invalidationPort });
+    const child = spawnCli(['router', '-c', config, '--workers', '2']);
     // Keep-alive connections, spread over both workers by the primary as they open: requests on them never
     // pass through the primary, so nothing orders them after the primary's message to the other worker.
     const agent = new Agent({ keepAlive: true, maxSockets: 6 });
@@ -149,7 +121,7 @@ describe('switchyard router --workers 2: delivery, start-up failures, stops', ()
         const added = await post(Number(new URL(library.url).port), new URL(library.url).pathname, JSON.stringify({ query: `mutation { addBook(title: "T${trial}") { id } }` }));
         expect(added.status).toBe(200);
         books++;
-        const invalidation = await post(invalidationPort, '/invalidation', JSON.stringify([{ kind: 'subgraph', subgraph: 'library' }]), { authorization: sharedKey });
+        const invalidation = await post(invalidationPort, '/invalidation', JSON.stringify([{ kind: 'subgraph', subgraph: 'library' }]), { authorization: SHARED_KEY });
         expect(invalidation.status).toBe(202);
         expect(await everyConnection(), `trial ${trial}`).toEqual(Array(6).fill(books));
       }
@@ -181,22 +153,9 @@ describe('switchyard router --workers 2: delivery, start-up failures, stops', ()
 
   it('stops on SIGTERM while every worker is dead and waiting to be started again', async () => {
     const [port, metricsPort] = [await freePort(), await freePort()];
-    await writeFile(
-      join(dir, 'metrics.config.yaml'),
-      [
-        'version: "1"',
-        `listen_addr: "127.0.0.1:${port}"`,
-        'execution_config:',
-        '  file:',
-        '    path: supergraph.graphql',
-        'metrics:',
-        '  enabled: true',
-        `  listen_addr: "127.0.0.1:${metricsPort}"`,
-        '',
-      ].join('\n'),
-    );
+    const config = await writeConfig('metrics', { port, metricsPort });
     // The primary's metrics listener keeps its process alive by itself: only the primary's own exit ends it.
-    const child = spawnCli(['router', '-c', join(dir, 'metrics.config.yaml'), '--workers', '2']);
+    const child = spawnCli(['router', '-c', config, '--workers', '2']);
     const deadline = setTimeout(() => child.kill('SIGKILL'), 60_000);
     try {
       await waitFor(async () => (child.output().stdout.match(/"msg":"Router listening"/g) ?? []).length >= 2);
