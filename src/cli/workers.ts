@@ -32,8 +32,8 @@ const RECENT_EXITS_MS = 60_000;
  * invalidation reaches every worker's memory cache) and tells the publisher
  * once the others ran their handlers, restarts a worker that dies after it
  * served (sooner or later as above), stops the router with exit code 1 when
- * a worker cannot start before any served (a port in use, a bad graph: as a
- * single process would), and passes stop signals on. Workers' listeners are
+ * no worker can start (a port in use, a bad graph: as a single process
+ * would), and passes stop signals on. Workers' listeners are
  * guarded like a single process's (listener-guard.ts): no client can end a
  * worker, and a worker going away cannot end the primary.
  */
@@ -106,6 +106,8 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
     if (isWorkerReady(message)) {
       ready.add(from);
       served = true;
+      // Workers that failed to start while another was still starting: the router serves after all, so they are started again.
+      for (; failedStarts > 0; failedStarts--) restartLater('a worker that could not start');
     } else if (isBusMessage(message)) relay(from, message);
     else if (isBusAck(message)) acknowledged(message.id, from);
   });
@@ -114,6 +116,21 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
   let services: Promise<PrimaryServices | undefined> = Promise.resolve(undefined);
   /** Restarts waiting out their delay: a stop cancels them. */
   const restarts = new Set<NodeJS.Timeout>();
+  /** Workers that exited before any worker served, while others were still starting (not started again yet). */
+  let failedStarts = 0;
+  /** Starts a worker in place of `gone`, after a delay that grows with the deaths of the last minute. */
+  const restartLater = (gone: string): void => {
+    const now = Date.now();
+    exits.push(now);
+    while (exits.length > 0 && exits[0]! < now - RECENT_EXITS_MS) exits.shift();
+    const delay = restartDelay(exits.length);
+    process.stderr.write(`${gone}; starting another in ${delay} ms\n`);
+    const timer = setTimeout(() => {
+      restarts.delete(timer);
+      if (!stopping) fork();
+    }, delay);
+    restarts.add(timer);
+  };
   let stopSignal: NodeJS.Signals | undefined;
   let finishing = false;
   /** Once no worker is left: the primary's own services close, then the process exits. */
@@ -147,22 +164,18 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
       return;
     }
     if (!ready.has(worker) && !served) {
-      // It never served and no worker has: starting again would fail the same way, forever.
-      process.stderr.write(`worker ${worker.process.pid} could not start (${signal ?? code}); stopping the router\n`);
+      process.stderr.write(`worker ${worker.process.pid} could not start (${signal ?? code})\n`);
+      // Decided once every worker has either failed or served: a worker's ready message and another's exit
+      // travel on different channels, so one failing first says nothing yet of the others.
+      failedStarts++;
+      if (live.size > 0) return;
+      // None could start: starting them again would fail the same way, forever.
+      process.stderr.write('no worker could start; stopping the router\n');
       exitCode = 1;
       stop('SIGTERM');
       return;
     }
-    const now = Date.now();
-    exits.push(now);
-    while (exits.length > 0 && exits[0]! < now - RECENT_EXITS_MS) exits.shift();
-    const delay = restartDelay(exits.length);
-    process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}); starting another in ${delay} ms\n`);
-    const timer = setTimeout(() => {
-      restarts.delete(timer);
-      if (!stopping) fork();
-    }, delay);
-    restarts.add(timer);
+    restartLater(`worker ${worker.process.pid} exited (${signal ?? code})`);
   });
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

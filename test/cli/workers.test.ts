@@ -143,11 +143,49 @@ describe('switchyard router --workers 2: delivery, start-up failures, stops', ()
       const deadline = setTimeout(() => child.kill('SIGTERM'), 60_000);
       const result = await child.exited.finally(() => clearTimeout(deadline));
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/could not start .*; stopping the router/);
+      expect(result.stderr.match(/worker \d+ could not start \(1\)/g) ?? []).toHaveLength(2);
+      expect(result.stderr).toMatch(/no worker could start; stopping the router/);
       // Not started again and again: no worker beyond the two it began with.
       expect(result.stderr.match(/starting another/g) ?? []).toHaveLength(0);
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+
+  it('goes on serving when one worker cannot start but another does, and starts that one again', async () => {
+    const port = await freePort();
+    // A plugin that fails in the second worker only (node:cluster numbers workers from 1; a replacement gets a new id),
+    // while the first is still starting.
+    await writeFile(
+      join(dir, 'fails-in-worker-2.mjs'),
+      [
+        "import cluster from 'node:cluster';",
+        'export default {',
+        '  configure: () => ({',
+        "    name: 'fails-in-worker-2',",
+        '    async setup() {',
+        "      if (cluster.worker?.id === 2) throw new Error('worker 2 cannot start');",
+        // Worker 1 starts slowly: worker 2 has failed before any worker serves.
+        '      if (cluster.worker?.id === 1) await new Promise((resolve) => setTimeout(resolve, 1500));',
+        '    },',
+        '  }),',
+        '};',
+        '',
+      ].join('\n'),
+    );
+    const config = await writeConfig('one-fails', { port });
+    await writeFile(config, `${await readFile(config, 'utf8')}plugins:\n  - package: ./fails-in-worker-2.mjs\n`);
+    const child = spawnCli(['router', '-c', config, '--workers', '2']);
+    try {
+      // The replacement of the worker that failed serves beside the first.
+      await waitFor(async () => (child.output().stdout.match(/"msg":"Router listening"/g) ?? []).length >= 2, 60_000);
+      expect(child.output().stderr).toMatch(/worker \d+ could not start \(1\)/);
+      expect(child.output().stderr).toMatch(/a worker that could not start; starting another in \d+ ms/);
+      expect(child.output().stderr).not.toMatch(/no worker could start/);
+      expect((await post(port, '/graphql', JSON.stringify({ query: '{ __typename }' }))).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+      expect((await child.exited).code).toBe(0);
     }
   });
 
