@@ -1,4 +1,5 @@
 import type { Counter, Logger, Metrics } from '../../src/index.js';
+import { LogSampler } from './log-sampler.js';
 
 /** The line logged (sampled) when a cached entry differs from the subgraph's fresh answer. */
 export const SHADOW_MISMATCH_MESSAGE = 'Response cache shadow mode: cached entry differs from the subgraph answer';
@@ -16,8 +17,7 @@ const LOG_INTERVAL_MS = 1000;
 export class ShadowMode {
   private readonly compared: Counter;
   private readonly mismatched: Counter;
-  private lastLogAt = Number.NEGATIVE_INFINITY;
-  private skipped = 0;
+  private readonly sampler = new LogSampler(LOG_INTERVAL_MS);
 
   constructor(
     metrics: Metrics,
@@ -33,14 +33,8 @@ export class ShadowMode {
     this.compared.inc({ subgraph, type });
     if (sameJson(cached, fresh)) return true;
     this.mismatched.inc({ subgraph, type });
-    const now = Date.now();
-    if (now - this.lastLogAt < LOG_INTERVAL_MS) {
-      this.skipped++;
-      return false;
-    }
-    this.lastLogAt = now;
-    this.log.warn({ subgraph, type, key, ...(this.skipped > 0 ? { mismatches_not_logged: this.skipped } : {}) }, SHADOW_MISMATCH_MESSAGE);
-    this.skipped = 0;
+    const skipped = this.sampler.take();
+    if (skipped !== undefined) this.log.warn({ subgraph, type, key, ...(skipped > 0 ? { mismatches_not_logged: skipped } : {}) }, SHADOW_MISMATCH_MESSAGE);
     return false;
   }
 }

@@ -1,5 +1,6 @@
 import type { Logger } from '../../src/index.js';
 import type { CacheMetrics } from './cache-metrics.js';
+import { LogSampler } from './log-sampler.js';
 import type { UnreadableKind } from './store/stored-value.js';
 
 /** The warning logged (sampled) for entries read as misses because they are of another format or shape. */
@@ -22,26 +23,20 @@ const LOG_INTERVAL_MS = 10_000;
  * since the last one.
  */
 export class UnreadableEntries {
-  private lastLogAt = Number.NEGATIVE_INFINITY;
-  private notLogged = 0;
+  private readonly sampler: LogSampler;
 
   constructor(
     private readonly log: Logger,
     private readonly metrics: CacheMetrics,
-    private readonly intervalMs = LOG_INTERVAL_MS,
-  ) {}
+    intervalMs = LOG_INTERVAL_MS,
+  ) {
+    this.sampler = new LogSampler(intervalMs);
+  }
 
   /** An entry at `key` was read as a miss. */
   report(key: string, kind: UnreadableKind, reason: string): void {
     this.metrics.storeError(UNREADABLE_OPERATIONS[kind]);
-    const now = Date.now();
-    if (now - this.lastLogAt < this.intervalMs) {
-      this.notLogged++;
-      return;
-    }
-    this.lastLogAt = now;
-    const notLogged = this.notLogged;
-    this.notLogged = 0;
-    this.log.warn({ key, kind, reason, entries_not_logged: notLogged }, UNREADABLE_ENTRY_MESSAGE);
+    const notLogged = this.sampler.take();
+    if (notLogged !== undefined) this.log.warn({ key, kind, reason, entries_not_logged: notLogged }, UNREADABLE_ENTRY_MESSAGE);
   }
 }

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
-import { BUS_DELIVERY_TIMEOUT_MS, isBusAck, isBusMessage, type BusDelivered, type BusMessage } from '../kernel/cluster/cluster-bus.js';
+import { BusRelay } from '../kernel/cluster/bus-relay.js';
+import { isBusAck, isBusMessage } from '../kernel/cluster/cluster-bus.js';
 
 /** What the primary process runs beside its workers (the aggregated metrics listener). */
 export interface PrimaryServices {
@@ -44,6 +45,9 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
     return;
   }
   let stopping = false;
+  /** The signal passed on to the workers when stopping. */
+  let stopSignal: NodeJS.Signals | undefined;
+  let finishing = false;
   let exitCode = 0;
   let served = false;
   // Our own count: node:cluster drops a worker from cluster.workers at 'exit'
@@ -61,56 +65,7 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
   };
   for (let i = 0; i < count; i++) fork();
 
-  /**
-   * Bus messages relayed and not yet acknowledged by every other worker, by
-   * the primary's own id for them (publishers number their messages each on
-   * their own, so their ids may clash): the receivers acknowledge that id.
-   */
-  const deliveries = new Map<number, { readonly publisher: Worker; readonly id: number; readonly waitingOn: Set<Worker>; readonly timer: NodeJS.Timeout }>();
-  let nextRelayId = 0;
-  const delivered = (relayId: number): void => {
-    const pending = deliveries.get(relayId);
-    if (!pending) return;
-    clearTimeout(pending.timer);
-    deliveries.delete(relayId);
-    const { publisher, id } = pending;
-    if (publisher.isConnected()) publisher.send({ switchyardBusDelivered: true, id } satisfies BusDelivered, () => undefined);
-  };
-  const acknowledged = (relayId: number, by: Worker): void => {
-    const pending = deliveries.get(relayId);
-    if (!pending) return;
-    pending.waitingOn.delete(by);
-    if (pending.waitingOn.size === 0) delivered(relayId);
-  };
-  const relay = (from: Worker, message: BusMessage): void => {
-    const others = [...live].filter((worker) => worker !== from && worker.isConnected());
-    if (message.id === undefined) {
-      for (const worker of others) worker.send(message, () => undefined);
-      return;
-    }
-    const relayId = nextRelayId++;
-    // The publisher stops waiting after this anyway: the entry goes then too.
-    const timer = setTimeout(() => delivered(relayId), BUS_DELIVERY_TIMEOUT_MS);
-    timer.unref();
-    deliveries.set(relayId, { publisher: from, id: message.id, waitingOn: new Set(others), timer });
-    const relayed: BusMessage = { ...message, id: relayId };
-    for (const worker of others) {
-      // A worker may exit between the check and the send: the callback takes that error instead of an 'error' event.
-      worker.send(relayed, (error: Error | null) => {
-        if (error) acknowledged(relayId, worker);
-      });
-    }
-    if (others.length === 0) delivered(relayId);
-  };
-  cluster.on('message', (from, message: unknown) => {
-    if (isWorkerReady(message)) {
-      ready.add(from);
-      served = true;
-      // Workers that failed to start while another was still starting: the router serves after all, so they are started again.
-      for (; failedStarts > 0; failedStarts--) restartLater('a worker that could not start');
-    } else if (isBusMessage(message)) relay(from, message);
-    else if (isBusAck(message)) acknowledged(message.id, from);
-  });
+  const bus = new BusRelay(() => live);
 
   // Handlers go on before anything is awaited, so no exit or signal is missed while the primary's services start.
   let services: Promise<PrimaryServices | undefined> = Promise.resolve(undefined);
@@ -131,8 +86,15 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
     }, delay);
     restarts.add(timer);
   };
-  let stopSignal: NodeJS.Signals | undefined;
-  let finishing = false;
+  cluster.on('message', (from, message: unknown) => {
+    if (isWorkerReady(message)) {
+      ready.add(from);
+      served = true;
+      // Workers that failed to start while another was still starting: the router serves after all, so they are started again.
+      for (; failedStarts > 0; failedStarts--) restartLater('a worker that could not start');
+    } else if (isBusMessage(message)) bus.relay(from, message);
+    else if (isBusAck(message)) bus.acknowledged(message.id, from);
+  });
   /** Once no worker is left: the primary's own services close, then the process exits. */
   const finish = (): void => {
     if (finishing) return;
@@ -150,13 +112,7 @@ export async function runWorkers(count: number, serve: () => Promise<void>, prim
   };
   cluster.on('exit', (worker, code, signal) => {
     live.delete(worker);
-    // A worker gone acknowledges nothing more (what waited on it is delivered to the others), nor waits for anything.
-    for (const [relayId, pending] of [...deliveries]) {
-      if (pending.publisher === worker) {
-        clearTimeout(pending.timer);
-        deliveries.delete(relayId);
-      } else acknowledged(relayId, worker);
-    }
+    bus.exited(worker);
     if (stopping) {
       // A worker that failed on the way down, or died of another signal than the one passed on (the OOM killer's SIGKILL).
       if ((code !== 0 && code !== null) || (signal !== null && signal !== stopSignal)) exitCode = 1;
