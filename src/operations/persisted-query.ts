@@ -50,7 +50,7 @@ export function readPersistedQuery(request: OperationRequest): PersistedQueryRea
     return errorRead('PERSISTED_QUERY_UNSUPPORTED_VERSION', 'extensions.persistedQuery must be an object {"version": 1, "sha256Hash": "<64 hex characters>"}.');
   }
   if (extension.version !== 1) {
-    return errorRead('PERSISTED_QUERY_UNSUPPORTED_VERSION', `Unsupported persisted query version ${JSON.stringify(extension.version ?? null)}; only version 1 is supported.`);
+    return errorRead('PERSISTED_QUERY_UNSUPPORTED_VERSION', `Unsupported persisted query version ${versionText(extension.version)}; only version 1 is supported.`);
   }
   if (!isSha256Hex(extension.sha256Hash)) {
     return errorRead('PERSISTED_QUERY_INVALID_HASH', 'extensions.persistedQuery.sha256Hash must be a SHA-256 hash: 64 hexadecimal characters.');
@@ -60,6 +60,18 @@ export function readPersistedQuery(request: OperationRequest): PersistedQueryRea
   if (text === undefined) return { kind: 'hash', hash };
   if (sha256Hex(text) !== hash) return errorRead('PERSISTED_QUERY_HASH_MISMATCH', 'The sha256Hash does not match the SHA-256 of the query text.');
   return { kind: 'text', hash, text };
+}
+
+/**
+ * A client's `version` as an error quotes it: numbers and booleans as they are, a string cut to 20
+ * characters, anything else by its kind (never serialized: a value nested thousands deep would
+ * overflow the stack, and an error must not echo a large client value back).
+ */
+function versionText(version: unknown): string {
+  if (typeof version === 'number' || typeof version === 'boolean') return String(version);
+  if (typeof version === 'string') return JSON.stringify(version.length > 20 ? `${version.slice(0, 20)}…` : version);
+  if (version === undefined || version === null) return 'null';
+  return Array.isArray(version) ? '(an array)' : '(an object)';
 }
 
 /** The answer for a hash nobody knows: 200, `PersistedQueryNotFound`, not cacheable. */

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usePersistedOperations } from '../../../plugins/persisted-operations/index.js';
+import type { GraphQLResponseBody } from '../../../src/index.js';
 import { openOperationsStore, sha256Hex, type OperationsStore } from '../../../src/operations/index.js';
 import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { graphqlInput, tempDir } from '../../operations/support/operations.js';
@@ -114,6 +115,26 @@ describe('persisted operations looked up per request', () => {
     const notAnObject = await router.query({ extensions: { persistedQuery: 'v1' }, headers: { 'graphql-client-name': 'web' } });
     expect(notAnObject.status).toBe(400);
     expect(notAnObject.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_UNSUPPORTED_VERSION');
+  });
+
+  it('refuses a version nested thousands deep or a huge one with a short 400, never echoing it', async () => {
+    const headers = { 'graphql-client-name': 'web' };
+    // As a client sends it: JSON text nesting 20,000 arrays (JSON.parse reads it; serializing it back overflows the stack).
+    const nested = `${'['.repeat(20_000)}1${']'.repeat(20_000)}`;
+    const response = await router.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },
+      body: `{"extensions":{"persistedQuery":{"version":${nested},"sha256Hash":"${sha256Hex(topProducts)}"}}}`,
+    });
+    const deep = { status: response.status, body: (await response.json()) as GraphQLResponseBody };
+    expect(deep.status).toBe(400);
+    expect(deep.body.errors?.[0]).toEqual({
+      message: 'Unsupported persisted query version (an array); only version 1 is supported.',
+      extensions: { code: 'PERSISTED_QUERY_UNSUPPORTED_VERSION' },
+    });
+    const huge = await router.query({ extensions: { persistedQuery: { version: 'v'.repeat(900_000), sha256Hash: sha256Hex(topProducts) } }, headers });
+    expect(huge.status).toBe(400);
+    expect(huge.body.errors?.[0]?.message).toBe(`Unsupported persisted query version "${'v'.repeat(20)}…"; only version 1 is supported.`);
   });
 
   it('resolves a Relay id sent as doc_id, and a documentId in sha256: form', async () => {
