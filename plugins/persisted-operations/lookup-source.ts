@@ -65,13 +65,31 @@ export class LookupSource implements OperationSource {
     return pending;
   }
 
+  /**
+   * Whether the client pushed this text (or one that normalizes to the same). Judged by the text found,
+   * not by the key that found it: a Relay alias or a Cosmo id may be the SHA-256 of another text.
+   */
   async isRegistered(client: string, text: string): Promise<boolean> {
-    if (await this.resolve(client, sha256Hex(text))) return true;
+    const hash = sha256Hex(text);
+    const exact = await this.resolve(client, hash);
+    if (exact && textIds(exact).hash === hash) return true;
     const normalized = normalizedId(text);
-    return normalized !== undefined && (await this.resolve(client, normalized)) !== undefined;
+    if (normalized === undefined) return false;
+    if (exact && textIds(exact).normalized === normalized) return true;
+    const found = await this.resolve(client, normalized);
+    return found !== undefined && textIds(found).normalized === normalized;
   }
 
   async stop(): Promise<void> {
     await this.options.store.close();
   }
+}
+
+/** SHA-256 of a found operation's text and of its normalized form, worked out once per cached entry. */
+const textIdsOf = new WeakMap<ResolvedOperation, { readonly hash: string; readonly normalized: string | undefined }>();
+
+function textIds(operation: ResolvedOperation): { readonly hash: string; readonly normalized: string | undefined } {
+  let ids = textIdsOf.get(operation);
+  if (!ids) textIdsOf.set(operation, (ids = { hash: sha256Hex(operation.body), normalized: normalizedId(operation.body) }));
+  return ids;
 }

@@ -21,7 +21,7 @@ export interface ManifestSourceOptions {
   readonly pollIntervalMs: number;
   /** `manifest.poll_jitter`, in ms. */
   readonly pollJitterMs: number;
-  /** Precompute normalized ids for the safelist / `log_unknown`. */
+  /** Precompute normalized ids for the safelist / `log_unknown` (`isRegistered` answers false without them). */
   readonly normalize: boolean;
   /** The plugin's logger. */
   readonly log: Logger;
@@ -80,15 +80,15 @@ class ManifestSource implements OperationSource {
   }
 
   isRegistered(_client: string, text: string): boolean {
-    const snapshot = this.snapshot;
+    // Judged by the texts, never by ids: a Cosmo manifest's id is a client's choice, and may be the SHA-256 of another text.
+    const known = this.snapshot.normalized;
+    if (known === undefined) return false;
     const hash = sha256Hex(text);
-    if (Object.hasOwn(snapshot.operations, hash)) return true;
+    if (known.has(hash)) return true;
     let verdict = this.verdicts.get(hash);
     if (verdict === undefined) {
       const normalized = normalizedId(text);
-      verdict =
-        (snapshot.normalized?.has(hash) ?? false) ||
-        (normalized !== undefined && (Object.hasOwn(snapshot.operations, normalized) || (snapshot.normalized?.has(normalized) ?? false)));
+      verdict = normalized !== undefined && known.has(normalized);
       this.verdicts.set(hash, verdict);
     }
     return verdict;

@@ -1,9 +1,11 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usePersistedOperations } from '../../../plugins/persisted-operations/index.js';
 import { openOperationsStore, sha256Hex } from '../../../src/operations/index.js';
 import { startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { graphqlInput, tempDir } from '../../operations/support/operations.js';
-import { collectingLogger, prices, startProducts, topProducts, topProductsData, type LogLine } from './fixtures.js';
+import { collectingLogger, prices, productByUpc, startProducts, topProducts, topProductsData, type LogLine } from './fixtures.js';
 
 let products: TestSubgraph;
 let dir: { path: string; remove(): Promise<void> };
@@ -74,6 +76,48 @@ describe.each(modes)('the safelist in $mode', ({ manifest, headers }) => {
     const response = await router.query({ query: prices, extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(prices) } }, headers });
     expect(response.status).toBe(403);
     expect(response.body).toEqual(NOT_IN_SAFELIST);
+  });
+});
+
+/**
+ * Ids that are the SHA-256 of ANOTHER text: a Relay alias pushed by a client, or a Cosmo file named by the
+ * client's own id. Sending that other text must not pass the safelist: it was never registered.
+ */
+describe.each(modes)('the safelist in $mode judges texts, not the ids they are stored under', ({ manifest, headers }) => {
+  const dirs: Array<{ path: string; remove(): Promise<void> }> = [];
+  afterAll(async () => {
+    await Promise.all(dirs.map((created) => created.remove()));
+  });
+
+  it('refuses a text whose SHA-256 is a Relay alias of another operation', async () => {
+    const aliased = await tempDir();
+    dirs.push(aliased);
+    const store = await openOperationsStore({ provider: 'file', path: aliased.path });
+    await store.push('default', 'web', [{ ...graphqlInput(topProducts), aliases: [sha256Hex(prices)] }]);
+    const { router } = await start({ safelist: true, manifest, storage: { provider: 'file', path: aliased.path } });
+    const response = await router.query({ query: prices, headers });
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual(NOT_IN_SAFELIST);
+    // The operation the alias names is registered, and runs by its text.
+    expect(await router.query({ query: topProducts, headers })).toMatchObject({ status: 200, body: { data: topProductsData } });
+  });
+
+  it('refuses a text whose SHA-256 is the id a Cosmo tree lists another text under', async () => {
+    const cosmo = await tempDir();
+    dirs.push(cosmo);
+    const folder = join(cosmo.path, 'default', 'operations');
+    await mkdir(join(folder, 'web'), { recursive: true });
+    await writeFile(join(folder, 'web', `${sha256Hex(prices)}.json`), JSON.stringify({ version: 1, body: productByUpc }));
+    const operations = { [sha256Hex(prices)]: productByUpc };
+    await writeFile(join(folder, 'manifest.json'), JSON.stringify({ version: 1, revision: 'r1', generatedAt: '2026-01-01T00:00:00.000Z', operations }));
+    const { router } = await start({ safelist: true, manifest, storage: { provider: 'file', path: cosmo.path } });
+    const response = await router.query({ query: prices, headers });
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual(NOT_IN_SAFELIST);
+    // Manifest mode knows every text; lookup mode finds a text by its SHA-256 only, which this file is not named by.
+    const registered = await router.query({ query: productByUpc, variables: { upc: 'p1' }, headers });
+    if (manifest.enabled) expect(registered).toMatchObject({ status: 200, body: { data: { product: { upc: 'p1' } } } });
+    else expect(registered.status).toBe(403);
   });
 });
 
