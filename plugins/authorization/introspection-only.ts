@@ -17,7 +17,10 @@ const INTROSPECTION_FIELDS: ReadonlySet<string> = new Set(['__schema', '__type',
 export function isIntrospectionOnly(document: DocumentNode): boolean {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    if (definition.kind !== Kind.FRAGMENT_DEFINITION) continue;
+    // Two fragments of one name: validation refuses the document, and its messages must not reach a caller without a token.
+    if (fragments.has(definition.name.value)) return false;
+    fragments.set(definition.name.value, definition);
   }
   // A fragment already followed needs no second look (and a cycle ends; validation refuses it later).
   const followed = new Set<string>();

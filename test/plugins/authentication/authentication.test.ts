@@ -340,6 +340,8 @@ describe('ignore_introspection', () => {
       { query: 'query A { __typename } query B { hello }', operationName: 'A' },
       // A misspelt field gives no "Did you mean" suggestion to a client without a token.
       { query: '{ __typename helo }' },
+      // Nor does a second fragment of the same name (only one of the two is introspection).
+      { query: '{ ...F } fragment F on Query { helo } fragment F on Query { __typename }' },
     ]) {
       const response = await router.query(request);
       expect({ query: request.query, status: response.status, body: response.body }).toEqual({ query: request.query, status: 401, body: UNAUTHENTICATED });
