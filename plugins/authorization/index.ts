@@ -143,9 +143,8 @@ export const useAuthorization: PluginFactory<typeof optionsSchema> = definePlugi
           : {}),
         async onPlan(event) {
           if (options.require_authentication && event.state.has(TOKEN_REQUIRED_UNLESS_INTROSPECTION)) requireTokenUnlessIntrospection(event.state, event.input.document);
-          const graph = ctx.router.graph;
-          if (!graph) return;
-          const authorization = forGraph(graph);
+          // The graph the operation was validated on (a reload during the request, or a running subscription re-planned on a new graph).
+          const authorization = forGraph(event.input.graph);
           if (!authorization.rules.any) return;
           const input = event.input;
           const { rules, memo } = authorization;

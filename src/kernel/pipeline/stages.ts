@@ -1,6 +1,7 @@
 import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import type { GraphQLErrorJSON } from '../errors.js';
 import type { ResponseTree } from '../execute/response-tree.js';
+import type { GraphInfo } from '../graph/loaded-graph.js';
 import type { SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
 import type { QueryPlan } from '../plan/query-plan.js';
 
@@ -66,6 +67,14 @@ export interface PlanInput {
   readonly conditions: Readonly<Record<string, unknown>>;
   /** Plan cache key: operation text, operation name and condition values. */
   readonly cacheKey: string;
+  /**
+   * The graph the operation was validated on and is planned on: the one
+   * current when the request arrived (a reload during the request does not
+   * change it), or the new one when a running subscription is planned again
+   * after a reload. Plan hooks that depend on the schema read this one, not
+   * `router.graph`.
+   */
+  readonly graph: GraphInfo;
 }
 
 /** Input of the merge stage: everything fetched. */

@@ -11,12 +11,12 @@ import type { Logger } from '../logger.js';
 import { runStage, type StageScope } from '../pipeline/stage-runner.js';
 import { RequestState } from '../pipeline/state.js';
 import type { GraphQLResponseBody, MergeOutput, OperationRequest, OperationResponse } from '../pipeline/stages.js';
-import { buildQueryPlan } from '../plan/build-plan.js';
-import { conditionVariables, selectOperation } from '../plan/normalize.js';
+import { selectOperation } from '../plan/normalize.js';
 import type { QueryPlan } from '../plan/query-plan.js';
 import type { ExecutionEngine } from './execution-engine.js';
 import { errorResponse, requestErrors } from './error-response.js';
 import { runIntrospection } from './introspection.js';
+import { planStage } from './plan-stage.js';
 import type { StageHooks } from './plugin-host.js';
 import { coerceVariables } from './variable-coercion.js';
 import { checkDocumentShape, checkIntrospection, isStackOverflow, nestedTooDeeply } from './request-limits.js';
@@ -184,17 +184,7 @@ export async function executeFederated(
 ): Promise<GraphQLResponseBody> {
   const { env, graph, scope, request } = context;
   const hooks = env.hooks();
-  const names = conditionVariableNames(document);
-  const conditions: Record<string, unknown> = {};
-  for (const name of names) conditions[name] = coercedVariables[name];
-  const cacheKey = names.length > 0 ? `${operationName ?? ''}\n${JSON.stringify(conditions)}\n${request.query}` : `${operationName ?? ''}\n${request.query}`;
-  const plan = await runStage('plan', hooks.plan, { document, operationName, conditions, cacheKey }, scope, (input) => {
-    const cached = graph.plans.get(input.cacheKey);
-    if (cached) return cached;
-    const built = buildQueryPlan(graph.index, input.document, input.operationName, input.conditions);
-    graph.plans.set(input.cacheKey, built);
-    return built;
-  });
+  const plan = await planStage(graph, hooks, scope, { document, operationName, coercedVariables, query: request.query });
   const outcome = await executePlan(plan, {
     variables: context.variables,
     nonNullRootFields: plan.operation.operationType === 'mutation' ? nonNullRootFields(graph, plan) : undefined,
@@ -246,15 +236,4 @@ function nonNullRootFields(graph: LoadedGraph, plan: QueryPlan): ReadonlySet<str
     nonNullCache.set(plan, keys);
   }
   return keys;
-}
-
-const conditionCache = new WeakMap<DocumentNode, string[]>();
-
-function conditionVariableNames(document: DocumentNode): string[] {
-  let names = conditionCache.get(document);
-  if (!names) {
-    names = conditionVariables(document);
-    conditionCache.set(document, names);
-  }
-  return names;
 }

@@ -4,6 +4,7 @@
  * newly loaded graph is checked against (hot reload).
  */
 import { GraphQLError } from 'graphql';
+import type { RouterError } from '../errors.js';
 import type { LoadedGraph } from '../graph/loaded-graph.js';
 import type { Logger } from '../logger.js';
 import { UpstreamHub } from './upstream-hub.js';
@@ -53,4 +54,9 @@ export function subscriptionInvalidated(reason: string): GraphQLError {
   return new GraphQLError(`The graph was reloaded and this subscription no longer fits it: ${reason}`, {
     extensions: { code: 'SUBSCRIPTION_INVALIDATED' },
   });
+}
+
+/** A router error as the last message of a client's stream (its code in `extensions`). */
+export function asGraphQLError(error: RouterError): GraphQLError {
+  return new GraphQLError(error.message, { extensions: { ...error.extensions, code: error.code } });
 }

@@ -6,8 +6,9 @@
  * the error given (its last message, then `complete`); the subgraph
  * subscription stays open for other clients sharing it.
  */
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
 import type { RouterError } from '../errors.js';
+import { asGraphQLError } from './live-subscriptions.js';
 import { type RequestState, StateKey } from '../pipeline/state.js';
 
 /** A time (milliseconds since the epoch) and the error a stream still running then ends with. */
@@ -56,8 +57,4 @@ export function watchStreamDeadline(state: RequestState, expire: (error: GraphQL
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
   };
-}
-
-function asGraphQLError(error: RouterError): GraphQLError {
-  return new GraphQLError(error.message, { extensions: { ...error.extensions, code: error.code } });
 }

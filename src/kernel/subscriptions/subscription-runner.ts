@@ -15,16 +15,15 @@ import type { SubscriptionSettings } from '../graph/execution-config.js';
 import { runStage, type StageScope } from '../pipeline/stage-runner.js';
 import { RequestState } from '../pipeline/state.js';
 import type { GraphQLResponseBody, MergeOutput, OperationRequest, OperationResponse } from '../pipeline/stages.js';
-import { buildQueryPlan } from '../plan/build-plan.js';
-import { conditionVariables } from '../plan/normalize.js';
 import type { FetchNode, QueryPlan } from '../plan/query-plan.js';
 import type { LoadedGraph } from '../graph/loaded-graph.js';
 import { errorResponse } from '../router/error-response.js';
 import { answerPrepared, prepareOperation, uploadsInSubscription, type OperationEnvironment, type PreparedOperation } from '../router/operation-runner.js';
+import { planStage } from '../router/plan-stage.js';
 import type { StageHooks } from '../router/plugin-host.js';
 import type { ClientBuffer } from './client-buffer.js';
 import { maxEventBytesOf, subscribeUpstreamSse } from './upstream-sse.js';
-import { LiveSubscriptions, subscriptionInvalidated } from './live-subscriptions.js';
+import { asGraphQLError, LiveSubscriptions, subscriptionInvalidated } from './live-subscriptions.js';
 import { watchStreamDeadline } from './stream-deadline.js';
 import type { SharedSubscription } from './upstream-hub.js';
 import { subscribeUpstream, type UpstreamTarget } from './upstream-ws.js';
@@ -92,27 +91,11 @@ export async function startOperation(env: OperationEnvironment, request: Operati
   return { kind: 'single', response };
 }
 
-/** The plan's cache key and `@skip`/`@include` values (as for queries: the plan depends on those variables only). */
-function planInput(prepared: PreparedOperation): { operationName: string | undefined; conditions: Record<string, unknown>; cacheKey: string } {
-  const { document, operation, context } = prepared;
+/** The plan stage for a subscription on `graph` (at the start, and again on each reloaded graph). */
+function planOn(graph: LoadedGraph, prepared: PreparedOperation, hooks: StageHooks): Promise<QueryPlan> {
+  const { document, operation, context, coerced } = prepared;
   const operationName = operation.name?.value ?? context.request.operationName;
-  const conditions: Record<string, unknown> = {};
-  for (const name of conditionVariables(document)) conditions[name] = prepared.coerced[name];
-  return { operationName, conditions, cacheKey: `${operationName ?? ''}\n${JSON.stringify(conditions)}\n${context.request.query}` };
-}
-
-function planOn(graph: LoadedGraph, document: DocumentNode, input: { operationName: string | undefined; conditions: Record<string, unknown>; cacheKey: string }): QueryPlan {
-  const cached = graph.plans.get(input.cacheKey);
-  if (cached) return cached;
-  const built = buildQueryPlan(graph.index, document, input.operationName, input.conditions);
-  graph.plans.set(input.cacheKey, built);
-  return built;
-}
-
-async function planOf(prepared: PreparedOperation, hooks: StageHooks): Promise<QueryPlan> {
-  const { document, context } = prepared;
-  const { graph, scope } = context;
-  return runStage('plan', hooks.plan, { document, ...planInput(prepared) }, scope, (input) => planOn(graph, input.document, input));
+  return planStage(graph, hooks, context.scope, { document, operationName, coercedVariables: coerced, query: context.request.query });
 }
 
 /** What a subscription runs on: the graph, its plan, and the plan's root fetch (the subgraph stream). */
@@ -151,7 +134,7 @@ function liveOf(env: OperationEnvironment, options: StartOptions): LiveSubscript
 async function openStream(env: OperationEnvironment, prepared: PreparedOperation, hooks: StageHooks, options: StartOptions): Promise<EventStream> {
   const { context } = prepared;
   const { graph } = context;
-  const basis = basisOn(graph, await planOf(prepared, hooks));
+  const basis = basisOn(graph, await planOn(graph, prepared, hooks));
   const { root, settings } = basis;
   const target: UpstreamTarget = {
     subgraph: root.subgraph,
@@ -196,16 +179,20 @@ function validationOn(graph: LoadedGraph, document: DocumentNode): readonly Grap
 
 /**
  * Whether a subscription can go on under a reloaded graph: its operation
- * still validates, plans to the same subgraph operation, and that subgraph's
- * subscription endpoint is the same. Returns the new basis, or why not.
+ * still validates, plans to the same subgraph operation (through the plan
+ * stage, so plan hooks such as authorization decide on the new graph), and
+ * that subgraph's subscription endpoint is the same. Returns the new basis,
+ * or why not (a text, or a plan hook's error).
  */
-function revalidate(prepared: PreparedOperation, current: StreamBasis, graph: LoadedGraph): StreamBasis | string {
+async function revalidate(prepared: PreparedOperation, current: StreamBasis, graph: LoadedGraph, hooks: StageHooks): Promise<StreamBasis | string | RouterError> {
   const errors = validationOn(graph, prepared.document);
   if (errors.length > 0) return `the operation is no longer valid (${errors[0]!.message})`;
   let next: StreamBasis;
   try {
-    next = basisOn(graph, planOn(graph, prepared.document, planInput(prepared)));
+    next = basisOn(graph, await planOn(graph, prepared, hooks));
   } catch (error) {
+    // A plan hook's refusal (authorization under the new graph's rules) is the client's answer as it is.
+    if (error instanceof RouterError && error.code !== 'QUERY_PLANNING_FAILED' && error.code !== 'SUBSCRIPTION_NOT_SUPPORTED') return error;
     return `it cannot be planned (${error instanceof Error ? error.message : String(error)})`;
   }
   const before = current.root;
@@ -230,12 +217,22 @@ function eventStream(
   let done = false;
   let basis = initial;
   const finished = (): IteratorResult<GraphQLResponseBody> => ({ done: true, value: undefined });
+  // Re-planning is asynchronous (plan hooks may wait): one at a time, in reload order, only for the newest graph.
+  // Events meanwhile run on the previous basis, under the previous graph's rules.
+  let newest: LoadedGraph = initial.graph;
+  let replanned: Promise<void> = Promise.resolve();
   const unregister = live.add({
     graphChanged(graph) {
-      if (done || graph === basis.graph) return;
-      const verdict = revalidate(prepared, basis, graph);
-      if (typeof verdict === 'string') upstream.fail(subscriptionInvalidated(verdict));
-      else basis = verdict;
+      if (done || graph === newest) return;
+      newest = graph;
+      replanned = replanned.then(async () => {
+        if (done || graph !== newest) return;
+        const verdict = await revalidate(prepared, basis, graph, hooks);
+        if (done) return;
+        if (typeof verdict === 'string') upstream.fail(subscriptionInvalidated(verdict));
+        else if (verdict instanceof RouterError) upstream.fail(asGraphQLError(verdict));
+        else basis = verdict;
+      });
     },
   });
   // A plugin's deadline for this request (a token that expires): this client's view ends then, with its error.
