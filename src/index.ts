@@ -71,6 +71,8 @@ export {
   type ValidateInput,
 } from './kernel/pipeline/stages.js';
 export { RequestState, StateKey } from './kernel/pipeline/state.js';
+/** Set when the answer depends on the caller beyond what subgraphs said (authorization): the client's Cache-Control is then `private`. */
+export { privateAnswer } from './kernel/pipeline/private-answer.js';
 /** Ends a subscription started by this request at a given time, with an error (the authentication plugin's token expiry). */
 export { endStreamBy } from './kernel/subscriptions/stream-deadline.js';
 /** Generated code, compiled only where the process allows it (`--disallow-code-generation-from-strings`). */

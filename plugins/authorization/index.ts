@@ -15,6 +15,7 @@ import type { DocumentNode } from 'graphql';
 import {
   definePlugin,
   RouterError,
+  privateAnswer,
   StateKey,
   toErrorResponse,
   z,
@@ -150,6 +151,8 @@ export const useAuthorization: PluginFactory<typeof optionsSchema> = definePlugi
           const { rules, memo } = authorization;
           const facts = memo.factsOf(input.document, input.operationName, () => operationFacts(rules, input.document, input.operationName));
           if (!facts.restricted) return;
+          // Another caller may get another answer to the same request: no shared cache may keep this one.
+          event.state.set(privateAnswer, true);
           const identity = event.state.get(AUTHENTICATION);
           const grant = await grantOf(facts, identity, event.state.get(REQUEST), event.log);
           // What the filtered form depends on besides the document: small, whatever the document's size.

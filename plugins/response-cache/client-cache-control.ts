@@ -18,15 +18,17 @@ export const UNCACHEABLE: AnswerPart = { cacheable: false };
 
 /**
  * Any uncacheable part or any error gives `no-store`; otherwise the smallest
- * lifetime, `public` only when every part was public. Undefined when no
- * subgraph was asked (nothing to say).
+ * lifetime, `public` only when every part was public, and `private` instead
+ * when the router made the answer depend on the caller (`privateAnswer`:
+ * authorization). Undefined when no subgraph was asked (nothing to say).
  */
-export function mergeCacheControl(parts: readonly AnswerPart[], hasErrors: boolean): string | undefined {
+export function mergeCacheControl(parts: readonly AnswerPart[], hasErrors: boolean, callerDependent = false): string | undefined {
   if (parts.length === 0) return undefined;
   const merged = hasErrors ? UNCACHEABLE : combineParts(parts);
   if (!merged.cacheable) return 'no-store';
   const seconds = Math.floor(merged.ttlMs / 1000);
   if (seconds <= 0) return 'no-store';
+  if (callerDependent) return `private, max-age=${seconds}`;
   return merged.isPublic ? `public, max-age=${seconds}` : `max-age=${seconds}`;
 }
 

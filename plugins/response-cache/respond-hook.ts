@@ -1,4 +1,4 @@
-import type { StageEvent, StageHook } from '../../src/index.js';
+import { privateAnswer, type StageEvent, type StageHook } from '../../src/index.js';
 import { mergeCacheControl } from './client-cache-control.js';
 import { CACHE_REFRESH_KEY_HEADER, type ClientControl } from './client-control.js';
 import type { PrivateEntries } from './private-entries.js';
@@ -89,7 +89,7 @@ export const finishResponse: StageHook<'respond'> = function responseCacheRespon
     const output = after.output;
     let { headers, body } = output;
     if (headers['cache-control'] === undefined) {
-      const value = mergeCacheControl(record.parts, (body.errors?.length ?? 0) > 0);
+      const value = mergeCacheControl(record.parts, (body.errors?.length ?? 0) > 0, after.state.get(privateAnswer) === true);
       if (value !== undefined) headers = { ...headers, 'cache-control': value };
     }
     if (record.debug && !output.requestError) body = { ...body, extensions: { ...body.extensions, responseCache: debugItems(record) } };
