@@ -424,9 +424,18 @@ function migrateSecurity(m: Migrator): void {
   }
   m.rest([...security, 'complexity_limits'], ['depth', 'total_fields', 'root_fields', 'root_field_aliases', 'ignore_introspection']);
   m.rest([...security, 'parser_limits'], ['approximate_depth_limit', 'total_fields_limit']);
-  for (const key of ['block_mutations', 'block_subscriptions', 'block_non_persisted_operations', 'block_persisted_operations']) {
+  for (const key of ['block_mutations', 'block_subscriptions', 'block_persisted_operations']) {
     if (m.get([...security, key, 'enabled']) === true)
       m.skip([...security, key], 'blocking operations by kind is not supported (persisted_operations.safelist refuses unregistered free-form operations)');
+  }
+  if (m.get([...security, 'block_non_persisted_operations', 'enabled']) === true) {
+    // The closest guard, rather than none: a migrated router must not quietly run every operation Cosmo refused.
+    m.put(['persisted_operations', 'enabled'], true, [...security, 'block_non_persisted_operations']);
+    m.put(['persisted_operations', 'safelist'], true, [...security, 'block_non_persisted_operations']);
+    m.skip(
+      [...security, 'block_non_persisted_operations'],
+      'carried as persisted_operations.safelist: true, which refuses unregistered operations but still runs a registered one sent as text (Cosmo refuses every operation not sent by id)',
+    );
   }
   m.rest(security, [
     'depth_limit',
@@ -491,9 +500,11 @@ function migratePersistedOperations(m: Migrator): void {
   const from = ['persisted_operations'];
   if (m.get(from) === undefined) return;
   // Cosmo serves persisted operations unless `disabled`; Switchyard only when enabled.
-  m.put([...from, 'enabled'], m.get([...from, 'disabled']) !== true, [...from, 'disabled']);
+  // security.block_non_persisted_operations (migrateSecurity) may have switched the safelist on: nothing here turns it off.
+  const blocked = m.get(['security', 'block_non_persisted_operations', 'enabled']) === true;
+  m.put([...from, 'enabled'], blocked || m.get([...from, 'disabled']) !== true, [...from, 'disabled']);
   m.put([...from, 'log_unknown'], m.get([...from, 'log_unknown']));
-  m.put([...from, 'safelist'], m.get([...from, 'safelist', 'enabled']), [...from, 'safelist', 'enabled']);
+  m.put([...from, 'safelist'], blocked || m.get([...from, 'safelist', 'enabled']), [...from, 'safelist', 'enabled']);
   const manifest = [...from, 'manifest'];
   if (m.get(manifest) !== undefined) {
     m.put([...manifest, 'enabled'], m.get([...manifest, 'enabled']));

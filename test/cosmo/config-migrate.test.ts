@@ -119,6 +119,20 @@ json_log: true
     expect(() => parseConfig(config, { env: {}, sections })).not.toThrow();
   });
 
+  it('turns security.block_non_persisted_operations into the safelist, naming the difference, so the router is not left open', () => {
+    for (const persisted of [undefined, { safelist: { enabled: false }, storage: { provider_id: 'ops' } }]) {
+      const cosmo = { version: '1', security: { block_non_persisted_operations: { enabled: true } }, ...(persisted ? { persisted_operations: persisted } : {}) };
+      const { config, notCarried } = migrateCosmoConfig({ ...cosmo, storage_providers: { file_system: [{ id: 'ops', path: './ops' }] } });
+      expect(config).toMatchObject({ persisted_operations: { enabled: true, safelist: true } });
+      expect(notCarried).toEqual([
+        expect.objectContaining({
+          path: 'security.block_non_persisted_operations',
+          why: expect.stringMatching(/^carried as persisted_operations\.safelist: true, .*sent as text/),
+        }),
+      ]);
+    }
+  });
+
   it('carries the common sections and names each key it cannot carry, exiting 1; the output still starts', async () => {
     const [port, metricsPort] = [await freePort(), await freePort()];
     const run = await migrate(
