@@ -75,6 +75,8 @@ export { RequestState, StateKey } from './kernel/pipeline/state.js';
 export { privateAnswer } from './kernel/pipeline/private-answer.js';
 /** Ends a subscription started by this request at a given time, with an error (the authentication plugin's token expiry). */
 export { endStreamBy } from './kernel/subscriptions/stream-deadline.js';
+/** Adds headers to the connection a subscription opens to its subgraph (opened without the fetch stage; the authentication plugin's forwarded claims). */
+export { addSubscriptionConnectionHeaders } from './kernel/subscriptions/connection-headers.js';
 /** Generated code, compiled only where the process allows it (`--disallow-code-generation-from-strings`). */
 export { codeGenerationAllowed, compileGenerated } from './kernel/code-generation.js';
 /** The envelop plugin type `PluginInstance.envelop` takes (any plugin from the envelop ecosystem). */

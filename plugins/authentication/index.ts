@@ -10,7 +10,16 @@
  * requests so that `require_authentication` lets introspection-only
  * documents through. docs/authentication.md
  */
-import { definePlugin, endStreamBy, RouterError, toErrorResponse, type OperationResponse, type PluginFactory, type StageEvent } from '../../src/index.js';
+import {
+  addSubscriptionConnectionHeaders,
+  definePlugin,
+  endStreamBy,
+  RouterError,
+  toErrorResponse,
+  type OperationResponse,
+  type PluginFactory,
+  type StageEvent,
+} from '../../src/index.js';
 import { JWT_ALGORITHMS, authenticationConfigSchema, authenticationSection } from './config.js';
 import { authenticationErrors } from './errors.js';
 import { AUTHENTICATION, INTROSPECTION_WITHOUT_TOKEN, type AuthenticatedIdentity } from './identity.js';
@@ -52,6 +61,11 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
     const authenticated = (event: StageEvent<'request'>, identity: AuthenticatedIdentity): void => {
       event.state.set(AUTHENTICATION, identity);
       outcomes.inc({ result: 'valid' });
+      // A subscription's own subgraph connection is opened without the fetch stage: the claims go to it from here.
+      if (forwarded.length > 0) {
+        const claims = claimHeaders(identity, forwarded);
+        if (claims) addSubscriptionConnectionHeaders(event.state, claims);
+      }
       if (identity.expiresAt !== undefined) endStreamBy(event.state, identity.expiresAt * 1000 + skewMs, expired);
     };
     ctx.log.info(
@@ -119,11 +133,21 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
   },
 });
 
+/** The forwarded claims of an identity as headers; undefined when it has none of them. */
+function claimHeaders(identity: AuthenticatedIdentity, forwarded: ReadonlyArray<readonly [string, string]>): Record<string, string> | undefined {
+  let headers: Record<string, string> | undefined;
+  for (const [claim, header] of forwarded) {
+    const value = claimHeaderValue(identity.claims[claim]);
+    if (value !== undefined) (headers ??= {})[header] = value;
+  }
+  return headers;
+}
+
 /**
  * Takes the headers that carry claims out of the client's request, so that no
  * path to a subgraph can pass a client's own `x-user-id` on (the fetch hook
- * sets them on subgraph requests; a subscription's own upstream connection is
- * opened without the fetch stage, from the request's headers and the header rules).
+ * sets them on subgraph requests, and the request hook on a subscription's own
+ * subgraph connection; that connection is built from the header rules too).
  */
 function dropClientClaimHeaders(event: StageEvent<'request'>, names: readonly string[]): void {
   const input = event.input;

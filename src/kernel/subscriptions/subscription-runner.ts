@@ -24,6 +24,7 @@ import type { StageHooks } from '../router/plugin-host.js';
 import type { ClientBuffer } from './client-buffer.js';
 import { maxEventBytesOf, subscribeUpstreamSse } from './upstream-sse.js';
 import { asGraphQLError, LiveSubscriptions, subscriptionInvalidated } from './live-subscriptions.js';
+import { withConnectionHeaders } from './connection-headers.js';
 import { watchStreamDeadline } from './stream-deadline.js';
 import type { SharedSubscription } from './upstream-hub.js';
 import { subscribeUpstream, type UpstreamTarget } from './upstream-ws.js';
@@ -139,7 +140,7 @@ async function openStream(env: OperationEnvironment, prepared: PreparedOperation
   const target: UpstreamTarget = {
     subgraph: root.subgraph,
     settings,
-    headers: subgraphHeaders(context.scope.state, root.subgraph),
+    headers: withConnectionHeaders(context.scope.state, subgraphHeaders(context.scope.state, root.subgraph)),
     initPayload: options.initPayload,
     query: root.operation,
     operationName: root.operationName,

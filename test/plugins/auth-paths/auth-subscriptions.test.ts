@@ -324,7 +324,7 @@ describe('directives on subscription events', () => {
 });
 
 describe('forward_claims on a subscription', () => {
-  it('sends claims on the per-event entity fetches, and a client cannot send the claim header itself to the stream', async () => {
+  it('sends claims on the stream and on the per-event entity fetches, and a client cannot send the claim header itself', async () => {
     const { reviews, router } = await setup(
       {},
       { forward_claims: { sub: 'x-user-id' } },
@@ -338,7 +338,8 @@ describe('forward_claims on a subscription', () => {
     reviews.push({ id: 'r1', body: 'Sturdy', rating: 5, upc: 'p1' });
     await eventually(() => sub.events.length === 1);
     expect(reviews.connections).toHaveLength(1);
-    expect(reviews.connections[0]!['x-user-id']).toBeUndefined();
+    // The token's claim, not the client's own header of that name.
+    expect(reviews.connections[0]!['x-user-id']).toBe('ada');
     expect(reviews.connections[0]!['x-trace']).toBe('t1');
     expect(products.calls.map((call) => call.headers['x-user-id'])).toEqual(['ada']);
   });
