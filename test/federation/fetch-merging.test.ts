@@ -238,3 +238,57 @@ describe('fetch merging', () => {
     expect(merges).toBeGreaterThan(5);
   });
 });
+
+/**
+ * Types no object has both of (Product, User) merged into one `_entities`
+ * call answer into one list: a response key they share must have one shape
+ * in the subgraph, or the subgraph refuses the whole document.
+ */
+describe('fetch merging across types', () => {
+  let parts: TestSubgraph[] = [];
+  let router: TestRouter;
+  const LINK = 'extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])';
+
+  beforeAll(async () => {
+    parts = await Promise.all([
+      startSubgraph({
+        name: 'tops',
+        typeDefs: `${LINK}
+          type Query { top: Top }
+          type Top { p: Product q: Product u: User }
+          type Product @key(fields: "upc") { upc: ID! }
+          type User @key(fields: "id") { id: ID! }`,
+        resolvers: { Query: { top: () => ({ p: { upc: 'p1' }, q: { upc: 'p2' }, u: { id: 'u1' } }) } },
+      }),
+      startSubgraph({
+        name: 'names',
+        typeDefs: `${LINK}
+          type Product @key(fields: "upc") { upc: ID! name: String! price: Int label: String }
+          type User @key(fields: "id") { id: ID! name: String price: Float label: String }`,
+        resolvers: {
+          Product: { __resolveReference: (ref: { upc: string }) => ({ upc: ref.upc, name: `Table ${ref.upc}`, price: 3, label: 'product' }) },
+          User: { __resolveReference: (ref: { id: string }) => ({ id: ref.id, name: 'Ann', price: 1.5, label: 'user' }) },
+        },
+      }),
+    ]);
+    router = await startTestRouter({ subgraphs: parts });
+  });
+  afterAll(async () => {
+    await router?.close();
+    await Promise.all(parts.map((s) => s.close()));
+  });
+
+  it('keeps apart fetches whose shared key has another type on the other type (String! vs String)', async () => {
+    const response = await router.query('{ top { p { name } u { name } } }');
+    expect(response.body).toEqual({ data: { top: { p: { name: 'Table p1' }, u: { name: 'Ann' } } } });
+  });
+
+  it('keeps apart fetches whose shared key is Int on one type and Float on the other, and still merges one shape', async () => {
+    const response = await router.query('{ top { p { price } u { price } } }');
+    expect(response.body).toEqual({ data: { top: { p: { price: 3 }, u: { price: 1.5 } } } });
+    parts[1]!.reset();
+    const same = await router.query('{ top { p { label } u { label } } }');
+    expect(same.body).toEqual({ data: { top: { p: { label: 'product' }, u: { label: 'user' } } } });
+    expect(parts[1]!.calls).toHaveLength(1);
+  });
+});

@@ -1,5 +1,6 @@
 import type { FederationIndex } from '../graph/federation-index.js';
 import type { FetchGroup } from './fetch-group.js';
+import type { SelectionTree, TreeField } from './selection-tree.js';
 
 /**
  * Fetch merging: entity fetches to one subgraph that become ready in the
@@ -16,7 +17,9 @@ import type { FetchGroup } from './fetch-group.js';
  * they would have had alone: for every type they look up, the selection on
  * it is the same text (a type another group selects differently is never
  * merged, so one path's fields cannot null another path's entities through
- * a non-null error, nor land under its response keys). Groups with aliased
+ * a non-null error, nor land under its response keys), and a response key
+ * selected on two types no object has both of has one shape on both (the
+ * subgraph validates the merged document as one). Groups with aliased
  * fields, and groups selecting outside of type conditions, stay alone.
  *
  * Returns the groups left, the merged ones in place of their first member.
@@ -128,7 +131,11 @@ function mergeable(group: FetchGroup): boolean {
 function compatible(index: FederationIndex, a: FetchGroup, b: FetchGroup): boolean {
   for (const [conditionA, treeA] of a.tree.fragments) {
     for (const [conditionB, treeB] of b.tree.fragments) {
-      if (!overlap(index, conditionA, conditionB)) continue;
+      // Types no object has both of still answer into one `_entities` list: a key they share must have one shape there.
+      if (!overlap(index, conditionA, conditionB)) {
+        if (!sameShapes(treeA, treeB)) return false;
+        continue;
+      }
       if (conditionA !== conditionB || treeA.print() !== treeB.print()) return false;
       const typenameA = a.representations.get(conditionA)?.typename;
       const typenameB = b.representations.get(conditionB)?.typename;
@@ -136,6 +143,36 @@ function compatible(index: FederationIndex, a: FetchGroup, b: FetchGroup): boole
     }
   }
   return true;
+}
+
+/**
+ * Whether every response key both selections use has one shape in both (the
+ * subgraph's type, and the same for their sub-selections): the subgraph
+ * refuses a document where `name: String!` and `name: String` share a key,
+ * even under fragments on different types.
+ */
+function sameShapes(a: SelectionTree, b: SelectionTree): boolean {
+  const fieldsB = fieldsByKey(b);
+  for (const [key, fieldsA] of fieldsByKey(a)) {
+    for (const fieldA of fieldsA) {
+      for (const other of fieldsB.get(key) ?? []) {
+        if (fieldA.typeText !== other.typeText) return false;
+        if (fieldA.children && other.children && !sameShapes(fieldA.children, other.children)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+/** The fields of a selection and of its fragments (one level of response objects), by response key. */
+function fieldsByKey(tree: SelectionTree, into = new Map<string, TreeField[]>()): Map<string, TreeField[]> {
+  for (const field of tree.fields.values()) {
+    const fields = into.get(field.responseKey);
+    if (fields) fields.push(field);
+    else into.set(field.responseKey, [field]);
+  }
+  for (const fragment of tree.fragments.values()) fieldsByKey(fragment, into);
+  return into;
 }
 
 /** Whether some object could match both type conditions. */
