@@ -248,6 +248,8 @@ describe('fetch merging across types', () => {
   let parts: TestSubgraph[] = [];
   let router: TestRouter;
   const LINK = 'extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])';
+  /** The upc of `top.p`; "bad" makes its entity lookup throw (the whole `_entities` field then fails). */
+  let pUpc = 'p1';
 
   beforeAll(async () => {
     parts = await Promise.all([
@@ -258,7 +260,7 @@ describe('fetch merging across types', () => {
           type Top { p: Product q: Product u: User }
           type Product @key(fields: "upc") { upc: ID! }
           type User @key(fields: "id") { id: ID! }`,
-        resolvers: { Query: { top: () => ({ p: { upc: 'p1' }, q: { upc: 'p2' }, u: { id: 'u1' } }) } },
+        resolvers: { Query: { top: () => ({ p: { upc: pUpc }, q: { upc: 'p2' }, u: { id: 'u1' } }) } },
       }),
       startSubgraph({
         name: 'names',
@@ -266,7 +268,13 @@ describe('fetch merging across types', () => {
           type Product @key(fields: "upc") { upc: ID! name: String! price: Int label: String }
           type User @key(fields: "id") { id: ID! name: String price: Float label: String }`,
         resolvers: {
-          Product: { __resolveReference: (ref: { upc: string }) => ({ upc: ref.upc, name: `Table ${ref.upc}`, price: 3, label: 'product' }) },
+          Product: {
+            __resolveReference: (ref: { upc: string }) => {
+              // Thrown at once (not a rejected promise): @apollo/subgraph then fails `_entities` for every representation.
+              if (ref.upc === 'bad') throw new Error('no product bad');
+              return { upc: ref.upc, name: `Table ${ref.upc}`, price: 3, label: 'product' };
+            },
+          },
           User: { __resolveReference: (ref: { id: string }) => ({ id: ref.id, name: 'Ann', price: 1.5, label: 'user' }) },
         },
       }),
@@ -290,5 +298,23 @@ describe('fetch merging across types', () => {
     const same = await router.query('{ top { p { label } u { label } } }');
     expect(same.body).toEqual({ data: { top: { p: { label: 'product' }, u: { label: 'user' } } } });
     expect(parts[1]!.calls).toHaveLength(1);
+  });
+
+  it('asks each path again alone when one bad entity failed a merged or batched call: other paths keep their data', async () => {
+    pUpc = 'bad';
+    try {
+      // Merged: one `_entities` list for p (Product) and u (User).
+      const merged = await router.query('{ top { p { label } u { label } } }');
+      // p's own entity failed (its nullable field is null, as with a call of its own); u keeps its data.
+      expect(merged.body.data).toEqual({ top: { p: { label: null }, u: { label: 'user' } } });
+      expect(merged.body.errors?.map((error) => error.message)).toEqual([expect.stringContaining('no product bad')]);
+      // Batched: p and q select Product differently, so they go as `_0` and `_1` of one request.
+      const batched = await router.query('{ top { p { name } q { price } } }');
+      expect(batched.body.data).toEqual({ top: { p: null, q: { price: 3 } } });
+      // (p's name is non-null: its null is reported too, as with a call of its own.)
+      expect(batched.body.errors?.map((error) => error.message)).toContain('no product bad');
+    } finally {
+      pUpc = 'p1';
+    }
   });
 });

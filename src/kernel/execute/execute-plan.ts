@@ -4,7 +4,7 @@ import { representationVariables } from '../plan/batch-node.js';
 import type { FetchNode, PlanNode, QueryPlan } from '../plan/query-plan.js';
 import { scheduleParallel, type MergedFetch } from './multi-fetch.js';
 import { restoreAliases } from './restore-aliases.js';
-import { collectFetchBatch } from './merged-batch.js';
+import { collectFetchBatch, entryFetches } from './merged-batch.js';
 import { partIndexOf, partVariableDefinitions, withEntityParts } from './batch-call.js';
 import type { EntityBatch } from './representations.js';
 import { ResponseTree } from './response-tree.js';
@@ -229,6 +229,15 @@ class PlanWalker {
       selectionSet: node.selectionSet,
       fetchId: node.id,
     });
+    if (node.entries && failedWhole(response, response?.data?._entities)) {
+      // Several paths shared the call, and one bad entity failed it all: each path is asked again alone, so only its own fail.
+      const alone = entryFetches(this.tree, node, this.options);
+      if (alone.length > 1) {
+        this.trace = undefined;
+        await Promise.all(alone.map((entry) => this.runPrepared(entry)));
+        return;
+      }
+    }
     this.received(response, node.aliases !== undefined);
     if (!response) return;
     if (response.errors?.length) this.reportErrors(node.subgraph, response.errors, (error) => entityErrorPath(error.path, '_entities', batch));
@@ -281,6 +290,12 @@ class PlanWalker {
     } catch (error) {
       // As the parts alone would have: one error each, at its first position.
       for (const { prepared } of sent) this.errors.push(fetchFailure(error, node.subgraph, prepared.batch.pathOf(0)));
+    }
+    if (failedWhole(response, response?.data)) {
+      // `_entities` is non-null: one part failing nulls the whole answer. Each part is asked again alone, so only its own fail.
+      this.trace = undefined;
+      await Promise.all(sent.map(({ prepared }) => this.runPrepared(prepared)));
+      return;
     }
     this.received(
       response,
@@ -367,6 +382,16 @@ class PlanWalker {
       return undefined;
     }
   }
+}
+
+/**
+ * Whether a subgraph answered a shared entity call with errors and nothing at
+ * all where the entities go (`answer` null or absent): a GraphQL failure of
+ * the whole call, which an entity of one part can cause for every part.
+ * A transport failure (no response) is not one: asking again would fail the same.
+ */
+function failedWhole(response: SubgraphResponse | undefined, answer: unknown): boolean {
+  return response !== undefined && (response.errors?.length ?? 0) > 0 && (answer === null || answer === undefined);
 }
 
 function rootKeys(node: FetchNode): readonly string[] {

@@ -21,6 +21,20 @@ function entriesOf(node: FetchNode): readonly FetchNode[] {
   return nodes;
 }
 
+/**
+ * A merged node's entries as fetches of their own (each entry node with its
+ * batch; entries with nothing to fetch left out): what is sent again, one
+ * call per entry, when the merged call failed as a whole.
+ */
+export function entryFetches(tree: ResponseTree, node: FetchNode, facts: TypeFacts): Array<{ readonly node: FetchNode; readonly batch: EntityBatch }> {
+  const fetches: Array<{ node: FetchNode; batch: EntityBatch }> = [];
+  for (const entry of entriesOf(node)) {
+    const batch = collectEntityBatch(tree, entry, facts);
+    if (batch) fetches.push({ node: entry, batch });
+  }
+  return fetches;
+}
+
 /** The batch of any entity fetch node, merged or not; undefined when there is nothing to fetch. */
 export function collectFetchBatch(tree: ResponseTree, node: FetchNode, facts: TypeFacts): EntityBatch | undefined {
   if (!node.entries) return collectEntityBatch(tree, node, facts);

@@ -17,7 +17,8 @@ import type { SelectionTree, TreeField } from './selection-tree.js';
  * they would have had alone: for every type they look up, the selection on
  * it is the same text (a type another group selects differently is never
  * merged, so one path's fields cannot null another path's entities through
- * a non-null error, nor land under its response keys), and a response key
+ * a non-null error, nor land under its response keys; a subgraph failing
+ * the whole call is asked again per path, see execute-plan.ts), and a response key
  * selected on two types no object has both of has one shape on both (the
  * subgraph validates the merged document as one). Groups with aliased
  * fields, and groups selecting outside of type conditions, stay alone.
