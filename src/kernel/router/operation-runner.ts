@@ -18,7 +18,7 @@ import { errorResponse, requestErrors } from './error-response.js';
 import { runIntrospection } from './introspection.js';
 import { planStage } from './plan-stage.js';
 import type { StageHooks } from './plugin-host.js';
-import { coerceVariables } from './variable-coercion.js';
+import { coerceVariables, withDefaultValues } from './variable-coercion.js';
 import { checkDocumentShape, checkIntrospection, isStackOverflow, nestedTooDeeply } from './request-limits.js';
 
 /** What every operation of a router shares. */
@@ -167,7 +167,8 @@ export async function prepareOperation(env: OperationEnvironment, request: Opera
     }
     const coerced = coerceVariables(graph.apiSchema, operation.variableDefinitions ?? [], request.variables);
     if (coerced.errors) return requestErrors(coerced.errors, 'BAD_USER_INPUT');
-    const context: OperationContext = { env, graph, request, scope, variables: request.variables ?? {} };
+    // Defaults written in: subgraph calls (and what keys on them: caches, in-flight sharing) carry every value they depend on.
+    const context: OperationContext = { env, graph, request, scope, variables: withDefaultValues(operation.variableDefinitions, request.variables) };
     return { session, document, operation, coerced: coerced.coerced, context };
   }
 }

@@ -8,7 +8,7 @@
  * stack; whatever else coercion reports that is not a GraphQL error is still
  * the client's input, so a 400 too.
  */
-import { getVariableValues, GraphQLError, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
+import { getVariableValues, GraphQLError, valueFromASTUntyped, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
 import { RouterError } from '../errors.js';
 import { MAX_NESTING } from './document-scan.js';
 import { isStackOverflow } from './request-limits.js';
@@ -69,4 +69,28 @@ function variableTooDeep(name: string | undefined): RouterError {
   return new RouterError('BAD_USER_INPUT', `${subject} nests lists and objects more than ${MAX_NESTING} levels deep; the router accepts at most ${MAX_NESTING}.`, {
     status: 400,
   });
+}
+
+/**
+ * The client's variables with the operation's default values written in for
+ * those it did not send (an explicit `null` stays `null`, as GraphQL says).
+ * Subgraph operations declare the same defaults, so their answers do not
+ * change; what changes is that every value a subgraph call depends on is in
+ * its variables, where caches and in-flight sharing key on them (two
+ * operations differing only by a default are different calls). The client's
+ * object itself when there is nothing to add.
+ */
+export function withDefaultValues(
+  definitions: readonly VariableDefinitionNode[] | undefined,
+  variables: Readonly<Record<string, unknown>> | undefined,
+): Readonly<Record<string, unknown>> {
+  const given = variables ?? {};
+  let filled: Record<string, unknown> | undefined;
+  for (const definition of definitions ?? []) {
+    const name = definition.variable.name.value;
+    if (definition.defaultValue === undefined || Object.hasOwn(given, name)) continue;
+    filled ??= { ...given };
+    filled[name] = valueFromASTUntyped(definition.defaultValue);
+  }
+  return filled ?? given;
 }
