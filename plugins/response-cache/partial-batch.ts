@@ -39,6 +39,8 @@ export function rebuildEntities(
     errors.push(
       routerMade({
         message: `Subgraph "${subgraph}" sent an invalid response: it returned ${count} for ${missing.length} representations.`,
+        // At the first entity it left unanswered, as the kernel reports a whole batch's invalid answer.
+        path: [field, missing[0] ?? 0],
         extensions: { code: 'SUBGRAPH_INVALID_RESPONSE' },
       }),
     );
