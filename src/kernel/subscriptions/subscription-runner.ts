@@ -228,7 +228,13 @@ function eventStream(
       newest = graph;
       replanned = replanned.then(async () => {
         if (done || graph !== newest) return;
-        const verdict = await revalidate(prepared, basis, graph, hooks);
+        let verdict: StreamBasis | string | RouterError;
+        try {
+          verdict = await revalidate(prepared, basis, graph, hooks);
+        } catch (error) {
+          // Never a rejection left unhandled (it would end the process): the stream ends, saying why.
+          verdict = `it could not be checked (${error instanceof Error ? error.message : String(error)})`;
+        }
         if (done) return;
         if (typeof verdict === 'string') upstream.fail(subscriptionInvalidated(verdict));
         else if (verdict instanceof RouterError) upstream.fail(asGraphQLError(verdict));
