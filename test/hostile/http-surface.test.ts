@@ -593,4 +593,14 @@ describe('the playground', () => {
     // Merged into the policy it had: still only its own origin and scripts.
     expect(policy).toMatch(/^default-src 'self'; script-src 'self' 'sha256-/);
   });
+
+  it('is never sniffed as another type, and its URL (which holds the operation) is not sent on as a referrer', async () => {
+    const page = await send(plain, { method: 'GET', path: '/', headers: { accept: 'text/html' } });
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    // A 404 echoing the path it was asked for is JSON, and stays JSON.
+    const missing = await send(plain, { method: 'GET', path: '/playground/%3Cimg%20src=x%3E', headers: { accept: 'text/html' } });
+    expect(missing.status).toBe(404);
+    expect(missing.headers['x-content-type-options']).toBe('nosniff');
+  });
 });

@@ -111,6 +111,8 @@ describe('extensions.trace', () => {
         const users = traceOf(response.body).fetches.find((f) => f.subgraph === 'users')!;
         expect(users.failure).toBe('SUBGRAPH_REQUEST_FAILED');
         expect(users.errors![0]).toMatch(/503/);
+        // The subgraph was asked (it answered 503): the panel must not say the router answered in its place.
+        expect(users.sent).toBe(true);
       } finally {
         usersFail = false;
       }

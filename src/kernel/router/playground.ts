@@ -39,6 +39,8 @@ interface LoadedPlayground {
 }
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** Browsers take every playground answer as the type it says (a 404 echoing a path is never read as HTML). */
+const NO_SNIFF = { 'x-content-type-options': 'nosniff' } as const;
 
 /** Serves the playground page and its assets; loads the bundle on the first request. */
 export class Playground {
@@ -62,15 +64,18 @@ export class Playground {
           'content-security-policy': contentSecurityPolicy,
           // No other page may frame the playground (clickjacking); `frame-ancestors` in the policy says the same to newer browsers.
           'x-frame-options': 'DENY',
+          // The editor writes the operation into the page's URL: links followed from it must not carry that along.
+          'referrer-policy': 'no-referrer',
+          ...NO_SNIFF,
         },
         body: page,
       };
     }
     const asset = files.get(path.slice(PLAYGROUND_ASSETS_PATH.length));
     if (!asset) {
-      return { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ errors: [{ message: `Not found: ${path}` }] }) };
+      return { status: 404, headers: { 'content-type': 'application/json; charset=utf-8', ...NO_SNIFF }, body: JSON.stringify({ errors: [{ message: `Not found: ${path}` }] }) };
     }
-    const headers = { 'content-type': asset.contentType, 'cache-control': IMMUTABLE, vary: 'accept-encoding' };
+    const headers = { 'content-type': asset.contentType, 'cache-control': IMMUTABLE, vary: 'accept-encoding', ...NO_SNIFF };
     if (acceptsGzip(acceptEncoding)) return { status: 200, headers: { ...headers, 'content-encoding': 'gzip' }, body: await asset.gzipped() };
     return { status: 200, headers, body: asset.bytes };
   }

@@ -25,6 +25,9 @@ export const REQUEST_TRACE = new StateKey<RequestTrace>('request-trace');
 /** Error messages kept per fetch, at most. */
 const MAX_ERRORS = 5;
 
+/** Failures that come from asking the subgraph (an HTTP status, a transport error, a timeout, an unreadable answer), not from the router declining to. */
+const ASKED_THE_SUBGRAPH: ReadonlySet<string> = new Set(['SUBGRAPH_REQUEST_FAILED', 'SUBGRAPH_TIMEOUT', 'SUBGRAPH_INVALID_RESPONSE']);
+
 /** `extensions.trace` as clients see it; times in milliseconds from the request's start. */
 export interface RequestTraceJSON {
   /** The whole operation, parse to response. */
@@ -101,7 +104,7 @@ export class RequestTrace {
     };
   }
 
-  /** Follows one fetch: `sending` when it leaves the router, `done` when it ended. */
+  /** Follows one fetch: `sending` when it leaves the router, `answered` or `failed` when it ended. */
   beginFetch(request: SubgraphRequest): FetchRecorder {
     const entry: FetchEntry = {
       fetchId: request.fetchId,
@@ -129,6 +132,11 @@ export class RequestTrace {
       failed(error) {
         entry.ended = performance.now();
         entry.failure = error instanceof RouterError ? error.code : 'INTERNAL_SERVER_ERROR';
+        // The after-hook that marks a sent fetch does not run on a failure: these codes mean the subgraph was asked.
+        if (!entry.sent && ASKED_THE_SUBGRAPH.has(entry.failure)) {
+          entry.sent = true;
+          entry.sentEntities = entry.requested;
+        }
         entry.errors = [error instanceof Error ? error.message : String(error)];
       },
     };
