@@ -250,6 +250,8 @@ describe('fetch merging across types', () => {
   const LINK = 'extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])';
   /** The upc of `top.p`; "bad" makes its entity lookup throw (the whole `_entities` field then fails). */
   let pUpc = 'p1';
+  /** The names subgraph answers every call with HTTP 503 and a GraphQL error (overloaded). */
+  let overloaded = false;
 
   beforeAll(async () => {
     parts = await Promise.all([
@@ -277,6 +279,7 @@ describe('fetch merging across types', () => {
           },
           User: { __resolveReference: (ref: { id: string }) => ({ id: ref.id, name: 'Ann', price: 1.5, label: 'user' }) },
         },
+        reply: () => (overloaded ? { status: 503, body: '{"errors":[{"message":"overloaded"}]}' } : undefined),
       }),
     ]);
     router = await startTestRouter({ subgraphs: parts });
@@ -304,17 +307,37 @@ describe('fetch merging across types', () => {
     pUpc = 'bad';
     try {
       // Merged: one `_entities` list for p (Product) and u (User).
+      parts[1]!.reset();
       const merged = await router.query('{ top { p { label } u { label } } }');
+      // The merged call, then each path alone.
+      expect(parts[1]!.calls).toHaveLength(3);
       // p's own entity failed (its nullable field is null, as with a call of its own); u keeps its data.
       expect(merged.body.data).toEqual({ top: { p: { label: null }, u: { label: 'user' } } });
       expect(merged.body.errors?.map((error) => error.message)).toEqual([expect.stringContaining('no product bad')]);
       // Batched: p and q select Product differently, so they go as `_0` and `_1` of one request.
+      parts[1]!.reset();
       const batched = await router.query('{ top { p { name } q { price } } }');
+      expect(parts[1]!.calls).toHaveLength(3);
       expect(batched.body.data).toEqual({ top: { p: null, q: { price: 3 } } });
       // (p's name is non-null: its null is reported too, as with a call of its own.)
       expect(batched.body.errors?.map((error) => error.message)).toContain('no product bad');
     } finally {
       pUpc = 'p1';
+    }
+  });
+
+  it('does not ask again per path when the whole request failed (an HTTP error status): one call, as before', async () => {
+    overloaded = true;
+    try {
+      parts[1]!.reset();
+      const merged = await router.query('{ top { p { label } u { label } } }');
+      expect(merged.body.errors?.length).toBeGreaterThan(0);
+      expect(parts[1]!.calls).toHaveLength(1);
+      parts[1]!.reset();
+      await router.query('{ top { p { name } q { price } } }');
+      expect(parts[1]!.calls).toHaveLength(1);
+    } finally {
+      overloaded = false;
     }
   });
 });

@@ -229,7 +229,7 @@ class PlanWalker {
       selectionSet: node.selectionSet,
       fetchId: node.id,
     });
-    if (node.entries && failedWhole(response, response?.data?._entities)) {
+    if (node.entries && failedWhole(response, response?.data?._entities, (field) => field === '_entities')) {
       // Several paths shared the call, and one bad entity failed it all: each path is asked again alone, so only its own fail.
       const alone = entryFetches(this.tree, node, this.options);
       if (alone.length > 1) {
@@ -291,7 +291,7 @@ class PlanWalker {
       // As the parts alone would have: one error each, at its first position.
       for (const { prepared } of sent) this.errors.push(fetchFailure(error, node.subgraph, prepared.batch.pathOf(0)));
     }
-    if (failedWhole(response, response?.data)) {
+    if (failedWhole(response, response?.data, (field) => partIndexOf(field) !== undefined)) {
       // `_entities` is non-null: one part failing nulls the whole answer. Each part is asked again alone, so only its own fail.
       this.trace = undefined;
       await Promise.all(sent.map(({ prepared }) => this.runPrepared(prepared)));
@@ -385,13 +385,17 @@ class PlanWalker {
 }
 
 /**
- * Whether a subgraph answered a shared entity call with errors and nothing at
- * all where the entities go (`answer` null or absent): a GraphQL failure of
- * the whole call, which an entity of one part can cause for every part.
- * A transport failure (no response) is not one: asking again would fail the same.
+ * Whether a subgraph answered a shared entity call with nothing at all where
+ * the entities go (`answer` null or absent) and an error at an `_entities`
+ * field (`entitiesField` tells which): the field failed, which one entity of
+ * one part can cause for every part. A failure of the whole request (no
+ * response, an HTTP error status, errors without such a path: overload, a
+ * refused token) is not one: asking again per part would fail the same, and
+ * multiply the calls to a subgraph already in trouble.
  */
-function failedWhole(response: SubgraphResponse | undefined, answer: unknown): boolean {
-  return response !== undefined && (response.errors?.length ?? 0) > 0 && (answer === null || answer === undefined);
+function failedWhole(response: SubgraphResponse | undefined, answer: unknown, entitiesField: (field: unknown) => boolean): boolean {
+  if (response === undefined || (answer !== null && answer !== undefined)) return false;
+  return response.errors?.some((error) => entitiesField(error.path?.[0])) ?? false;
 }
 
 function rootKeys(node: FetchNode): readonly string[] {
