@@ -8,7 +8,7 @@
  * stack; whatever else coercion reports that is not a GraphQL error is still
  * the client's input, so a 400 too.
  */
-import { getVariableValues, GraphQLError, valueFromASTUntyped, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
+import { getVariableValues, GraphQLError, Kind, valueFromASTUntyped, type GraphQLSchema, type ValueNode, type VariableDefinitionNode } from 'graphql';
 import { RouterError } from '../errors.js';
 import { MAX_NESTING } from './document-scan.js';
 import { isStackOverflow } from './request-limits.js';
@@ -88,9 +88,29 @@ export function withDefaultValues(
   let filled: Record<string, unknown> | undefined;
   for (const definition of definitions ?? []) {
     const name = definition.variable.name.value;
-    if (definition.defaultValue === undefined || Object.hasOwn(given, name)) continue;
+    if (definition.defaultValue === undefined || Object.hasOwn(given, name) || !jsonCarriesExactly(definition.defaultValue)) continue;
     filled ??= { ...given };
     filled[name] = valueFromASTUntyped(definition.defaultValue);
   }
   return filled ?? given;
+}
+
+/**
+ * Whether a default's JSON value says exactly what its literal says: a number
+ * JSON would round (an ID or a custom scalar such as a Long written as
+ * 12345678901234567890, a Decimal's extra digits) is left to the subgraph,
+ * which reads the literal from the operation it declares.
+ */
+function jsonCarriesExactly(value: ValueNode): boolean {
+  switch (value.kind) {
+    case Kind.INT:
+    case Kind.FLOAT:
+      return String(Number(value.value)) === value.value;
+    case Kind.LIST:
+      return value.values.every(jsonCarriesExactly);
+    case Kind.OBJECT:
+      return value.fields.every((field) => jsonCarriesExactly(field.value));
+    default:
+      return true;
+  }
 }

@@ -26,8 +26,8 @@ beforeAll(async () => {
   });
   reviews = await startSubgraph({
     name: 'reviews',
-    typeDefs: `${LINK} type Product @key(fields: "id") { id: ID! score(scale: Int = 10): Int }`,
-    resolvers: { Product: { score: (_: unknown, { scale }: { scale: number }) => 7 * scale } },
+    typeDefs: `${LINK} type Product @key(fields: "id") { id: ID! score(scale: Int = 10): Int echo(id: ID): ID }`,
+    resolvers: { Product: { score: (_: unknown, { scale }: { scale: number }) => 7 * scale, echo: (_: unknown, { id }: { id: string }) => id } },
     reply: cached,
   });
   router = await startTestRouter({ subgraphs: [catalog, reviews], plugins: [useCacheTags(), useResponseCache(memoryCache)] });
@@ -52,5 +52,10 @@ describe('variable defaults and entity entries', () => {
     const explicit = await router.query({ query: 'query ($s: Int = 9) { product(id: "1") { score(scale: $s) } }', variables: { s: 3 } });
     expect(explicit.body).toEqual({ data: { product: { score: 21 } } });
     expect(reviews.calls).toHaveLength(3);
+  });
+
+  it('leaves a default JSON cannot carry exactly to the subgraph (an ID written as a 20-digit number)', async () => {
+    const response = await router.query('query ($i: ID = 12345678901234567890) { product(id: "1") { echo(id: $i) } }');
+    expect(response.body).toEqual({ data: { product: { echo: '12345678901234567890' } } });
   });
 });
