@@ -24,7 +24,7 @@ import { playgroundPlugin } from './playground.js';
 /** What the built-ins read from the router. */
 export interface BuiltinEnvironment {
   readonly config: CoreConfig;
-  /** The graph being served (the trace reads its plan cache). */
+  /** The graph being served (the circuit breaker reads its subgraphs). */
   readonly graph: () => LoadedGraph | undefined;
   /** Readiness (`/health/ready`): a graph is loaded and the router is not closing. */
   readonly ready: () => boolean;
@@ -39,7 +39,7 @@ export function builtinPlugins(env: BuiltinEnvironment): SwitchyardPlugin[] {
   // Both show the plan (its subgraphs and fields): only where `query_plans.enabled` allows.
   if (queryPlansEnabled(env.config)) {
     // First after the metrics: its request hook sees the request before any plugin that changes it, and its trace covers them all.
-    plugins.push(requestTracePlugin(env.graph, env.config.subgraph_error_propagation));
+    plugins.push(requestTracePlugin(env.config.subgraph_error_propagation));
     plugins.push(queryPlanPlugin());
   }
   if (hasDocumentLimits(env.config.limits)) plugins.push(requestLimitsPlugin(env.config.limits));

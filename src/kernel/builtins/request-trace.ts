@@ -7,12 +7,12 @@
  */
 import type { SubgraphErrorPropagationConfig } from '../config/core-schema.js';
 import { subgraphErrorPolicy } from '../execute/subgraph-errors.js';
-import type { LoadedGraph } from '../graph/loaded-graph.js';
+import { LoadedGraph } from '../graph/loaded-graph.js';
 import type { SwitchyardPlugin } from '../pipeline/plugin.js';
 import type { QueryPlan } from '../plan/query-plan.js';
 import { REQUEST_TRACE, RequestTrace, TRACE_HEADER } from '../router/request-trace.js';
 
-export function requestTracePlugin(graph: () => LoadedGraph | undefined, errors: SubgraphErrorPropagationConfig): SwitchyardPlugin {
+export function requestTracePlugin(errors: SubgraphErrorPropagationConfig): SwitchyardPlugin {
   // The trace's subgraph errors follow the response's propagation rules.
   const errorPolicy = subgraphErrorPolicy(errors);
   return {
@@ -35,7 +35,9 @@ export function requestTracePlugin(graph: () => LoadedGraph | undefined, errors:
           const trace = event.state.get(REQUEST_TRACE);
           if (!trace) return;
           const plan = trace.beginPlan();
-          const cached: QueryPlan | undefined = graph()?.plans.peek(event.input.cacheKey);
+          // The plan cache of the graph this operation is planned on (not the current one, should a reload come in between).
+          const { graph } = event.input;
+          const cached: QueryPlan | undefined = graph instanceof LoadedGraph ? graph.plans.peek(event.input.cacheKey) : undefined;
           event.whenSettled(() => plan.done());
           return (after) => {
             if (after.output.operation.operationType === 'subscription') {

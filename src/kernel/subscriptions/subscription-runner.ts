@@ -233,12 +233,16 @@ function eventStream(
           verdict = await revalidate(prepared, basis, graph, hooks);
         } catch (error) {
           // Never a rejection left unhandled (it would end the process): the stream ends, saying why.
+          env.log.error({ err: error }, 'A running subscription could not be planned again after a graph reload');
           verdict = `it could not be checked (${error instanceof Error ? error.message : String(error)})`;
         }
         if (done) return;
         if (typeof verdict === 'string') upstream.fail(subscriptionInvalidated(verdict));
-        else if (verdict instanceof RouterError) upstream.fail(asGraphQLError(verdict));
-        else basis = verdict;
+        else if (verdict instanceof RouterError) {
+          // A plugin's failure is the operator's to see, as on a first plan; a refusal (authorization) is only the client's.
+          if (verdict.code === 'PLUGIN_ERROR') env.log.error({ err: verdict.cause ?? verdict, plugin: verdict.plugin }, verdict.message);
+          upstream.fail(asGraphQLError(verdict));
+        } else basis = verdict;
       });
     },
   });
