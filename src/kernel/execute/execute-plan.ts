@@ -229,7 +229,7 @@ class PlanWalker {
       selectionSet: node.selectionSet,
       fetchId: node.id,
     });
-    if (node.entries && failedWhole(response, response?.data?._entities, (field) => field === '_entities')) {
+    if (node.entries && failedWhole(response, noEntity(response?.data?._entities), (field) => field === '_entities')) {
       // Several paths shared the call, and one bad entity failed it all: each path is asked again alone, so only its own fail.
       const alone = entryFetches(this.tree, node, this.options);
       if (alone.length > 1) {
@@ -396,6 +396,15 @@ class PlanWalker {
 function failedWhole(response: SubgraphResponse | undefined, answer: unknown, entitiesField: (field: unknown) => boolean): boolean {
   if (response === undefined || (answer !== null && answer !== undefined)) return false;
   return response.errors?.some((error) => entitiesField(error.path?.[0])) ?? false;
+}
+
+/**
+ * A merged call's `_entities` with no entity in it as null: a subgraph that
+ * looks entities up in batches (a gRPC lookup RPC) answers a list of nulls
+ * when the one batch holding every path's keys failed.
+ */
+function noEntity(answer: unknown): unknown {
+  return Array.isArray(answer) && answer.length > 0 && answer.every((entity) => entity === null) ? null : answer;
 }
 
 function rootKeys(node: FetchNode): readonly string[] {

@@ -193,6 +193,40 @@ describe('gRPC failures as GraphQL errors', () => {
     });
   });
 
+  it('keeps the entities of other paths when one lookup batch fails for a key of one path', async () => {
+    const service = catalogService();
+    const lookup = service.handlers.LookupProductById!;
+    // NOT_FOUND for any batch holding p2: one bad key fails its whole lookup RPC.
+    const handlers = {
+      ...service.handlers,
+      LookupProductById: (request: Record<string, unknown>, metadata: Parameters<typeof lookup>[1]) =>
+        (request.keys as Array<{ id: string }>).some((key) => key.id === 'p2') ? { status: 5, details: 'no product p2' } : lookup(request, metadata),
+    };
+    const inventory = {
+      ...inventorySubgraph,
+      typeDefs: inventorySubgraph.typeDefs.replace('featured: [Product!]!', 'featured: [Product!]!\n    few: [Product]!\n    one: Product'),
+      resolvers: {
+        ...(inventorySubgraph.resolvers as Record<string, unknown>),
+        Query: {
+          ...(inventorySubgraph.resolvers as { Query: Record<string, unknown> }).Query,
+          few: () => ['p1', 'p3'].map((id) => ({ id, inStock: true, weight: 1 })),
+          one: () => ({ id: 'p2', inStock: true, weight: 1 }),
+        },
+      },
+    };
+    graph = await startGraph({ grpc: [{ ...service, handlers }], http: [inventory] });
+    // Both paths' Products go out as one merged lookup; when it fails, each path is asked again alone.
+    const response = await graph.query('{ few { id name } one { id name } }');
+    expect(response.body.data).toEqual({
+      few: [
+        { id: 'p1', name: expect.any(String) },
+        { id: 'p3', name: expect.any(String) },
+      ],
+      one: null,
+    });
+    expect(response.body.errors).toEqual([expect.objectContaining({ message: 'no product p2', path: ['one'], extensions: expect.objectContaining({ code: 'NOT_FOUND' }) })]);
+  });
+
   it('refuses fetches to a subgraph whose proto cannot be read, naming the subgraph', async () => {
     graph = await startGraph({
       grpc: [catalogService()],
