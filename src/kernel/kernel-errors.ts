@@ -33,7 +33,8 @@ const request = {
   BAD_USER_INPUT: {
     status: 400,
     statusText: REQUEST_ERROR_STATUS,
-    description: 'A variable is missing or has a value of the wrong type, or its value nests lists and objects more than 256 levels deep.',
+    description:
+      'A variable is missing or has a value of the wrong type, or its value nests lists and objects more than 256 levels deep, or it is an explicit null where `@skip(if:)`/`@include(if:)` reads it.',
     solution: 'Send every required variable with a value of its declared type.',
   },
   OPERATION_NOT_FOUND: {

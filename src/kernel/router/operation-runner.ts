@@ -16,7 +16,7 @@ import type { QueryPlan } from '../plan/query-plan.js';
 import type { ExecutionEngine } from './execution-engine.js';
 import { errorResponse, requestErrors } from './error-response.js';
 import { runIntrospection } from './introspection.js';
-import { planStage } from './plan-stage.js';
+import { conditionVariableNames, planStage } from './plan-stage.js';
 import type { StageHooks } from './plugin-host.js';
 import { coerceVariables, withDefaultValues } from './variable-coercion.js';
 import { checkDocumentShape, checkIntrospection, isStackOverflow, nestedTooDeeply } from './request-limits.js';
@@ -167,6 +167,8 @@ export async function prepareOperation(env: OperationEnvironment, request: Opera
     }
     const coerced = coerceVariables(graph.apiSchema, operation.variableDefinitions ?? [], request.variables);
     if (coerced.errors) return requestErrors(coerced.errors, 'BAD_USER_INPUT');
+    const nullCondition = conditionVariableNames(document).find((name) => coerced.coerced[name] === null);
+    if (nullCondition !== undefined) return requestErrors([nullConditionError(nullCondition)], 'BAD_USER_INPUT');
     // Defaults written in: subgraph calls (and what keys on them: caches, in-flight sharing) carry every value they depend on.
     const context: OperationContext = { env, graph, request, scope, variables: withDefaultValues(operation.variableDefinitions, request.variables) };
     return { session, document, operation, coerced: coerced.coerced, context };
@@ -237,4 +239,14 @@ function nonNullRootFields(graph: LoadedGraph, plan: QueryPlan): ReadonlySet<str
     nonNullCache.set(plan, keys);
   }
   return keys;
+}
+
+/**
+ * A nullable variable with a default, sent as an explicit `null`, feeding
+ * `@skip(if:)`/`@include(if:)` (`Boolean!`): validation allows it, but the
+ * argument must not be null (graphql-js raises this error too). Without it
+ * the field would be skipped or kept on the router's guess.
+ */
+function nullConditionError(name: string): GraphQLError {
+  return new GraphQLError(`Variable "$${name}" is null, but it is the "if" of @skip or @include, which must be true or false.`);
 }

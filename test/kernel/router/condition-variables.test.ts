@@ -1,0 +1,43 @@
+/**
+ * `@skip(if:)` / `@include(if:)` fed by a nullable variable with a default:
+ * validation allows it, the client may still send an explicit `null`, and
+ * the argument is `Boolean!`. The router answers a clear 400 (graphql-js
+ * raises an error too) instead of guessing whether to keep the field.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+
+const SDL = /* GraphQL */ `
+  extend schema @link(url: "https://specs.apollo.dev/federation/v2.5", import: ["@key"])
+  type Query { product: Product }
+  type Product @key(fields: "upc") { upc: ID! name: String! }
+`;
+
+let subgraph: TestSubgraph;
+let router: TestRouter;
+
+beforeAll(async () => {
+  subgraph = await startSubgraph({ name: 'products', typeDefs: SDL, resolvers: { Query: { product: () => ({ upc: 'p1', name: 'Table' }) } } as never });
+  router = await startTestRouter({ subgraphs: [subgraph] });
+});
+
+afterAll(async () => {
+  await router?.close();
+  await subgraph?.close();
+});
+
+it('refuses an explicit null for a variable that @include or @skip reads, before any subgraph is asked', async () => {
+  subgraph.reset();
+  for (const query of ['query ($i: Boolean = true) { product { upc name @include(if: $i) } }', 'query ($s: Boolean = false) { product { upc name @skip(if: $s) } }']) {
+    const response = await router.query({ query, variables: { i: null, s: null } });
+    expect(response.status).toBe(400);
+    expect(response.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(response.body.errors?.[0]?.message).toMatch(/^Variable "\$[is]" is null, but it is the "if" of @skip or @include/);
+  }
+  expect(subgraph.calls).toHaveLength(0);
+  // The default (variable absent) and explicit values still work.
+  expect((await router.query({ query: 'query ($i: Boolean = true) { product { name @include(if: $i) } }' })).body).toEqual({ data: { product: { name: 'Table' } } });
+  expect((await router.query({ query: 'query ($i: Boolean = true) { product { upc name @include(if: $i) } }', variables: { i: false } })).body).toEqual({
+    data: { product: { upc: 'p1' } },
+  });
+});
