@@ -11,7 +11,7 @@
  * AsyncLocalStorage): nothing here is registered globally.
  */
 
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, type Attributes, type SpanContext, type TextMapGetter } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, type Attributes, type SpanContext, type TextMapGetter } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { RouterError, StateKey, type Hooks, type StageOutcome, type OperationRequest, type OperationResponse, type RequestState } from '../../src/index.js';
 import { persistedQueryResolved } from '../../src/operations/index.js';
@@ -160,7 +160,8 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
         if (!record.planCacheHit) seenPlans.add(outcome.output);
       };
       const root = record.span;
-      if (!root) {
+      // A running subscription planned again on a reloaded graph: its request span has ended, and events are not traced.
+      if (!root || root.ended) {
         event.whenSettled(notePlan);
         return;
       }
@@ -188,6 +189,15 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
       const parent = record.execute ?? record.span;
       if (!parent) {
         if (record.forward) event.setInput({ ...input, headers: withTraceContext(input.headers, record.forward) });
+        return;
+      }
+      if (parent.ended) {
+        // A subscription event's fetch, after its request span ended: not traced (a stream may carry millions of events),
+        // but the subgraph still learns which trace it belongs to, with the sampled flag off.
+        event.setInput({
+          ...input,
+          headers: withTraceContext(input.headers, { traceId: parent.traceId, spanId: parent.spanId, traceFlags: TraceFlags.NONE, traceState: parent.traceState }),
+        });
         return;
       }
       // The attribute set is shared by the fetch spans of this shape (the span copies it if it adds one).
