@@ -54,6 +54,8 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
     const prefix = jwt.header_value_prefix;
     const forwarded = Object.entries(options.forward_claims);
     const forwardedHeaders = forwarded.map(([, header]) => header);
+    /** A request without a token: no claim header on its subscription's connection, whatever the header rules say. */
+    const noClaims = Object.freeze(claimHeaders(undefined, forwarded));
     const outcomes = ctx.metrics.counter('authentication_tokens_total', 'Tokens presented, by result', ['result']);
     // Tokens are accepted up to `clock_skew` past their `exp` (verify-token.ts): a subscription ends when that acceptance would.
     const skewMs = Math.ceil(jwt.clock_skew / 1000) * 1000;
@@ -62,10 +64,7 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
       event.state.set(AUTHENTICATION, identity);
       outcomes.inc({ result: 'valid' });
       // A subscription's own subgraph connection is opened without the fetch stage: the claims go to it from here.
-      if (forwarded.length > 0) {
-        const claims = claimHeaders(identity, forwarded);
-        if (claims) addSubscriptionConnectionHeaders(event.state, claims);
-      }
+      if (forwarded.length > 0) addSubscriptionConnectionHeaders(event.state, claimHeaders(identity, forwarded));
       if (identity.expiresAt !== undefined) endStreamBy(event.state, identity.expiresAt * 1000 + skewMs, expired);
     };
     ctx.log.info(
@@ -84,6 +83,7 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
           const value = event.input.headers[headerName];
           if (value === undefined) {
             if (options.ignore_introspection) event.state.set(INTROSPECTION_WITHOUT_TOKEN, true);
+            if (forwarded.length > 0) addSubscriptionConnectionHeaders(event.state, noClaims);
             return;
           }
           const token = tokenOf(value, prefix);
@@ -133,13 +133,14 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
   },
 });
 
-/** The forwarded claims of an identity as headers; undefined when it has none of them. */
-function claimHeaders(identity: AuthenticatedIdentity, forwarded: ReadonlyArray<readonly [string, string]>): Record<string, string> | undefined {
-  let headers: Record<string, string> | undefined;
-  for (const [claim, header] of forwarded) {
-    const value = claimHeaderValue(identity.claims[claim]);
-    if (value !== undefined) (headers ??= {})[header] = value;
-  }
+/**
+ * The forwarded claims of an identity as headers (a claim the token lacks as
+ * `undefined`: nothing else may fill its header, header rules included), or
+ * of no identity (every claim header taken off).
+ */
+function claimHeaders(identity: AuthenticatedIdentity | undefined, forwarded: ReadonlyArray<readonly [string, string]>): Record<string, string | undefined> {
+  const headers: Record<string, string | undefined> = {};
+  for (const [claim, header] of forwarded) headers[header] = identity === undefined ? undefined : claimHeaderValue(identity.claims[claim]);
   return headers;
 }
 

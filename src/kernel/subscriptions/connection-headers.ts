@@ -8,16 +8,27 @@
  */
 import { type RequestState, StateKey } from '../pipeline/state.js';
 
-const connectionHeaders = new StateKey<Readonly<Record<string, string>>>('subscription-connection-headers');
+const connectionHeaders = new StateKey<Readonly<Record<string, string | undefined>>>('subscription-connection-headers');
 
-/** Adds headers (lower-case names) to the subgraph connection of the subscription this request starts. */
-export function addSubscriptionConnectionHeaders(state: RequestState, headers: Readonly<Record<string, string>>): void {
+/**
+ * Adds headers (lower-case names) to the subgraph connection of the
+ * subscription this request starts; a name given `undefined` is taken off
+ * that connection, whatever the header rules put there.
+ */
+export function addSubscriptionConnectionHeaders(state: RequestState, headers: Readonly<Record<string, string | undefined>>): void {
   const current = state.get(connectionHeaders);
   state.set(connectionHeaders, current ? { ...current, ...headers } : { ...headers });
 }
 
-/** `base` (the header rules' output) with what plugins added for this request's subscription connection. */
+/** `base` (the header rules' output) with what plugins added (or took off) for this request's subscription connection. */
 export function withConnectionHeaders(state: RequestState, base: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
   const added = state.get(connectionHeaders);
-  return added ? { ...base, ...added } : base;
+  if (!added) return base;
+  const headers: Record<string, string> = { ...base };
+  for (const name in added) {
+    const value = added[name];
+    if (value === undefined) delete headers[name];
+    else headers[name] = value;
+  }
+  return headers;
 }

@@ -43,7 +43,7 @@ describe.each([
       body: JSON.stringify({ query: SUBSCRIPTION }),
     });
     expect(sse.status).toBe(200);
-    await eventually(() => setup.reviews.requests.length >= 3);
+    await eventually(() => setup.reviews.requests.length >= 3 && setup.reviews.open() >= 3);
     const users = setup.reviews.requests.map((request) => request.headers['x-user-id']).sort();
     expect(users).toEqual(['ada', 'bob', 'cy']);
     setup.reviews.push({ id: 'r1', body: 'Sturdy', upc: 'p1' });
@@ -51,6 +51,36 @@ describe.each([
     await bob.until(() => bob.events.length === 1);
     ada.dispose();
     bob.dispose();
+    await sse.body?.cancel();
+  });
+});
+
+describe('claim headers a header rule fills on the subscription connection', () => {
+  it('are taken off when the token lacks the claim or there is no token, as on every other subgraph request', async () => {
+    const setup = await setupSubscriptions({
+      // An operator rule that would let a client pick the claim's header: renamed from a header the client sends.
+      config: { headers: { all: { request: [{ op: 'propagate', named: 'x-forwarded-user', rename: 'x-user-id' }] } } },
+      plugins: [useAuthentication({ jwt: { jwks: [{ url: jwks.url }] }, forward_claims: { sub: 'x-user-id' } })],
+    });
+    const withoutSub = await sign(key, { claims: { sub: undefined, scope: 'read' } });
+    const clients = [
+      collect(wsClient(setup, { connectionParams: { Authorization: `Bearer ${withoutSub}`, headers: { 'x-forwarded-user': 'root' } } }), { query: SUBSCRIPTION }),
+      collect(wsClient(setup, { connectionParams: { headers: { 'x-forwarded-user': 'root' } } }), { query: SUBSCRIPTION }),
+    ];
+    const sse = await fetch(`${setup.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-forwarded-user': 'root' },
+      body: JSON.stringify({ query: SUBSCRIPTION }),
+    });
+    expect(sse.status).toBe(200);
+    await eventually(() => setup.reviews.requests.length >= 3 && setup.reviews.open() >= 3);
+    expect(setup.reviews.requests.map((request) => request.headers['x-user-id'])).toEqual([undefined, undefined, undefined]);
+    // The same rule on an entity fetch of an event: taken off there too.
+    setup.reviews.push({ id: 'r1', body: 'Sturdy', upc: 'p1' });
+    for (const client of clients) await client.until(() => client.events.length === 1);
+    expect(setup.products.calls.length).toBeGreaterThan(0);
+    for (const call of setup.products.calls) expect(call.headers['x-user-id']).toBeUndefined();
+    for (const client of clients) client.dispose();
     await sse.body?.cancel();
   });
 });
