@@ -7,9 +7,9 @@ import { restoreAliases } from './restore-aliases.js';
 import { collectFetchBatch, entryFetches } from './merged-batch.js';
 import { partIndexOf, partVariableDefinitions, withEntityParts } from './batch-call.js';
 import type { EntityBatch } from './representations.js';
-import { ResponseTree } from './response-tree.js';
+import { ResponseTree, type JsonObject as TreeObject } from './response-tree.js';
 import { SharedAnswers, type AnswerTrace } from './shared-answers.js';
-import { subgraphErrorPolicy, type ErrorPathMapper, type SubgraphErrorPolicy } from './subgraph-errors.js';
+import { ErrorPaths, subgraphErrorPolicy, type ErrorPathMapper, type SubgraphErrorPolicy } from './subgraph-errors.js';
 import type { SubgraphErrorPropagationConfig } from '../config/core-schema.js';
 import { representationsVariableOf } from '../plan/representations-variable.js';
 
@@ -217,7 +217,7 @@ class PlanWalker {
 
   private async runPrepared(prepared: PreparedEntityFetch): Promise<void> {
     const { node, batch } = prepared;
-    const response = await this.fetch(node.subgraph, batch, {
+    const response = await this.fetch(prepared, {
       subgraph: node.subgraph,
       kind: 'entity',
       operationType: 'query',
@@ -240,8 +240,16 @@ class PlanWalker {
     }
     this.received(response, node.aliases !== undefined);
     if (!response) return;
-    if (response.errors?.length) this.reportErrors(node.subgraph, response.errors, (error) => entityErrorPath(error.path, '_entities', batch));
+    if (response.errors?.length) {
+      const positions = this.positions(prepared);
+      this.reportErrors(node.subgraph, response.errors, (error) => entityErrorPath(error.path, '_entities', positions));
+    }
     this.mergeEntities(prepared, response.data?._entities);
+  }
+
+  /** Where the errors of `prepared`'s answer go (each entity's positions, found only when an error needs them). */
+  private positions({ node, batch }: PreparedEntityFetch): EntityPositions {
+    return new EntityPositions(this.tree, node, batch, this.options.satisfies);
   }
 
   /**
@@ -288,8 +296,8 @@ class PlanWalker {
     try {
       response = await this.options.runFetch(call);
     } catch (error) {
-      // As the parts alone would have: one error each, at its first position.
-      for (const { prepared } of sent) this.errors.push(fetchFailure(error, node.subgraph, prepared.batch.pathOf(0)));
+      // As the parts alone would have: an error at each of their positions.
+      for (const { prepared } of sent) this.failedAt(this.positions(prepared), (path) => fetchFailure(error, node.subgraph, path));
     }
     if (failedWhole(response, response?.data, (field) => partIndexOf(field) !== undefined)) {
       // `_entities` is non-null: one part failing nulls the whole answer. Each part is asked again alone, so only its own fail.
@@ -304,10 +312,11 @@ class PlanWalker {
     if (!response) return;
     const byAlias = new Map(sent.map((s) => [s.part.alias, s.prepared]));
     if (response.errors?.length) {
+      const positions: Record<string, EntityPositions> = {};
       this.reportErrors(node.subgraph, response.errors, (error) => {
         const alias = error.path?.[0];
         const prepared = partIndexOf(alias) === undefined ? undefined : byAlias.get(alias as string);
-        return prepared ? entityErrorPath(error.path, alias as string, prepared.batch) : undefined;
+        return prepared ? entityErrorPath(error.path, alias as string, (positions[alias as string] ??= this.positions(prepared))) : undefined;
       });
     }
     for (const { prepared, part } of sent) this.mergeEntities(prepared, response.data?.[part.alias]);
@@ -330,7 +339,7 @@ class PlanWalker {
       variables[merged.representationVariables[i]!] = part?.batch.representations ?? [];
       if (part) representations.push(...part.batch.representations);
     });
-    const response = await this.fetch(merged.subgraph, present[0]!.batch, {
+    const response = await this.fetch(present, {
       subgraph: merged.subgraph,
       kind: 'entity',
       operationType: 'query',
@@ -345,10 +354,11 @@ class PlanWalker {
     if (!response) return;
     // One request, one answer: its errors are reported once, each at the path of the part it belongs to.
     if (response.errors?.length) {
+      const positions: Record<string, EntityPositions> = {};
       this.reportErrors(merged.subgraph, response.errors, (error) => {
         const field = error.path?.[0];
         const part = typeof field === 'string' && /^_e\d+$/.test(field) ? parts[Number(field.slice(2))] : undefined;
-        return part ? entityErrorPath(error.path, field as string, part.batch) : undefined;
+        return part ? entityErrorPath(error.path, field as string, (positions[field as string] ??= this.positions(part))) : undefined;
       });
     }
     parts.forEach((part, i) => {
@@ -356,11 +366,12 @@ class PlanWalker {
     });
   }
 
-  private mergeEntities({ node, batch }: PreparedEntityFetch, results: unknown): void {
+  private mergeEntities(prepared: PreparedEntityFetch, results: unknown): void {
+    const { node, batch } = prepared;
     if (results === undefined || results === null) return;
     if (!Array.isArray(results) || results.length !== batch.representations.length) {
       const reason = Array.isArray(results) ? `it returned ${results.length} entities for ${batch.representations.length} representations` : '"_entities" is not a list';
-      this.errors.push(invalidResponse(node.subgraph, reason, batch.pathOf(0)));
+      this.failedAt(this.positions(prepared), (path) => invalidResponse(node.subgraph, reason, path));
       return;
     }
     const { tree, options } = this;
@@ -373,14 +384,19 @@ class PlanWalker {
     });
   }
 
-  /** Runs an entity fetch; a thrown error becomes a GraphQL error (at the batch's first position) and an absent answer. */
-  private async fetch(subgraph: string, batch: EntityBatch, call: FetchCall): Promise<SubgraphResponse | undefined> {
+  /** Runs an entity fetch for `prepared`; a thrown error becomes a GraphQL error at each of their positions, and an absent answer. */
+  private async fetch(prepared: PreparedEntityFetch | readonly PreparedEntityFetch[], call: FetchCall): Promise<SubgraphResponse | undefined> {
     try {
       return await this.options.runFetch(call);
     } catch (error) {
-      this.errors.push(fetchFailure(error, subgraph, batch.pathOf(0)));
+      for (const each of Array.isArray(prepared) ? prepared : [prepared]) this.failedAt(this.positions(each), (path) => fetchFailure(error, call.subgraph, path));
       return undefined;
     }
+  }
+
+  /** One error (made by `errorAt`) at each position a fetch was to fill. */
+  private failedAt(positions: EntityPositions, errorAt: (path: ReadonlyArray<string | number>) => GraphQLErrorJSON): void {
+    for (const path of positions.all()) this.errors.push(errorAt(path));
   }
 }
 
@@ -411,11 +427,72 @@ function rootKeys(node: FetchNode): readonly string[] {
   return node.rootFields ?? [];
 }
 
-function entityErrorPath(path: ReadonlyArray<string | number> | undefined, field: string, batch: EntityBatch): ReadonlyArray<string | number> | undefined {
+/** The client paths of an error at `field` (an `_entities` field of the call): each position of the entity it names. */
+function entityErrorPath(path: ReadonlyArray<string | number> | undefined, field: string, positions: EntityPositions): ReadonlyArray<string | number> | ErrorPaths | undefined {
   // The path is the subgraph's: anything at all until checked.
   if (!Array.isArray(path) || path[0] !== field || typeof path[1] !== 'number') return undefined;
   const index = path[1];
-  return Number.isInteger(index) && index >= 0 && index < batch.representations.length ? [...batch.pathOf(index), ...path.slice(2)] : undefined;
+  if (!Number.isInteger(index) || index < 0 || index >= positions.batch.representations.length) return undefined;
+  const rest = path.slice(2);
+  const at = positions.of(index);
+  return at.length === 1 ? [...at[0]!, ...rest] : new ErrorPaths(at.map((position) => [...position, ...rest]));
+}
+
+/**
+ * The response positions of a prepared entity fetch's representations, for
+ * its errors: an entity found at several positions (deduplicated into one
+ * representation) failed at each of them. A batch keeps only each
+ * representation's first position, so the others are found again in the
+ * tree, once, and only when an error needs them. Copies of errors are
+ * bounded by the positions: a subgraph sending many errors for one shared
+ * entity gets the rest reported at its first position only.
+ */
+class EntityPositions {
+  private byTarget: Map<TreeObject, Array<ReadonlyArray<string | number>>> | undefined;
+  /** Error copies still allowed beyond the first position of each. */
+  private budget: number;
+
+  constructor(
+    private readonly tree: ResponseTree,
+    private readonly node: FetchNode,
+    readonly batch: EntityBatch,
+    private readonly satisfies: (typename: string, condition: string) => boolean,
+  ) {
+    this.budget = 0;
+    for (const targets of batch.targets) this.budget += targets.length;
+  }
+
+  /** The positions of representation `index` (its first one alone once the budget is spent). */
+  of(index: number): ReadonlyArray<ReadonlyArray<string | number>> {
+    const first = this.batch.pathOf(index);
+    const targets = this.batch.targets[index]!;
+    if (targets.length <= 1 || this.budget < targets.length - 1) return [first];
+    this.budget -= targets.length - 1;
+    const byTarget = (this.byTarget ??= this.find());
+    const paths: Array<ReadonlyArray<string | number>> = [];
+    for (const target of targets) for (const path of byTarget.get(target) ?? []) paths.push(path);
+    return paths.length > 0 ? paths : [first];
+  }
+
+  /** Every position the fetch was to fill, in response order of each representation. */
+  all(): Array<ReadonlyArray<string | number>> {
+    const paths: Array<ReadonlyArray<string | number>> = [];
+    for (let i = 0; i < this.batch.representations.length; i++) paths.push(...this.of(i));
+    return paths;
+  }
+
+  private find(): Map<TreeObject, Array<ReadonlyArray<string | number>>> {
+    const byTarget = new Map<TreeObject, Array<ReadonlyArray<string | number>>>();
+    const mergePaths = this.node.entries ? this.node.entries.map((entry) => entry.path) : [this.node.mergePath];
+    for (const mergePath of mergePaths) {
+      for (const position of this.tree.collect(mergePath, this.satisfies)) {
+        const paths = byTarget.get(position.primary);
+        if (paths) paths.push(position.path);
+        else byTarget.set(position.primary, [position.path]);
+      }
+    }
+    return byTarget;
+  }
 }
 
 /** A root fetch's errors are at the client's paths already. */

@@ -35,8 +35,17 @@ export function routerMadeError<T extends GraphQLErrorJSON>(error: T): T {
   return error;
 }
 
-/** The client path of a subgraph error, or undefined when it has none the client could use. */
-export type ErrorPathMapper = (error: GraphQLErrorJSON) => ReadonlyArray<string | number> | undefined;
+/** Several client paths for one subgraph error: an entity found at several positions of the response failed at each. */
+export class ErrorPaths {
+  constructor(readonly paths: ReadonlyArray<ReadonlyArray<string | number>>) {}
+}
+
+/**
+ * The client path of a subgraph error (or `ErrorPaths`: each of its client
+ * paths, one client error each), or undefined when it has none the client
+ * could use.
+ */
+export type ErrorPathMapper = (error: GraphQLErrorJSON) => ReadonlyArray<string | number> | ErrorPaths | undefined;
 
 /** A compiled `subgraph_error_propagation`. */
 export interface SubgraphErrorPolicy {
@@ -81,13 +90,16 @@ class CompiledErrorPolicy implements SubgraphErrorPolicy {
     let withheld = false;
     for (const error of errors) {
       if (isRouterMade(error)) {
-        out.push(routerMade(error, subgraph, clientPath(error)));
+        const path = clientPath(error);
+        if (path instanceof ErrorPaths) for (const each of path.paths) out.push(routerMade(error, subgraph, each));
+        else out.push(routerMade(error, subgraph, path));
       } else if (!this.enabled) {
         withheld = true;
       } else {
-        const filtered = this.filter(error, subgraph, this.rewritePaths ? clientPath(error) : error.path);
-        if (this.wrapped) (forwarded ??= []).push(filtered);
-        else out.push(filtered);
+        const into = this.wrapped ? (forwarded ??= []) : out;
+        const path = this.rewritePaths ? clientPath(error) : error.path;
+        if (path instanceof ErrorPaths) for (const each of path.paths) into.push(this.filter(error, subgraph, each));
+        else into.push(this.filter(error, subgraph, path));
       }
     }
     if (withheld) out.push(this.fetchError(subgraph, undefined));

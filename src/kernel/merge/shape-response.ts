@@ -66,6 +66,9 @@ function defineOwn(out: Record<string, unknown>, key: string, value: unknown): v
 }
 
 class ShapeRun {
+  /** The errors' paths, indexed once a null needs checking against them. */
+  private coverage: ErrorCoverage | undefined;
+
   constructor(
     private readonly shaper: ShapeFields,
     private readonly tree: ResponseTree,
@@ -208,16 +211,56 @@ class ShapeRun {
 
   /** Whether an error already covers this path or a position inside or above it. */
   private hasErrorAt(path: ReadonlyArray<string | number>): boolean {
-    return this.errors.some((error) => {
-      const errorPath = error.path;
-      if (!errorPath) return false;
-      const length = Math.min(errorPath.length, path.length);
-      for (let i = 0; i < length; i++) if (errorPath[i] !== path[i]) return false;
-      return true;
-    });
+    return (this.coverage ??= new ErrorCoverage(this.errors)).covers(path);
   }
 
   private error(message: string, path: ReadonlyArray<string | number>): void {
     this.errors.push({ message, path: [...path] });
   }
+}
+
+/**
+ * Which response paths the errors so far cover (their own paths, every
+ * position inside them, every position above them), answered in time linear
+ * in the path's depth: a response may hold one error per position of a long
+ * list and a null per position too. Errors added later are indexed as asked.
+ */
+class ErrorCoverage {
+  /** Keys of the errors' own paths. */
+  private readonly exact = new Set<string>();
+  /** Keys of every prefix of the errors' paths (their own included). */
+  private readonly prefixes = new Set<string>();
+  private indexed = 0;
+
+  constructor(private readonly errors: readonly GraphQLErrorJSON[]) {}
+
+  covers(path: ReadonlyArray<string | number>): boolean {
+    this.catchUp();
+    let key = '';
+    if (this.exact.has(key)) return true;
+    for (const segment of path) {
+      key += segmentKey(segment);
+      if (this.exact.has(key)) return true;
+    }
+    return this.prefixes.has(key);
+  }
+
+  private catchUp(): void {
+    for (; this.indexed < this.errors.length; this.indexed++) {
+      const path = this.errors[this.indexed]!.path;
+      if (!Array.isArray(path)) continue;
+      let key = '';
+      this.prefixes.add(key);
+      for (const segment of path) {
+        key += segmentKey(segment as string | number);
+        this.prefixes.add(key);
+      }
+      this.exact.add(key);
+    }
+  }
+}
+
+/** A path segment in a key: list indices and names kept apart (`1` is not `"1"`). */
+function segmentKey(segment: string | number): string {
+  return typeof segment === 'number' ? `\u0001${segment}` : `\u0002${segment}`;
 }

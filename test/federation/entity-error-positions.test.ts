@@ -1,0 +1,117 @@
+/**
+ * An entity found at several positions of a response is looked up once (one
+ * representation), but when its lookup fails, each of those positions failed:
+ * every one gets the subgraph's error, as graphql-js, Apollo Gateway and Hive
+ * Gateway report it, so no field is null without an error saying why. Real
+ * @apollo/subgraph subgraphs; a hostile one shows the copies stay bounded.
+ */
+import { GraphQLError } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../src/testing/index.js';
+
+const LINK = 'extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])';
+
+const ITEMS = [{ id: 'i1' }, { id: 'i2' }, { id: 'i3' }];
+/** Three reviews, two of them of i2: i2 sits at latest.1 and latest.2 (and items.1). */
+const REVIEWS = [
+  { id: 'r1', item: { id: 'i1' } },
+  { id: 'r2', item: { id: 'i2' } },
+  { id: 'r3', item: { id: 'i2' } },
+];
+
+const broke = (field: string, id: string) => new GraphQLError(`${field} ${id} broke`, { extensions: { code: `${field.toUpperCase()}_BROKE` } });
+
+let inventory: TestSubgraph;
+let pricing: TestSubgraph;
+let router: TestRouter;
+
+beforeAll(async () => {
+  inventory = await startSubgraph({
+    name: 'inventory',
+    typeDefs: `${LINK}
+      type Query { items: [Item] latest: [Review] many(count: Int!): [Item] }
+      type Review { id: ID! item: Item }
+      type Item @key(fields: "id") { id: ID! }`,
+    resolvers: {
+      Query: { items: () => ITEMS, latest: () => REVIEWS, many: (_: unknown, { count }: { count: number }) => Array.from({ length: count }, () => ({ id: 'i1' })) },
+    } as never,
+  });
+  pricing = await startSubgraph({
+    name: 'pricing',
+    typeDefs: `${LINK}
+      type Item @key(fields: "id") { id: ID! note: String price: Int! }`,
+    resolvers: {
+      Item: {
+        __resolveReference: (ref: { id: string }) => ref,
+        note: (item: { id: string }) => (item.id === 'i2' ? broke('note', item.id) : `note of ${item.id}`),
+        price: (item: { id: string }) => (item.id === 'i2' ? broke('price', item.id) : 7),
+      },
+    } as never,
+    // Hostile answers for `many`: one error per position, every one at the one shared entity.
+    reply: (call) => {
+      const count = (call.variables?.representations as unknown[] | undefined)?.length;
+      if (!call.query.includes('note') || count !== 1 || !hostile) return undefined;
+      const errors = Array.from({ length: hostile }, () => ({ message: 'note broke', path: ['_entities', 0, 'note'] }));
+      return { body: JSON.stringify({ data: { _entities: [{ note: null }] }, errors }) };
+    },
+  });
+  router = await startTestRouter({ subgraphs: [inventory, pricing] });
+});
+
+afterAll(async () => {
+  await Promise.all([router?.close(), inventory?.close(), pricing?.close()]);
+});
+
+let hostile = 0;
+
+const error = (field: string, path: Array<string | number>) => ({
+  message: `${field} i2 broke`,
+  path,
+  extensions: { code: `${field.toUpperCase()}_BROKE` },
+});
+
+describe('errors of an entity found at several positions', () => {
+  it('a nullable field: the error at each position, across two paths of one merged call', async () => {
+    const { body } = await router.query('{ latest { item { note } } items { id note } }');
+    expect(body.data).toEqual({
+      latest: [{ item: { note: 'note of i1' } }, { item: { note: null } }, { item: { note: null } }],
+      items: [
+        { id: 'i1', note: 'note of i1' },
+        { id: 'i2', note: null },
+        { id: 'i3', note: 'note of i3' },
+      ],
+    });
+    expect(body.errors).toEqual(
+      expect.arrayContaining([error('note', ['latest', 1, 'item', 'note']), error('note', ['latest', 2, 'item', 'note']), error('note', ['items', 1, 'note'])]),
+    );
+    expect(body.errors).toHaveLength(3);
+  });
+
+  it("a non-null field: the subgraph's error at each position, no made-up 'Cannot return null'", async () => {
+    const { body } = await router.query('{ latest { id item { price } } }');
+    expect(body).toEqual({
+      data: {
+        latest: [
+          { id: 'r1', item: { price: 7 } },
+          { id: 'r2', item: null },
+          { id: 'r3', item: null },
+        ],
+      },
+      errors: [error('price', ['latest', 1, 'item', 'price']), error('price', ['latest', 2, 'item', 'price'])],
+    });
+  });
+
+  it('a subgraph sending an error per position for one shared entity gets at most one copy per position more', async () => {
+    hostile = 2000;
+    try {
+      const { status, body } = await router.query('{ many(count: 2000) { note } }');
+      expect(status).toBe(200);
+      // 2,000 errors each at the 2,000 positions would be 4,000,000; copies are bounded by the positions.
+      expect(body.errors!.length).toBeLessThanOrEqual(2000 + 2000);
+      const paths = new Set(body.errors!.map((e) => JSON.stringify(e.path)));
+      expect(paths.size).toBe(2000);
+    } finally {
+      hostile = 0;
+    }
+  });
+});
