@@ -1,7 +1,8 @@
 import { RouterError, type GraphQLErrorJSON } from '../errors.js';
 import type { EntityCallPart, JsonObject, SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
 import { representationVariables } from '../plan/batch-node.js';
-import type { FetchNode, PlanNode, QueryPlan } from '../plan/query-plan.js';
+import type { FetchAlias, FetchNode, PlanNode, QueryPlan } from '../plan/query-plan.js';
+import { INTERNAL_MARK } from '../plan/planner-support.js';
 import { scheduleParallel, type MergedFetch } from './multi-fetch.js';
 import { restoreAliases } from './restore-aliases.js';
 import { collectFetchBatch, entryFetches } from './merged-batch.js';
@@ -161,7 +162,7 @@ class PlanWalker {
     });
     this.received(response, node.aliases !== undefined);
     if (!response) return;
-    if (response.errors?.length) this.reportErrors(node.subgraph, response.errors, rootErrorPath);
+    if (response.errors?.length) this.reportErrors(node.subgraph, response.errors, (error) => rootErrorPath(error.path, node.aliases));
     const data = node.aliases ? (restoreAliases(response.data, node.aliases, this.options.satisfies) as SubgraphResponse['data']) : response.data;
     if (data === undefined || data === null) {
       // No data and no word why: say so at each root field rather than leave silent nulls.
@@ -433,7 +434,7 @@ function entityErrorPath(path: ReadonlyArray<string | number> | undefined, field
   if (!Array.isArray(path) || path[0] !== field || typeof path[1] !== 'number') return undefined;
   const index = path[1];
   if (!Number.isInteger(index) || index < 0 || index >= positions.batch.representations.length) return undefined;
-  const rest = path.slice(2);
+  const rest = clientSegments(path.slice(2), positions.node.aliases);
   const at = positions.of(index);
   return at.length === 1 ? [...at[0]!, ...rest] : new ErrorPaths(at.map((position) => [...position, ...rest]));
 }
@@ -454,7 +455,7 @@ class EntityPositions {
 
   constructor(
     private readonly tree: ResponseTree,
-    private readonly node: FetchNode,
+    readonly node: FetchNode,
     readonly batch: EntityBatch,
     private readonly satisfies: (typename: string, condition: string) => boolean,
   ) {
@@ -495,9 +496,34 @@ class EntityPositions {
   }
 }
 
-/** A root fetch's errors are at the client's paths already. */
-function rootErrorPath(error: GraphQLErrorJSON): ReadonlyArray<string | number> | undefined {
-  return error.path;
+/** A root fetch's errors are at the client's paths already, but for what the planner named itself. */
+function rootErrorPath(path: ReadonlyArray<string | number> | undefined, aliases: readonly FetchAlias[] | undefined): ReadonlyArray<string | number> | undefined {
+  if (!Array.isArray(path)) return path;
+  const segments = clientSegments(path, aliases);
+  return segments.length > 0 ? segments : undefined;
+}
+
+/**
+ * A subgraph path's segments as the client knows them: a field the planner
+ * sent under an alias (`name__sy_0`) under its client key, and the path cut
+ * before a field the planner added (`__sy_weight`, a `@requires` or key
+ * field under an internal key): the error belongs to the nearest field the
+ * client asked for. Internal names never reach the client.
+ */
+export function clientSegments(path: ReadonlyArray<string | number>, aliases: readonly FetchAlias[] | undefined): Array<string | number> {
+  const out: Array<string | number> = [];
+  for (const segment of path) {
+    if (typeof segment === 'string' && segment.includes(INTERNAL_MARK)) {
+      const alias = aliases?.find((a) => a.alias === segment);
+      if (alias) {
+        out.push(alias.responseKey);
+        continue;
+      }
+      if (segment.startsWith(INTERNAL_MARK)) break;
+    }
+    out.push(segment);
+  }
+  return out;
 }
 
 function fetchFailure(error: unknown, subgraph: string, path: ReadonlyArray<string | number>): GraphQLErrorJSON {

@@ -17,6 +17,9 @@ export function findClientField(selections: readonly NSelection[] | undefined, r
   return undefined;
 }
 
+/** What the planner's own response keys and aliases hold (`__sy_weight`, `name__sy_0`), made unlike the client's keys at their position. */
+export const INTERNAL_MARK = '__sy_';
+
 /**
  * The response key for a field the planner adds: its own name unless the
  * client uses that key for something else, in which case an internal alias.
@@ -25,7 +28,10 @@ export function internalKey(clientSelections: readonly NSelection[] | undefined,
   const argsText = args.map((a) => `${a.name.value}:${JSON.stringify(a.value)}`).join(',');
   const natural = findClientField(clientSelections, name);
   if (args.length === 0 && (!natural || (natural.name === name && natural.arguments.length === 0))) return name;
-  return `__sy_${name}${args.length > 0 ? `_${hash(argsText)}` : ''}`;
+  let key = `${INTERNAL_MARK}${name}${args.length > 0 ? `_${hash(argsText)}` : ''}`;
+  // A client may alias a field `__sy_weight` too: the planner's key must not take the client's value (or give it ours).
+  while (findClientField(clientSelections, key)) key += '_';
+  return key;
 }
 
 function hash(text: string): string {

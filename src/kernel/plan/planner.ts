@@ -6,7 +6,7 @@ import { estimateJumps } from './estimate.js';
 import { FetchGroup } from './fetch-group.js';
 import type { NField, NFragment, NormalizedOperation, NSelection } from './normalize.js';
 import { sharedUnionMembers } from './partial-unions.js';
-import { convertFieldSet, planningError, providedFor } from './planner-support.js';
+import { convertFieldSet, INTERNAL_MARK, planningError, providedFor } from './planner-support.js';
 import type { PathSegment, RepresentationField, RepresentationSpec } from './query-plan.js';
 import type { SelectionTree } from './selection-tree.js';
 
@@ -297,7 +297,7 @@ export class Planner {
     let added = position.tree.add(field.responseKey, field.name, field.arguments, composite, typeText);
     if (!added) {
       // The key holds another type elsewhere in this fetch: send under an alias, renamed back on arrival.
-      const alias = `${field.responseKey}__sy_${position.group.aliases.length}`;
+      const alias = `${field.responseKey}${INTERNAL_MARK}${position.group.aliases.length}`;
       added = position.tree.add(alias, field.name, field.arguments, composite, typeText);
       if (!added) throw planningError(`response key "${field.responseKey}" is used twice at ${position.path.join('.') || 'the root'}`);
       position.group.aliases.push({ path: position.path.slice(position.group.mergePath.length), alias, responseKey: field.responseKey });
