@@ -11,7 +11,7 @@ import type { Type } from 'protobufjs';
 import { RouterError, type GraphQLErrorJSON, type SubgraphRequest, type SubgraphResponse } from '../../src/index.js';
 import { collectFields, type CollectContext } from './collect-fields.js';
 import type { FetchDocument } from './fetch-document.js';
-import { ResponseBuilder, at, pathOf, type MessageRange, type ResolverJob } from './from-proto.js';
+import { ResponseBuilder, at, pathOf, type MessageRange, type ResolverJob, type ResponsePath } from './from-proto.js';
 import type { GrpcChannels } from './grpc-channels.js';
 import { fetchError, type ErrorContext } from './grpc-errors.js';
 import { encodeMessage } from './message-codec.js';
@@ -161,7 +161,10 @@ class GrpcFetch {
         return object;
       });
     } catch (error) {
-      this.errors.push(fetchError(error, [key, indexes[0]!], this.errorContext));
+      this.failedAt(
+        error,
+        indexes.map((index) => [key, index]),
+      );
       return;
     }
     const requireCalls = required.map(([responseKey, nodes]) => this.requiredField(lookup, type, representations, keys, indexes, key, responseKey, nodes));
@@ -173,7 +176,10 @@ class GrpcFetch {
           results[indexes[j]!] = this.builder.objectAt(response, range, entityType as Type, type, [selection], at(at(undefined, key), indexes[j]!));
         });
       } catch (error) {
-        this.errors.push(fetchError(error, [key, indexes[0]!], this.errorContext));
+        this.failedAt(
+          error,
+          indexes.map((index) => [key, index]),
+        );
         await Promise.allSettled(requireCalls);
         return;
       }
@@ -215,7 +221,10 @@ class GrpcFetch {
         });
       };
     } catch (error) {
-      this.errors.push(fetchError(error, [key, indexes[0]!, responseKey], this.errorContext));
+      this.failedAt(
+        error,
+        indexes.map((index) => [key, index, responseKey]),
+      );
       return undefined;
     }
   }
@@ -258,8 +267,16 @@ class GrpcFetch {
         job.target[job.key] = this.builder.fieldValue(response, resultType, resultField, field.type, nodes, job.path, range);
       });
     } catch (error) {
-      this.errors.push(fetchError(error, pathOf(jobs[0]!.path), this.errorContext));
+      this.failedAt(
+        error,
+        jobs.map((job) => pathOf(job.path)),
+      );
     }
+  }
+
+  /** One RPC's failure, reported at every position it was to fill (each of those fields failed, not the first alone). */
+  private failedAt(error: unknown, paths: ReadonlyArray<ResponsePath>): void {
+    for (const path of paths) this.errors.push(fetchError(error, path, this.errorContext));
   }
 
   /** A field's arguments (literals, variables, defaults) as the fields of `message`, named by the mapping. */

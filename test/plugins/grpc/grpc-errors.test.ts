@@ -39,6 +39,20 @@ describe('gRPC failures as GraphQL errors', () => {
     });
   });
 
+  it.each([
+    ['ResolveProductReviews', '{ products { id reviews(limit: 1) { body } } }', (i: number) => ['products', i, 'reviews']],
+    ['RequireProductShippingEstimateById', '{ warehouse { id shippingEstimate } }', (i: number) => ['warehouse', i, 'shippingEstimate']],
+    ['LookupProductById', '{ warehouse { id name } }', (i: number) => ['warehouse', i]],
+  ] as const)('reports a failed %s at every position it was to fill, not the first alone', async (method, query, pathAt) => {
+    const service = catalogService();
+    graph = await startGraph({ grpc: [{ ...service, handlers: { ...service.handlers, [method]: () => ({ status: 14, details: 'store offline' }) } }], http: [inventorySubgraph] });
+    const response = await graph.query(query);
+    const errors = (response.body.errors ?? []) as Array<{ message: string; path?: unknown; extensions?: { code?: unknown } }>;
+    // Three products, each one's field failed with the RPC: three errors, each at its own position, each with the status.
+    expect(errors.map((error) => error.path)).toEqual([0, 1, 2].map((i) => pathAt(i)));
+    for (const error of errors) expect(error).toMatchObject({ message: 'store offline', extensions: { code: 'UNAVAILABLE' } });
+  });
+
   it('reports an RPC the service does not implement as UNIMPLEMENTED, keeping the other root fields', async () => {
     const service = catalogService();
     const { QueryServerTime: _unimplemented, ...handlers } = service.handlers;
@@ -173,7 +187,7 @@ describe('gRPC failures as GraphQL errors', () => {
     ]);
   });
 
-  it('reports an entity lookup that returns too few results as an invalid response at the entities', async () => {
+  it('reports an entity lookup that returns too few results as an invalid response at each entity', async () => {
     const service = catalogService();
     graph = await startGraph({
       grpc: [{ ...service, handlers: { ...service.handlers, LookupProductById: () => ({ result: [] }) } }],
@@ -182,14 +196,12 @@ describe('gRPC failures as GraphQL errors', () => {
     const response = await graph.query(`{ warehouse { id name } }`);
     expect(response.body).toEqual({
       data: null,
-      errors: [
-        {
-          message:
-            'Subgraph "catalog" sent a response that does not fit its schema: LookupProductById returned 0 results for 3 requested; it must return one per key, in order (regenerate the service and recompose).',
-          path: ['warehouse', 0],
-          extensions: { code: 'SUBGRAPH_INVALID_RESPONSE', serviceName: 'catalog' },
-        },
-      ],
+      errors: [0, 1, 2].map((i) => ({
+        message:
+          'Subgraph "catalog" sent a response that does not fit its schema: LookupProductById returned 0 results for 3 requested; it must return one per key, in order (regenerate the service and recompose).',
+        path: ['warehouse', i],
+        extensions: { code: 'SUBGRAPH_INVALID_RESPONSE', serviceName: 'catalog' },
+      })),
     });
   });
 
