@@ -21,7 +21,7 @@
  */
 import { codeGenerationAllowed, compileGenerated } from '../../src/index.js';
 import type { ObjectPlan, ValueStep } from './object-plans.js';
-import { absentValue, enumValue, finite } from './value-codecs.js';
+import { absentValue, enumValue } from './value-codecs.js';
 import { LENGTH_DELIMITED, VARINT, WireFormatError, expectWireType, type WireReader } from './wire-reader.js';
 
 /** What compiled code calls back for fields it does not read inline. */
@@ -65,14 +65,13 @@ interface Helpers {
   /** The value steps the code reads, in the order it refers to them (`S[i]`). */
   readonly steps: readonly ValueStep[];
   readonly expectWireType: typeof expectWireType;
-  readonly finite: typeof finite;
   readonly enumValue: typeof enumValue;
   readonly WireFormatError: typeof WireFormatError;
 }
 
 function compile(plan: ObjectPlan): CompiledObject | undefined {
   if (plan.hasResolvers || plan.steps.length > MAX_STEPS) return undefined;
-  const helpers: Helpers = { steps: [], expectWireType, finite, enumValue, WireFormatError };
+  const helpers: Helpers = { steps: [], expectWireType, enumValue, WireFormatError };
   const steps = helpers.steps as ValueStep[];
   const initial: string[] = [];
   /** The value steps by field number, in selection order (several when a field is selected under several keys). */
@@ -101,7 +100,7 @@ function compile(plan: ObjectPlan): CompiledObject | undefined {
     cases.push(`case ${number}: { ${body} break; }`);
   }
   const source = `"use strict";
-const { steps: S, expectWireType, finite, enumValue, WireFormatError } = H;
+const { steps: S, expectWireType, enumValue, WireFormatError } = H;
 return function readObject(r, end, G, path) {
   const o = { ${initial.join(', ')} };
   while (r.pos < end) {
@@ -146,9 +145,9 @@ function inlineScalar(type: string): string | undefined {
     case 'int64':
       return 'r.varint64(true)';
     case 'double':
-      return 'finite(r.double())';
+      return 'r.double()';
     case 'float':
-      return 'finite(r.float())';
+      return 'r.float()';
     default:
       return undefined;
   }

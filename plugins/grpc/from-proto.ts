@@ -17,7 +17,7 @@ import { decodeMessage } from './message-codec.js';
 import { ObjectPlans, kindOf, type ObjectPlan, type ValueStep } from './object-plans.js';
 import { ProtoShapeError, slotOf } from './proto-slot.js';
 import type { ResolverRpc, ServiceModel } from './service-model.js';
-import { absentValue, enumValue, finite, type Codec } from './value-codecs.js';
+import { absentValue, enumValue, type Codec } from './value-codecs.js';
 import { LENGTH_DELIMITED, VARINT, WireFormatError, WireReader, expectWireType } from './wire-reader.js';
 
 /** A decoded proto message (protobufjs reflection), read by field name. */
@@ -381,7 +381,7 @@ function decoding<T>(messageType: Type, read: () => T): T {
   }
 }
 
-/** One scalar value as GraphQL JSON: numbers that are not finite become null, bytes base64. */
+/** One scalar value as GraphQL JSON, bytes base64; a NaN or infinite double is kept for the response shaper to refuse (GraphQL Float has none). */
 function scalar(reader: WireReader, wireType: number, codec: Codec & { kind: 'scalar' }): unknown {
   expectWireType(wireType, codec.wireType);
   switch (codec.type) {
@@ -412,8 +412,8 @@ function scalar(reader: WireReader, wireType: number, codec: Codec & { kind: 'sc
     case 'sfixed64':
       return reader.fixed64(true);
     case 'float':
-      return finite(reader.float());
+      return reader.float();
     case 'double':
-      return finite(reader.double());
+      return reader.double();
   }
 }

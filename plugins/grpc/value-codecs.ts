@@ -106,11 +106,6 @@ function invalid(message: string, slot: Slot, absentMayBeNull = true): Codec {
   return { kind: 'invalid', error: new ProtoShapeError(message), absentIsNull: absentMayBeNull && !slot.repeated && isMessageType(slot.type) };
 }
 
-/** A proto float or double as a GraphQL Float, which has no NaN or infinities: those become null. */
-export function finite(value: number): number | null {
-  return Number.isFinite(value) ? value : null;
-}
-
 /** The GraphQL value of enum number `number`; throws a `ProtoShapeError` for a number with none. */
 export function enumValue(codec: Codec & { kind: 'enum' }, number: number): string | null {
   const value = codec.values.get(number);

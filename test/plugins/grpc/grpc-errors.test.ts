@@ -53,6 +53,20 @@ describe('gRPC failures as GraphQL errors', () => {
     for (const error of errors) expect(error).toMatchObject({ message: 'store offline', extensions: { code: 'UNAVAILABLE' } });
   });
 
+  it.each([Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])('answers a double of %s, which GraphQL Float cannot hold, with a field error', async (price) => {
+    const service = catalogService();
+    const handlers = { ...service.handlers, QueryProduct: () => ({ product: { id: 'p1', name: 'Lamp', price } }) };
+    graph = await startGraph({ grpc: [{ ...service, handlers }], http: [inventorySubgraph] });
+    // Twice: the second run takes the compiled paths (decoder and shaper).
+    for (let run = 0; run < 2; run++) {
+      const response = await graph.query(`{ product(id: "p1") { name price } }`);
+      expect(response.body).toEqual({
+        data: { product: null },
+        errors: [{ message: `Float cannot represent non numeric value: ${price}`, path: ['product', 'price'] }],
+      });
+    }
+  });
+
   it('reports an RPC the service does not implement as UNIMPLEMENTED, keeping the other root fields', async () => {
     const service = catalogService();
     const { QueryServerTime: _unimplemented, ...handlers } = service.handlers;

@@ -226,9 +226,9 @@ describe('reading RPC answers from the wire format', () => {
     );
   });
 
-  it('reads a double that is not finite as null', () => {
-    expect(decode(`{ product(id: "p1") { price } }`, encode('product', { product: { price: Number.NaN } }))).toEqual({ price: null });
-    expect(decode(`{ product(id: "p1") { price } }`, encode('product', { product: { price: Number.POSITIVE_INFINITY } }))).toEqual({ price: null });
+  it('keeps a double that is not finite as it is, for the response shaper to refuse', () => {
+    expect(decode(`{ product(id: "p1") { price } }`, encode('product', { product: { price: Number.NaN } }))).toEqual({ price: Number.NaN });
+    expect(decode(`{ product(id: "p1") { price } }`, encode('product', { product: { price: Number.POSITIVE_INFINITY } }))).toEqual({ price: Number.POSITIVE_INFINITY });
   });
 
   it('refuses bytes that are not a message of the proto as a response that does not fit the schema', () => {
