@@ -7,6 +7,7 @@
  * metrics' clock, so every request's wait is timed. A call carrying uploaded
  * files is never shared: its key writes each file as `null`.
  */
+import { setMaxListeners } from 'node:events';
 import { SingleFlight } from '../fetch/single-flight.js';
 import type { SubgraphRequest, SubgraphResponse } from '../fetch/subgraph-types.js';
 import { uploadCount, variablesJson } from '../fetch/variables-json.js';
@@ -20,6 +21,9 @@ export function singleFlightPlugin(): SwitchyardPlugin {
       const flights = new SingleFlight<SubgraphResponse>();
       // A shared call follows the router's life, not one client's: a client that leaves does not cancel the others' answer.
       const stopping = new AbortController();
+      // Every shared call in flight listens on this one signal (and removes its listener when done): many at once is
+      // normal, not a leak, so Node's warning past 10 listeners (MaxListenersExceededWarning) would be noise.
+      setMaxListeners(0, stopping.signal);
       const share: FetchWrapper = (request, perform) => {
         const key = flightKey(request);
         // Counted while the key's variables text was written: one property read.
