@@ -118,6 +118,7 @@ export {
 } from './kernel/errors.js';
 export type { ErrorCatalogue, ErrorSpec } from './kernel/error-catalogue.js';
 export { createLogger, type Logger, type LoggerOptions } from './kernel/logger.js';
+export { clientValue, cutString, MAX_CLIENT_VALUE_LENGTH } from './kernel/client-value.js';
 export { splitUrlCredentials, stripUrlCredentials, type UrlWithoutCredentials } from './kernel/url-credentials.js';
 export { formatBytes, readResponseText, ResponseTooLargeError } from './kernel/response-text.js';
 export type { Counter, Gauge, GaugeAggregation, Histogram, HistogramSeries, Labels, Metrics, MetricSnapshot, ValueSeries } from './kernel/metrics/metrics.js';

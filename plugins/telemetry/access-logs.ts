@@ -3,19 +3,12 @@
  * written once the request is over, whatever answered it.
  */
 
-import { RouterError, StateKey, type Hooks, type Logger, type OperationRequest, type OperationResponse } from '../../src/index.js';
+import { clientValue, RouterError, StateKey, type Hooks, type Logger, type OperationRequest, type OperationResponse } from '../../src/index.js';
 import { cacheCounts } from './cache-status.js';
 import { operationFacts, type OperationFacts } from './operation-facts.js';
 
 /** The `msg` of every access log line. */
 export const ACCESS_LOG_MESSAGE = 'Request completed';
-
-/**
- * Longest client-supplied value (operation name, client name and version) in
- * a line, in characters; a longer one is cut and ends with `…`, so one line
- * never grows with the request body.
- */
-export const MAX_CLIENT_VALUE_LENGTH = 256;
 
 /** One request as the access log follows it. */
 interface AccessRecord {
@@ -99,13 +92,4 @@ function lineOf(record: AccessRecord, response: OperationResponse | undefined, e
     errors: errors?.length ?? (error === undefined ? 0 : 1),
   };
   return typeof code === 'string' ? { ...line, error_code: code } : line;
-}
-
-/** A value the client chose, cut to `MAX_CLIENT_VALUE_LENGTH` characters (never inside a surrogate pair). */
-function clientValue(value: string | undefined): string | undefined {
-  if (value === undefined || value.length <= MAX_CLIENT_VALUE_LENGTH) return value;
-  let end = MAX_CLIENT_VALUE_LENGTH - 1;
-  const last = value.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return `${value.slice(0, end)}\u2026`;
 }

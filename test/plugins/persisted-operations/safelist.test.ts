@@ -151,6 +151,17 @@ describe('log_unknown', () => {
     expect(lines.filter((line) => line.msg === 'Unknown operation: not a registered persisted operation')).toEqual([]);
   });
 
+  it('cuts the client name and operation name it logs to 256 characters, as access logs do', async () => {
+    const { router, lines } = await start({ log_unknown: true, manifest: { enabled: true } });
+    const operationName = `Prices${'N'.repeat(200_000)}`;
+    const query = prices.replace('Prices', operationName);
+    const response = await router.query({ query, operationName, headers: { 'graphql-client-name': `web${'c'.repeat(10_000)}` } });
+    expect(response.status).toBe(200);
+    const [line] = lines.filter((l) => l.msg === 'Unknown operation: not a registered persisted operation');
+    expect(line).toMatchObject({ operation_name: `${operationName.slice(0, 255)}\u2026`, client_name: `web${'c'.repeat(252)}\u2026`, sha256: sha256Hex(query) });
+    expect(String(line!.query)).toHaveLength(2_000);
+  });
+
   it('logs and rejects when the safelist is on as well', async () => {
     const { router, lines } = await start({ log_unknown: true, safelist: true, manifest: { enabled: true } });
     expect((await router.query(prices)).status).toBe(403);
