@@ -32,6 +32,7 @@ import {
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import { RandomIdGenerator, type ReadableSpan, type Sampler, SamplingDecision, type SpanProcessor, type TimedEvent } from '@opentelemetry/sdk-trace-base';
+import { cutString } from '../../src/index.js';
 
 const ids = new RandomIdGenerator();
 const NO_LINKS: Link[] = [];
@@ -41,6 +42,34 @@ const NOT_ENDED: HrTime = [0, 0];
 /** Shared by spans without attributes of their own (replaced by the span's own object on its first write). */
 const NO_ATTRIBUTES: Attributes = Object.freeze({});
 const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
+
+/** `value` within `limit` (see `cutString`); checked inline first, since nearly every string fits. */
+function fit(value: string, limit: number): string {
+  return value.length > limit ? cutString(value, limit) : value;
+}
+
+/** An attribute value with its strings (also those of an array) within `limit`. */
+function fitValue(value: AttributeValue, limit: number): AttributeValue {
+  if (typeof value === 'string') return fit(value, limit);
+  if (Array.isArray(value) && value.some((item) => typeof item === 'string' && item.length > limit)) {
+    return (value as unknown[]).map((item) => (typeof item === 'string' ? fit(item, limit) : item)) as AttributeValue;
+  }
+  return value;
+}
+
+/** `attributes` itself when every value fits, else a copy with the long ones cut (the caller's object may be shared). */
+function fitAttributes(attributes: Attributes, limit: number): Attributes {
+  let out: Attributes | undefined;
+  for (const key in attributes) {
+    const value = attributes[key];
+    if (value === undefined) continue;
+    const fitted = fitValue(value, limit);
+    if (fitted === value) continue;
+    out ??= { ...attributes };
+    out[key] = fitted;
+  }
+  return out ?? attributes;
+}
 
 /** Milliseconds since the epoch (fractional) as [seconds, nanoseconds]. */
 function hrTime(ms: number): HrTime {
@@ -53,7 +82,12 @@ function hrTime(ms: number): HrTime {
 export interface SpanSink {
   readonly resource: Resource;
   readonly instrumentationScope: InstrumentationScope;
-  /** Longest string attribute value kept (longer ones are cut). */
+  /**
+   * Longest string kept in a span, in UTF-16 code units: names, attribute and
+   * event attribute values (exception messages and stack traces among them),
+   * status messages. Longer ones are cut: they may carry client input (an
+   * operation name, a field name quoted by a validation error).
+   */
   readonly valueLengthLimit: number;
   ended(span: RecordedSpan): void;
 }
@@ -71,6 +105,8 @@ export interface SpanSink {
  */
 export class RecordedSpan implements ReadableSpan, SpanContext {
   ended = false;
+  /** Within the sink's length limit: a name may come from the client's operation name. */
+  name: string;
   status: SpanStatus = UNSET;
   events: TimedEvent[] = NO_EVENTS;
   readonly startTime: HrTime;
@@ -82,7 +118,7 @@ export class RecordedSpan implements ReadableSpan, SpanContext {
     readonly traceFlags: number,
     readonly traceState: TraceState | undefined,
     readonly parentSpanContext: SpanContext | undefined,
-    public name: string,
+    name: string,
     readonly kind: SpanKind,
     startMs: number,
     /** Never written in place while shared (see `ownsAttributes`). */
@@ -90,6 +126,7 @@ export class RecordedSpan implements ReadableSpan, SpanContext {
     /** Whether `attributes` is this span's own object (else it is shared and copied before a write). */
     private ownsAttributes: boolean,
   ) {
+    this.name = fit(name, sink.valueLengthLimit);
     this.startTime = hrTime(startMs);
   }
 
@@ -146,7 +183,7 @@ export class RecordedSpan implements ReadableSpan, SpanContext {
       this.attributes = { ...this.attributes };
       this.ownsAttributes = true;
     }
-    this.attributes[key] = typeof value === 'string' && value.length > this.sink.valueLengthLimit ? value.slice(0, this.sink.valueLengthLimit) : value;
+    this.attributes[key] = fitValue(value, this.sink.valueLengthLimit);
   }
 
   setAttributes(attributes: Attributes): void {
@@ -156,12 +193,14 @@ export class RecordedSpan implements ReadableSpan, SpanContext {
     }
   }
 
+  /** `attributes` is kept as it is unless a value must be cut (then a cut copy is kept). */
   addEvent(name: string, attributes: Attributes = NO_ATTRIBUTES, timeMs: number = performance.timeOrigin + performance.now()): void {
     if (this.events === NO_EVENTS) this.events = [];
-    this.events.push({ name, attributes, time: hrTime(timeMs), droppedAttributesCount: 0 });
+    const limit = this.sink.valueLengthLimit;
+    this.events.push({ name: fit(name, limit), attributes: fitAttributes(attributes, limit), time: hrTime(timeMs), droppedAttributesCount: 0 });
   }
 
-  /** An `exception` event as the OpenTelemetry conventions (and the SDK) write it. */
+  /** An `exception` event as the OpenTelemetry conventions (and the SDK) write it (its fields cut by `addEvent`). */
   recordException(error: { name?: string; message?: string; stack?: string; code?: unknown }): void {
     const attributes: Attributes = {};
     const type = error.code ?? error.name;
@@ -172,11 +211,13 @@ export class RecordedSpan implements ReadableSpan, SpanContext {
   }
 
   setStatus(status: SpanStatus): void {
-    this.status = status;
+    const message = status.message;
+    const limit = this.sink.valueLengthLimit;
+    this.status = message !== undefined && message.length > limit ? { code: status.code, message: cutString(message, limit) } : status;
   }
 
   updateName(name: string): void {
-    this.name = name;
+    this.name = fit(name, this.sink.valueLengthLimit);
   }
 
   end(endMs: number): void {
@@ -220,7 +261,9 @@ export class SpanRecorder implements SpanSink {
     const own = attributes();
     for (const key in own) {
       const value = own[key];
-      if (typeof value === 'string' && value.length > this.valueLengthLimit) own[key] = value.slice(0, this.valueLengthLimit);
+      if (value === undefined) continue;
+      const fitted = fitValue(value, this.valueLengthLimit);
+      if (fitted !== value) own[key] = fitted;
     }
     const recorded = new RecordedSpan(this, traceId, ids.generateSpanId(), TraceFlags.SAMPLED, remote?.traceState, remote, name, kind, startMs, own, true);
     return { recorded };

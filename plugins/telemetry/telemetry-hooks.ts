@@ -13,7 +13,7 @@
 
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, type Attributes, type SpanContext, type TextMapGetter } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { RouterError, StateKey, type Hooks, type StageOutcome, type OperationRequest, type OperationResponse, type RequestState } from '../../src/index.js';
+import { clientValue, RouterError, StateKey, type Hooks, type StageOutcome, type OperationRequest, type OperationResponse, type RequestState } from '../../src/index.js';
 import { persistedQueryResolved } from '../../src/operations/index.js';
 import { cacheCounts, takeFetchStatus } from './cache-status.js';
 import { operationFacts, type OperationFacts } from './operation-facts.js';
@@ -99,7 +99,8 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
       if (errors && errors.length > 0) span.setAttribute('switchyard.graphql.error_count', errors.length);
       if (record.persistedId !== undefined) {
         span.addEvent('persisted_operation.lookup', {
-          'switchyard.persisted_operation.id': record.persistedId,
+          // Ids are 64 hex characters (a few more for Cosmo ids); the client may send anything.
+          'switchyard.persisted_operation.id': clientValue(record.persistedId),
           'switchyard.persisted_operation.found': state.get(persistedQueryResolved) === true,
         });
       }
@@ -189,6 +190,10 @@ export function telemetryHooks(runtime: TelemetryRuntime): Hooks {
       const parent = record.execute ?? record.span;
       if (!parent) {
         if (record.forward) event.setInput({ ...input, headers: withTraceContext(input.headers, record.forward) });
+        // Nothing to forward: a client's traceparent or tracestate that a header rule copied does not reach the subgraph either.
+        else if (input.headers.traceparent !== undefined || input.headers.tracestate !== undefined) {
+          event.setInput({ ...input, headers: withoutTraceContext(input.headers) });
+        }
         return;
       }
       if (parent.ended) {
@@ -315,11 +320,24 @@ function httpStatusOf(error: unknown): number | undefined {
   return typeof http?.status === 'number' ? http.status : undefined;
 }
 
-/** The fetch's headers with the W3C trace context of `context` added. */
+/**
+ * The fetch's headers with the W3C trace context of `context` in place of any
+ * a header rule copied from the client: the router decides what subgraphs
+ * get. A client's `tracestate` belongs to the client's trace only; the W3C
+ * spec forbids carrying it into a trace the router restarted (its
+ * `traceparent` was invalid, or missing).
+ */
 function withTraceContext(headers: Readonly<Record<string, string>>, context: SpanContext): Record<string, string> {
-  const out: Record<string, string> = { ...headers };
+  // Usually no rule copied either header: a plain copy then (the quicker one, on every traced fetch).
+  const out = headers.traceparent === undefined && headers.tracestate === undefined ? { ...headers } : withoutTraceContext(headers);
   writeTraceContext(context, out);
   return out;
+}
+
+/** A copy of the fetch's headers without `traceparent` and `tracestate` (rules write lower-case names). */
+function withoutTraceContext(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const { traceparent: _traceparent, tracestate: _tracestate, ...rest } = headers;
+  return rest;
 }
 
 /** Status ERROR, `error.type`, and the exception as an event, on the span that failed. */

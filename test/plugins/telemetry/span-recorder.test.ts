@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { ROOT_CONTEXT, SpanKind, TraceFlags } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -5,13 +7,14 @@ import { ParentBasedSampler, type ReadableSpan, type SpanProcessor, TraceIdRatio
 import { describe, expect, it } from 'vitest';
 import { SpanRecorder, writeTraceContext } from '../../../plugins/telemetry/span-recorder.js';
 
-function recorderWith(rate: number): { recorder: SpanRecorder; ended: ReadableSpan[] } {
+/** A recorder whose spans keep strings of at most `limit` code units (16 by default: short enough to see cuts). */
+function recorderWith(rate: number, limit = 16): { recorder: SpanRecorder; ended: ReadableSpan[] } {
   const ended: ReadableSpan[] = [];
   const collect: SpanProcessor = { onStart() {}, onEnd: (span) => void ended.push(span), forceFlush: async () => {}, shutdown: async () => {} };
   const recorder = new SpanRecorder(
     resourceFromAttributes({ 'service.name': 'unit' }),
     { name: 'switchyard' },
-    16,
+    limit,
     new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(rate) }),
     [collect],
   );
@@ -83,7 +86,7 @@ describe('span recorder', () => {
   });
 
   it('records exceptions as the OpenTelemetry conventions write them', () => {
-    const { recorder, ended } = recorderWith(1);
+    const { recorder, ended } = recorderWith(1, 1024);
     const span = recorder.startRoot('op', SpanKind.SERVER, 1, ROOT_CONTEXT, () => ({})).recorded!;
     const error = Object.assign(new Error('subgraph down'), { code: 'SUBGRAPH_REQUEST_FAILED' });
     span.recordException(error);
@@ -111,5 +114,58 @@ describe('span recorder', () => {
 
     // No client trace and not sampled: nothing recorded, nothing to forward.
     expect(recorder.startRoot('op', SpanKind.SERVER, 1, ROOT_CONTEXT, () => ({}))).toEqual({ forward: undefined });
+  });
+});
+
+describe('span recorder: cut strings', () => {
+  it('never cuts through a surrogate pair, in names, attributes, events and status messages', () => {
+    const { recorder, ended } = recorderWith(1);
+    // 15 characters, then an emoji (two UTF-16 code units) across the limit of 16.
+    const long = `${'x'.repeat(15)}\u{1F600}tail`;
+    const span = recorder.startRoot(long, SpanKind.SERVER, 1, ROOT_CONTEXT, () => ({ 'user_agent.original': long })).recorded!;
+    span.setAttribute('graphql.operation.name', long);
+    span.addEvent('persisted_operation.lookup', { 'switchyard.persisted_operation.id': long });
+    span.recordException({ name: 'GraphQLError', message: long });
+    span.setStatus({ code: 2, message: long });
+    const child = span.child(long, SpanKind.INTERNAL, 1);
+    child.updateName(`${long}!`);
+    child.end(2);
+    span.end(2);
+    const cut = 'x'.repeat(15);
+    const [inner, operation] = ended as [ReadableSpan, ReadableSpan];
+    expect([operation.name, inner.name]).toEqual([cut, cut]);
+    expect(operation.attributes).toEqual({ 'user_agent.original': cut, 'graphql.operation.name': cut });
+    expect(operation.events.map((e) => e.attributes)).toEqual([{ 'switchyard.persisted_operation.id': cut }, { 'exception.type': 'GraphQLError', 'exception.message': cut }]);
+    expect(operation.status).toEqual({ code: 2, message: cut });
+    // A pair that fits whole is kept whole.
+    const fits = recorder.startRoot(`${'x'.repeat(14)}\u{1F600}tail`, SpanKind.SERVER, 1, ROOT_CONTEXT, () => ({})).recorded!;
+    expect(fits.name).toBe(`${'x'.repeat(14)}\u{1F600}`);
+  });
+
+  it('keeps only the cut part of a long value alive, not the whole string it was cut from', () => {
+    // `global.gc` is not exposed under vitest: turn the flag on now and take `gc` from a new context, where it appears.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const { recorder, ended } = recorderWith(1);
+    const MB = 1_000_000; // under Node's threshold for external strings: on the V8 heap, counted in heapUsed
+    const COUNT = 48;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < COUNT; i++) {
+      // A distinct 1 MB string per span (a request body's operation name, document, error message).
+      const value = () => Buffer.alloc(MB, String.fromCharCode(97 + (i % 26))).toString('latin1');
+      const span = recorder.startRoot(value(), SpanKind.SERVER, 1, ROOT_CONTEXT, () => ({ 'user_agent.original': value() })).recorded!;
+      span.updateName(value());
+      span.setAttribute('graphql.document', value());
+      span.addEvent('exception', { 'exception.message': value() });
+      span.setStatus({ code: 2, message: value() });
+      span.end(2);
+    }
+    gc();
+    const retained = process.memoryUsage().heapUsed - before;
+    // The processor holds every span (as an export queue does): 48 spans keep 5 cut values of 16 units each,
+    // against 240 MB if a cut kept its parent alive.
+    expect(ended).toHaveLength(COUNT);
+    expect(retained).toBeLessThan(8 * MB);
   });
 });
