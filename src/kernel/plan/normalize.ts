@@ -4,6 +4,7 @@ import {
   type DocumentNode,
   type FragmentDefinitionNode,
   type OperationDefinitionNode,
+  type SelectionNode,
   type SelectionSetNode,
   type ValueNode,
   type VariableDefinitionNode,
@@ -60,11 +61,7 @@ export function conditionVariables(document: DocumentNode): string[] {
   const names = new Set<string>();
   const visitSet = (set: SelectionSetNode | undefined): void => {
     for (const selection of set?.selections ?? []) {
-      for (const directive of selection.directives ?? []) {
-        if (directive.name.value !== 'skip' && directive.name.value !== 'include') continue;
-        const value = directive.arguments?.find((a) => a.name.value === 'if')?.value;
-        if (value?.kind === Kind.VARIABLE) names.add(value.name.value);
-      }
+      addConditionVariables(selection, names);
       if (selection.kind !== Kind.FRAGMENT_SPREAD) visitSet(selection.selectionSet);
     }
   };
@@ -74,6 +71,49 @@ export function conditionVariables(document: DocumentNode): string[] {
     }
   }
   return [...names].sort();
+}
+
+/**
+ * Names of the variables that `@skip`/`@include` read in one operation of a
+ * document (its own selections and the fragments it reaches): another
+ * operation of the document may use a variable of the same name otherwise.
+ */
+export function operationConditionVariables(document: DocumentNode, operation: OperationDefinitionNode): readonly string[] {
+  // Worked out once per operation of a cached document.
+  let known = operationConditions.get(operation);
+  if (!known) operationConditions.set(operation, (known = findOperationConditions(document, operation)));
+  return known;
+}
+
+const operationConditions = new WeakMap<OperationDefinitionNode, readonly string[]>();
+
+function findOperationConditions(document: DocumentNode, operation: OperationDefinitionNode): string[] {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const names = new Set<string>();
+  const reached = new Set<string>();
+  const visitSet = (set: SelectionSetNode | undefined): void => {
+    for (const selection of set?.selections ?? []) {
+      addConditionVariables(selection, names);
+      if (selection.kind !== Kind.FRAGMENT_SPREAD) visitSet(selection.selectionSet);
+      else if (!reached.has(selection.name.value)) {
+        // Each fragment once: spreads may repeat it (or, in an invalid document, cycle).
+        reached.add(selection.name.value);
+        visitSet(fragments.get(selection.name.value)?.selectionSet);
+      }
+    }
+  };
+  visitSet(operation.selectionSet);
+  return [...names];
+}
+
+/** Adds the variables a selection's `@skip`/`@include` read to `names`. */
+function addConditionVariables(selection: SelectionNode, names: Set<string>): void {
+  for (const directive of selection.directives ?? []) {
+    if (directive.name.value !== 'skip' && directive.name.value !== 'include') continue;
+    const value = directive.arguments?.find((a) => a.name.value === 'if')?.value;
+    if (value?.kind === Kind.VARIABLE) names.add(value.name.value);
+  }
 }
 
 /** What normalization needs to know about the schema. */

@@ -11,12 +11,12 @@ import type { Logger } from '../logger.js';
 import { runStage, type StageScope } from '../pipeline/stage-runner.js';
 import { RequestState } from '../pipeline/state.js';
 import type { GraphQLResponseBody, MergeOutput, OperationRequest, OperationResponse } from '../pipeline/stages.js';
-import { selectOperation } from '../plan/normalize.js';
+import { operationConditionVariables, selectOperation } from '../plan/normalize.js';
 import type { QueryPlan } from '../plan/query-plan.js';
 import type { ExecutionEngine } from './execution-engine.js';
 import { errorResponse, requestErrors } from './error-response.js';
 import { runIntrospection } from './introspection.js';
-import { conditionVariableNames, planStage } from './plan-stage.js';
+import { planStage } from './plan-stage.js';
 import type { StageHooks } from './plugin-host.js';
 import { coerceVariables, withDefaultValues } from './variable-coercion.js';
 import { checkDocumentShape, checkIntrospection, isStackOverflow, nestedTooDeeply } from './request-limits.js';
@@ -167,7 +167,7 @@ export async function prepareOperation(env: OperationEnvironment, request: Opera
     }
     const coerced = coerceVariables(graph.apiSchema, operation.variableDefinitions ?? [], request.variables);
     if (coerced.errors) return requestErrors(coerced.errors, 'BAD_USER_INPUT');
-    const nullCondition = conditionVariableNames(document).find((name) => coerced.coerced[name] === null);
+    const nullCondition = operationConditionVariables(document, operation).find((name) => coerced.coerced[name] === null);
     if (nullCondition !== undefined) return requestErrors([nullConditionError(nullCondition)], 'BAD_USER_INPUT');
     // Defaults written in: subgraph calls (and what keys on them: caches, in-flight sharing) carry every value they depend on.
     const context: OperationContext = { env, graph, request, scope, variables: withDefaultValues(operation.variableDefinitions, request.variables) };

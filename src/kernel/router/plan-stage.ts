@@ -43,7 +43,7 @@ export function planStage(graph: LoadedGraph, hooks: StageHooks, scope: StageSco
 const conditionCache = new WeakMap<DocumentNode, string[]>();
 
 /** Names of the variables the document's `@skip`/`@include` read (worked out once per document). */
-export function conditionVariableNames(document: DocumentNode): string[] {
+function conditionVariableNames(document: DocumentNode): string[] {
   let names = conditionCache.get(document);
   if (!names) {
     names = conditionVariables(document);

@@ -9,7 +9,7 @@ import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } fr
 
 const SDL = /* GraphQL */ `
   extend schema @link(url: "https://specs.apollo.dev/federation/v2.5", import: ["@key"])
-  type Query { product: Product }
+  type Query { product: Product echo(b: Boolean): String }
   type Product @key(fields: "upc") { upc: ID! name: String! }
 `;
 
@@ -17,7 +17,11 @@ let subgraph: TestSubgraph;
 let router: TestRouter;
 
 beforeAll(async () => {
-  subgraph = await startSubgraph({ name: 'products', typeDefs: SDL, resolvers: { Query: { product: () => ({ upc: 'p1', name: 'Table' }) } } as never });
+  subgraph = await startSubgraph({
+    name: 'products',
+    typeDefs: SDL,
+    resolvers: { Query: { product: () => ({ upc: 'p1', name: 'Table' }), echo: (_: unknown, { b }: { b: boolean | null }) => JSON.stringify(b) } } as never,
+  });
   router = await startTestRouter({ subgraphs: [subgraph] });
 });
 
@@ -40,4 +44,23 @@ it('refuses an explicit null for a variable that @include or @skip reads, before
   expect((await router.query({ query: 'query ($i: Boolean = true) { product { upc name @include(if: $i) } }', variables: { i: false } })).body).toEqual({
     data: { product: { upc: 'p1' } },
   });
+});
+
+it("keeps a null for a variable of the same name that only another operation's @skip/@include reads", async () => {
+  // B's $s feeds no condition; A's (and the fragment only A spreads) are not run.
+  for (const query of [
+    'query A($s: Boolean!) { product { upc @include(if: $s) } } query B($s: Boolean) { product { name } echo(b: $s) }',
+    'query A($s: Boolean!) { product { ...F } } query B($s: Boolean) { product { name } echo(b: $s) } fragment F on Product { upc @skip(if: $s) }',
+  ]) {
+    const response = await router.query({ query, operationName: 'B', variables: { s: null } });
+    expect(response.status, `${query} ${JSON.stringify(response.body)}`).toBe(200);
+    expect(response.body).toEqual({ data: { product: { name: 'Table' }, echo: 'null' } });
+  }
+  // The fragment the selected operation spreads still counts.
+  const spread = await router.query({
+    query: 'query B($s: Boolean = true) { product { ...F } } fragment F on Product { name @include(if: $s) }',
+    variables: { s: null },
+  });
+  expect(spread.status).toBe(400);
+  expect(spread.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
 });
