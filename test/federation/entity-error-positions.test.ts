@@ -29,11 +29,11 @@ beforeAll(async () => {
   inventory = await startSubgraph({
     name: 'inventory',
     typeDefs: `${LINK}
-      type Query { items: [Item] latest: [Review] many(count: Int!): [Item] }
+      type Query { items: [Item] latest: [Review] many(count: Int!, id: ID = "i1"): [Item] }
       type Review { id: ID! item: Item }
       type Item @key(fields: "id") { id: ID! }`,
     resolvers: {
-      Query: { items: () => ITEMS, latest: () => REVIEWS, many: (_: unknown, { count }: { count: number }) => Array.from({ length: count }, () => ({ id: 'i1' })) },
+      Query: { items: () => ITEMS, latest: () => REVIEWS, many: (_: unknown, { count, id }: { count: number; id: string }) => Array.from({ length: count }, () => ({ id })) },
     } as never,
   });
   pricing = await startSubgraph({
@@ -112,6 +112,38 @@ describe('errors of an entity found at several positions', () => {
       expect(paths.size).toBe(2000);
     } finally {
       hostile = 0;
+    }
+  });
+
+  it('two failing fields of an entity at three positions: both errors at every position', async () => {
+    const { body } = await router.query('{ many(count: 3, id: "i2") { note price } }');
+    expect(body.data).toEqual({ many: [null, null, null] });
+    expect(body.errors?.map((e) => [e.message, e.path])).toEqual([
+      ...[0, 1, 2].map((i) => ['note i2 broke', ['many', i, 'note']]),
+      ...[0, 1, 2].map((i) => ['price i2 broke', ['many', i, 'price']]),
+    ]);
+  });
+
+  it('an entity reached through one shared parent at many positions: one error per position, not per position squared', async () => {
+    const people = await startSubgraph({
+      name: 'people',
+      typeDefs: `${LINK}
+        type Owner @key(fields: "id") { id: ID! name: String }`,
+      resolvers: { Owner: { __resolveReference: (ref: unknown) => ref, name: () => new GraphQLError('name broke') } } as never,
+    });
+    const owners = await startSubgraph({
+      name: 'owners',
+      typeDefs: `${LINK}
+        type Item @key(fields: "id") { id: ID! owner: Owner }
+        type Owner @key(fields: "id") { id: ID! }`,
+      resolvers: { Item: { __resolveReference: (ref: unknown) => ref, owner: () => ({ id: 'o1' }) } } as never,
+    });
+    const chain = await startTestRouter({ subgraphs: [inventory, owners, people] });
+    try {
+      const { body } = await chain.query('{ many(count: 50) { owner { name } } }');
+      expect(body.errors?.map((e) => e.path)).toEqual(Array.from({ length: 50 }, (_, i) => ['many', i, 'owner', 'name']));
+    } finally {
+      await Promise.all([chain.close(), people.close(), owners.close()]);
     }
   });
 });

@@ -435,23 +435,29 @@ function entityErrorPath(path: ReadonlyArray<string | number> | undefined, field
   const index = path[1];
   if (!Number.isInteger(index) || index < 0 || index >= positions.batch.representations.length) return undefined;
   const rest = clientSegments(path.slice(2), positions.node.aliases);
-  const at = positions.of(index);
+  const at = positions.of(index, rest);
   return at.length === 1 ? [...at[0]!, ...rest] : new ErrorPaths(at.map((position) => [...position, ...rest]));
 }
+
+/** Error copies allowed per position of a fetch: a few distinct failing fields of each entity, not a subgraph's every repeat. */
+const COPIES_PER_POSITION = 16;
 
 /**
  * The response positions of a prepared entity fetch's representations, for
  * its errors: an entity found at several positions (deduplicated into one
  * representation) failed at each of them. A batch keeps only each
  * representation's first position, so the others are found again in the
- * tree, once, and only when an error needs them. Copies of errors are
- * bounded by the positions: a subgraph sending many errors for one shared
- * entity gets the rest reported at its first position only.
+ * tree, once, and only when an error needs them. Copies stay linear in the
+ * positions: an error repeating one already copied (same entity, same path
+ * inside it) goes to the first position only, and all copies together are
+ * capped at `COPIES_PER_POSITION` per position.
  */
 class EntityPositions {
   private byTarget: Map<TreeObject, Array<ReadonlyArray<string | number>>> | undefined;
   /** Error copies still allowed beyond the first position of each. */
   private budget: number;
+  /** Errors already copied to every position: representation index and the path inside the entity. */
+  private readonly copied = new Set<string>();
 
   constructor(
     private readonly tree: ResponseTree,
@@ -460,26 +466,43 @@ class EntityPositions {
     private readonly satisfies: (typename: string, condition: string) => boolean,
   ) {
     this.budget = 0;
-    for (const targets of batch.targets) this.budget += targets.length;
+    for (const targets of batch.targets) this.budget += targets.length * COPIES_PER_POSITION;
   }
 
-  /** The positions of representation `index` (its first one alone once the budget is spent). */
-  of(index: number): ReadonlyArray<ReadonlyArray<string | number>> {
+  /** The positions an error at `rest` inside representation `index` goes to (its first one alone for a repeat, or once the budget is spent). */
+  of(index: number, rest: ReadonlyArray<string | number> = []): ReadonlyArray<ReadonlyArray<string | number>> {
     const first = this.batch.pathOf(index);
-    const targets = this.batch.targets[index]!;
-    if (targets.length <= 1 || this.budget < targets.length - 1) return [first];
-    this.budget -= targets.length - 1;
-    const byTarget = (this.byTarget ??= this.find());
-    const paths: Array<ReadonlyArray<string | number>> = [];
-    for (const target of targets) for (const path of byTarget.get(target) ?? []) paths.push(path);
-    return paths.length > 0 ? paths : [first];
+    if (this.batch.targets[index]!.length <= 1) return [first];
+    const key = `${index}\u0000${JSON.stringify(rest)}`;
+    if (this.copied.has(key)) return [first];
+    this.copied.add(key);
+    const paths = this.positionsOf(index);
+    if (paths.length <= 1 || this.budget < paths.length - 1) return [first];
+    this.budget -= paths.length - 1;
+    return paths;
   }
 
   /** Every position the fetch was to fill, in response order of each representation. */
   all(): Array<ReadonlyArray<string | number>> {
     const paths: Array<ReadonlyArray<string | number>> = [];
-    for (let i = 0; i < this.batch.representations.length; i++) paths.push(...this.of(i));
+    for (let i = 0; i < this.batch.representations.length; i++) {
+      // A loop, not a spread: one entity may stand at hundreds of thousands of positions.
+      for (const path of this.batch.targets[i]!.length <= 1 ? [this.batch.pathOf(i)] : this.positionsOf(i)) paths.push(path);
+    }
     return paths;
+  }
+
+  /** Each distinct position of representation `index` (an object attached at several positions appears once per position, not per target). */
+  private positionsOf(index: number): Array<ReadonlyArray<string | number>> {
+    const byTarget = (this.byTarget ??= this.find());
+    const seen = new Set<TreeObject>();
+    const paths: Array<ReadonlyArray<string | number>> = [];
+    for (const target of this.batch.targets[index]!) {
+      if (seen.has(target)) continue;
+      seen.add(target);
+      for (const path of byTarget.get(target) ?? []) paths.push(path);
+    }
+    return paths.length > 0 ? paths : [this.batch.pathOf(index)];
   }
 
   private find(): Map<TreeObject, Array<ReadonlyArray<string | number>>> {
