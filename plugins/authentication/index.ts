@@ -140,7 +140,11 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
  */
 function claimHeaders(identity: AuthenticatedIdentity | undefined, forwarded: ReadonlyArray<readonly [string, string]>): Record<string, string | undefined> {
   const headers: Record<string, string | undefined> = {};
-  for (const [claim, header] of forwarded) headers[header] = identity === undefined ? undefined : claimHeaderValue(identity.claims[claim]);
+  for (const [claim, header] of forwarded) {
+    const value = identity === undefined ? undefined : claimHeaderValue(identity.claims[claim]);
+    // Two claims may share a header (`sub` and `uid` to x-user): one the token holds is not undone by one it lacks, as on fetches.
+    if (value !== undefined || headers[header] === undefined) headers[header] = value;
+  }
   return headers;
 }
 
