@@ -472,7 +472,7 @@ class EntityPositions {
   /** The positions an error at `rest` inside representation `index` goes to (its first one alone for a repeat, or once the budget is spent). */
   of(index: number, rest: ReadonlyArray<string | number> = []): ReadonlyArray<ReadonlyArray<string | number>> {
     const first = this.batch.pathOf(index);
-    if (this.batch.targets[index]!.length <= 1) return [first];
+    if (this.single(index)) return [first];
     const key = `${index}\u0000${JSON.stringify(rest)}`;
     if (this.copied.has(key)) return [first];
     this.copied.add(key);
@@ -487,9 +487,18 @@ class EntityPositions {
     const paths: Array<ReadonlyArray<string | number>> = [];
     for (let i = 0; i < this.batch.representations.length; i++) {
       // A loop, not a spread: one entity may stand at hundreds of thousands of positions.
-      for (const path of this.batch.targets[i]!.length <= 1 ? [this.batch.pathOf(i)] : this.positionsOf(i)) paths.push(path);
+      for (const path of this.single(i) ? [this.batch.pathOf(i)] : this.positionsOf(i)) paths.push(path);
     }
     return paths;
+  }
+
+  /**
+   * Whether representation `index` answers one position only: one target on
+   * one merge path (a merged call lists an object reached through two of its
+   * paths once, so there the tree is asked).
+   */
+  private single(index: number): boolean {
+    return this.batch.targets[index]!.length <= 1 && this.node.entries === undefined;
   }
 
   /** Each distinct position of representation `index` (an object attached at several positions appears once per position, not per target). */
