@@ -51,7 +51,7 @@ beforeAll(async () => {
     reply: (call) => {
       const count = (call.variables?.representations as unknown[] | undefined)?.length;
       if (!call.query.includes('note') || count !== 1 || !hostile) return undefined;
-      const errors = Array.from({ length: hostile }, () => ({ message: 'note broke', path: ['_entities', 0, 'note'] }));
+      const errors = Array.from({ length: hostile }, (_, i) => ({ message: distinct ? `note broke ${i}` : 'note broke', path: ['_entities', 0, 'note'] }));
       return { body: JSON.stringify({ data: { _entities: [{ note: null }] }, errors }) };
     },
   });
@@ -63,6 +63,8 @@ afterAll(async () => {
 });
 
 let hostile = 0;
+/** Whether the hostile answer's errors carry distinct messages. */
+let distinct = false;
 
 const error = (field: string, path: Array<string | number>) => ({
   message: `${field} i2 broke`,
@@ -144,6 +146,21 @@ describe('errors of an entity found at several positions', () => {
       expect(body.errors?.map((e) => e.path)).toEqual(Array.from({ length: 50 }, (_, i) => ['many', i, 'owner', 'name']));
     } finally {
       await Promise.all([chain.close(), people.close(), owners.close()]);
+    }
+  });
+
+  it('two different errors at one path of a shared entity: each at every position', async () => {
+    hostile = 2;
+    distinct = true;
+    try {
+      const { body } = await router.query('{ many(count: 3) { note } }');
+      expect(body.errors?.map((e) => [e.message, e.path])).toEqual([
+        ...[0, 1, 2].map((i) => ['note broke 0', ['many', i, 'note']]),
+        ...[0, 1, 2].map((i) => ['note broke 1', ['many', i, 'note']]),
+      ]);
+    } finally {
+      hostile = 0;
+      distinct = false;
     }
   });
 });

@@ -243,7 +243,7 @@ class PlanWalker {
     if (!response) return;
     if (response.errors?.length) {
       const positions = this.positions(prepared);
-      this.reportErrors(node.subgraph, response.errors, (error) => entityErrorPath(error.path, '_entities', positions));
+      this.reportErrors(node.subgraph, response.errors, (error) => entityErrorPath(error, '_entities', positions));
     }
     this.mergeEntities(prepared, response.data?._entities);
   }
@@ -317,7 +317,7 @@ class PlanWalker {
       this.reportErrors(node.subgraph, response.errors, (error) => {
         const alias = error.path?.[0];
         const prepared = partIndexOf(alias) === undefined ? undefined : byAlias.get(alias as string);
-        return prepared ? entityErrorPath(error.path, alias as string, (positions[alias as string] ??= this.positions(prepared))) : undefined;
+        return prepared ? entityErrorPath(error, alias as string, (positions[alias as string] ??= this.positions(prepared))) : undefined;
       });
     }
     for (const { prepared, part } of sent) this.mergeEntities(prepared, response.data?.[part.alias]);
@@ -355,11 +355,13 @@ class PlanWalker {
     if (!response) return;
     // One request, one answer: its errors are reported once, each at the path of the part it belongs to.
     if (response.errors?.length) {
-      const positions: Record<string, EntityPositions> = {};
+      const positions: EntityPositions[] = [];
       this.reportErrors(merged.subgraph, response.errors, (error) => {
         const field = error.path?.[0];
-        const part = typeof field === 'string' && /^_e\d+$/.test(field) ? parts[Number(field.slice(2))] : undefined;
-        return part ? entityErrorPath(error.path, field as string, (positions[field as string] ??= this.positions(part))) : undefined;
+        const n = typeof field === 'string' && /^_e\d+$/.test(field) ? Number(field.slice(2)) : undefined;
+        // Only the field the router sent (`_e0`, never `_e00`): each part has one set of positions, and one copy budget.
+        const part = n !== undefined && field === `_e${n}` ? parts[n] : undefined;
+        return part ? entityErrorPath(error, field as string, (positions[n!] ??= this.positions(part))) : undefined;
       });
     }
     parts.forEach((part, i) => {
@@ -429,13 +431,14 @@ function rootKeys(node: FetchNode): readonly string[] {
 }
 
 /** The client paths of an error at `field` (an `_entities` field of the call): each position of the entity it names. */
-function entityErrorPath(path: ReadonlyArray<string | number> | undefined, field: string, positions: EntityPositions): ReadonlyArray<string | number> | ErrorPaths | undefined {
+function entityErrorPath(error: GraphQLErrorJSON, field: string, positions: EntityPositions): ReadonlyArray<string | number> | ErrorPaths | undefined {
   // The path is the subgraph's: anything at all until checked.
+  const path = error.path;
   if (!Array.isArray(path) || path[0] !== field || typeof path[1] !== 'number') return undefined;
   const index = path[1];
   if (!Number.isInteger(index) || index < 0 || index >= positions.batch.representations.length) return undefined;
   const rest = clientSegments(path.slice(2), positions.node.aliases);
-  const at = positions.of(index, rest);
+  const at = positions.of(index, rest, typeof error.message === 'string' ? error.message : '');
   return at.length === 1 ? [...at[0]!, ...rest] : new ErrorPaths(at.map((position) => [...position, ...rest]));
 }
 
@@ -449,15 +452,17 @@ const COPIES_PER_POSITION = 16;
  * representation's first position, so the others are found again in the
  * tree, once, and only when an error needs them. Copies stay linear in the
  * positions: an error repeating one already copied (same entity, same path
- * inside it) goes to the first position only, and all copies together are
- * capped at `COPIES_PER_POSITION` per position.
+ * inside it, same message) goes to the first position only, and all copies
+ * together are capped at `COPIES_PER_POSITION` per position.
  */
 class EntityPositions {
   private byTarget: Map<TreeObject, Array<ReadonlyArray<string | number>>> | undefined;
   /** Error copies still allowed beyond the first position of each. */
   private budget: number;
-  /** Errors already copied to every position: representation index and the path inside the entity. */
+  /** Errors already copied to every position: representation index, the path inside the entity, the message. */
   private readonly copied = new Set<string>();
+  /** Positions of representations asked about so far. */
+  private readonly found = new Map<number, Array<ReadonlyArray<string | number>>>();
 
   constructor(
     private readonly tree: ResponseTree,
@@ -470,10 +475,10 @@ class EntityPositions {
   }
 
   /** The positions an error at `rest` inside representation `index` goes to (its first one alone for a repeat, or once the budget is spent). */
-  of(index: number, rest: ReadonlyArray<string | number> = []): ReadonlyArray<ReadonlyArray<string | number>> {
+  of(index: number, rest: ReadonlyArray<string | number> = [], message = ''): ReadonlyArray<ReadonlyArray<string | number>> {
     const first = this.batch.pathOf(index);
     if (this.single(index)) return [first];
-    const key = `${index}\u0000${JSON.stringify(rest)}`;
+    const key = `${index}\u0000${JSON.stringify(rest)}\u0000${message}`;
     if (this.copied.has(key)) return [first];
     this.copied.add(key);
     const paths = this.positionsOf(index);
@@ -503,6 +508,13 @@ class EntityPositions {
 
   /** Each distinct position of representation `index` (an object attached at several positions appears once per position, not per target). */
   private positionsOf(index: number): Array<ReadonlyArray<string | number>> {
+    // Once per representation: many errors about one entity must not walk its positions each time.
+    let known = this.found.get(index);
+    if (!known) this.found.set(index, (known = this.findPositions(index)));
+    return known;
+  }
+
+  private findPositions(index: number): Array<ReadonlyArray<string | number>> {
     const byTarget = (this.byTarget ??= this.find());
     const seen = new Set<TreeObject>();
     const paths: Array<ReadonlyArray<string | number>> = [];
