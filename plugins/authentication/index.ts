@@ -56,6 +56,13 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
     const forwardedHeaders = forwarded.map(([, header]) => header);
     /** A request without a token: no claim header on its subscription's connection, whatever the header rules say. */
     const noClaims = Object.freeze(claimHeaders(undefined, forwarded));
+    /** The claim headers of a verified token's identity (remembered tokens share one identity): worked out once, not per fetch. */
+    const claimsOf = new WeakMap<AuthenticatedIdentity, Readonly<Record<string, string | undefined>>>();
+    const identityClaims = (identity: AuthenticatedIdentity): Readonly<Record<string, string | undefined>> => {
+      let claims = claimsOf.get(identity);
+      if (!claims) claimsOf.set(identity, (claims = Object.freeze(claimHeaders(identity, forwarded))));
+      return claims;
+    };
     const outcomes = ctx.metrics.counter('authentication_tokens_total', 'Tokens presented, by result', ['result']);
     // Tokens are accepted up to `clock_skew` past their `exp` (verify-token.ts): a subscription ends when that acceptance would.
     const skewMs = Math.ceil(jwt.clock_skew / 1000) * 1000;
@@ -64,7 +71,7 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
       event.state.set(AUTHENTICATION, identity);
       outcomes.inc({ result: 'valid' });
       // A subscription's own subgraph connection is opened without the fetch stage: the claims go to it from here.
-      if (forwarded.length > 0) addSubscriptionConnectionHeaders(event.state, claimHeaders(identity, forwarded));
+      if (forwarded.length > 0) addSubscriptionConnectionHeaders(event.state, identityClaims(identity));
       if (identity.expiresAt !== undefined) endStreamBy(event.state, identity.expiresAt * 1000 + skewMs, expired);
     };
     ctx.log.info(
@@ -113,9 +120,10 @@ export const useAuthentication: PluginFactory<typeof authenticationConfigSchema>
               onFetch(event) {
                 const input = event.input;
                 const identity = event.state.get(AUTHENTICATION);
+                const claims = identity === undefined ? noClaims : identityClaims(identity);
                 let headers: Record<string, string> | undefined;
-                for (const [claim, header] of forwarded) {
-                  const value = identity === undefined ? undefined : claimHeaderValue(identity.claims[claim]);
+                for (const header in claims) {
+                  const value = claims[header];
                   if (value === undefined ? input.headers[header] === undefined : input.headers[header] === value) continue;
                   const next: Record<string, string> = (headers ??= { ...input.headers });
                   if (value === undefined) delete next[header];

@@ -83,4 +83,23 @@ describe('claim headers a header rule fills on the subscription connection', () 
     for (const client of clients) client.dispose();
     await sse.body?.cancel();
   });
+
+  it('two claims sharing a header: the one the token holds is sent, on fetches and on the subscription connection', async () => {
+    const setup = await setupSubscriptions({
+      config: { headers: { all: { request: [{ op: 'set', name: 'x-user', value: 'root' }] } } },
+      plugins: [useAuthentication({ jwt: { jwks: [{ url: jwks.url }] }, forward_claims: { sub: 'x-user', uid: 'x-user' } })],
+    });
+    const token = await sign(key, { claims: { sub: 'ada' } });
+    const query = await fetch(`${setup.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: '{ product(upc: "p1") { name } }' }),
+    });
+    expect(await query.json()).toEqual({ data: { product: { name: 'Table' } } });
+    expect(setup.products.calls.map((call) => call.headers['x-user'])).toEqual(['ada']);
+    const client = collect(wsClient(setup, { connectionParams: { Authorization: `Bearer ${token}` } }), { query: SUBSCRIPTION });
+    await eventually(() => setup.reviews.requests.length >= 1);
+    expect(setup.reviews.requests.map((request) => request.headers['x-user'])).toEqual(['ada']);
+    client.dispose();
+  });
 });
