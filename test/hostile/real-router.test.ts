@@ -104,6 +104,23 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'switchyard-hostile-'));
   graph = await startHostileGraph();
   await writeGraphFiles(dir, graph);
+  // Ports are picked free, then bound by the router processes: another test may take one in between. Start again on new ports then.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await startSlots();
+      break;
+    } catch (error) {
+      await Promise.all(Object.values(slots).map((slot) => slot.stop()));
+      if (attempt === 3 || !/EADDRINUSE/.test(String(error))) throw error;
+    }
+  }
+  normal = normalTraffic(production.base, connectBase);
+  // Every normal request must be right before any attack starts.
+  for (const probe of normal) expect((await send(probe.url, { path: new URL(probe.url).pathname, headers: probe.headers, body: probe.body })).text).toBe(probe.expected);
+});
+
+/** Picks the ports and starts the four routers. */
+async function startSlots(): Promise<void> {
   for (const name of Object.keys(ports) as Array<keyof typeof ports>) ports[name] = await freePort();
   connectBase = `http://127.0.0.1:${ports.connect}`;
   const common = { log_level: 'warn', execution_config: { file: { path: 'supergraph.graphql', watch: false } } };
@@ -126,11 +143,12 @@ beforeAll(async () => {
     'slow',
     productionConfig({ router: ports.slowRouter, connect: ports.slowConnect, metrics: ports.slowMetrics, invalidation: ports.slowInvalidation }),
   );
-  [production, defaults, wildcard] = await Promise.all([slots.production.start(), slots.defaults.start(), slots.wildcard.start(), slots.slow.start()]);
-  normal = normalTraffic(production.base, connectBase);
-  // Every normal request must be right before any attack starts.
-  for (const probe of normal) expect((await send(probe.url, { path: new URL(probe.url).pathname, headers: probe.headers, body: probe.body })).text).toBe(probe.expected);
-});
+  // Every start settles before a failure is thrown, so that a retry can stop the routers that did start.
+  const started = await Promise.allSettled([slots.production.start(), slots.defaults.start(), slots.wildcard.start(), slots.slow.start()]);
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  [production, defaults, wildcard] = started.map((result) => (result as PromiseFulfilledResult<RouterProcess>).value) as [RouterProcess, RouterProcess, RouterProcess];
+}
 
 afterAll(async () => {
   for (const s of slow) s.stop();
