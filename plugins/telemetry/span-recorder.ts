@@ -43,16 +43,11 @@ const NOT_ENDED: HrTime = [0, 0];
 const NO_ATTRIBUTES: Attributes = Object.freeze({});
 const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
 
-/** `value` within `limit` (see `cutString`); checked inline first, since nearly every string fits. */
-function fit(value: string, limit: number): string {
-  return value.length > limit ? cutString(value, limit) : value;
-}
-
-/** An attribute value with its strings (also those of an array) within `limit`. */
+/** An attribute value with its strings (also those of an array) within `limit` (see `cutString`). */
 function fitValue(value: AttributeValue, limit: number): AttributeValue {
-  if (typeof value === 'string') return fit(value, limit);
+  if (typeof value === 'string') return cutString(value, limit);
   if (Array.isArray(value) && value.some((item) => typeof item === 'string' && item.length > limit)) {
-    return (value as unknown[]).map((item) => (typeof item === 'string' ? fit(item, limit) : item)) as AttributeValue;
+    return (value as unknown[]).map((item) => (typeof item === 'string' ? cutString(item, limit) : item)) as AttributeValue;
   }
   return value;
 }
@@ -126,7 +121,7 @@ export class RecordedSpan implements ReadableSpan, SpanContext {
     /** Whether `attributes` is this span's own object (else it is shared and copied before a write). */
     private ownsAttributes: boolean,
   ) {
-    this.name = fit(name, sink.valueLengthLimit);
+    this.name = cutString(name, sink.valueLengthLimit);
     this.startTime = hrTime(startMs);
   }
 
@@ -197,7 +192,7 @@ export class RecordedSpan implements ReadableSpan, SpanContext {
   addEvent(name: string, attributes: Attributes = NO_ATTRIBUTES, timeMs: number = performance.timeOrigin + performance.now()): void {
     if (this.events === NO_EVENTS) this.events = [];
     const limit = this.sink.valueLengthLimit;
-    this.events.push({ name: fit(name, limit), attributes: fitAttributes(attributes, limit), time: hrTime(timeMs), droppedAttributesCount: 0 });
+    this.events.push({ name: cutString(name, limit), attributes: fitAttributes(attributes, limit), time: hrTime(timeMs), droppedAttributesCount: 0 });
   }
 
   /** An `exception` event as the OpenTelemetry conventions (and the SDK) write it (its fields cut by `addEvent`). */
@@ -217,7 +212,7 @@ export class RecordedSpan implements ReadableSpan, SpanContext {
   }
 
   updateName(name: string): void {
-    this.name = fit(name, this.sink.valueLengthLimit);
+    this.name = cutString(name, this.sink.valueLengthLimit);
   }
 
   end(endMs: number): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientSegments } from '../../../src/kernel/execute/execute-plan.js';
+import { clientSegments } from '../../../src/kernel/execute/error-positions.js';
 
 describe('subgraph error paths as clients see them', () => {
   const aliases = [{ path: ['@'], alias: 'value__sy_0', responseKey: 'value' }];
