@@ -27,7 +27,8 @@ export const INTERNAL_MARK = '__sy_';
 export function internalKey(clientSelections: readonly NSelection[] | undefined, name: string, args: readonly ArgumentNode[]): string {
   const argsText = args.map((a) => `${a.name.value}:${JSON.stringify(a.value)}`).join(',');
   const natural = findClientField(clientSelections, name);
-  if (args.length === 0 && (!natural || (natural.name === name && natural.arguments.length === 0))) return name;
+  // The client's own field under the name serves when it asks the same thing (a directive such as `@upper` may change the value).
+  if (args.length === 0 && (!natural || (natural.name === name && natural.arguments.length === 0 && !natural.directives))) return name;
   let key = `${INTERNAL_MARK}${name}${args.length > 0 ? `_${hash(argsText)}` : ''}`;
   // A client may alias a field `__sy_weight` too: the planner's key must not take the client's value (or give it ours).
   while (findClientField(clientSelections, key)) key += '_';

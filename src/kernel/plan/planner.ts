@@ -294,11 +294,11 @@ export class Planner {
       ? index.fieldTypeTextIn(position.parentType, field.name, subgraph).replace(/\w+/, '#')
       : index.fieldTypeTextIn(position.parentType, field.name, subgraph);
     const composite = field.selections !== undefined;
-    let added = position.tree.add(field.responseKey, field.name, field.arguments, composite, typeText);
+    let added = position.tree.add(field.responseKey, field.name, field.arguments, composite, typeText, field.directives);
     if (!added) {
       // The key holds another type elsewhere in this fetch: send under an alias, renamed back on arrival.
       const alias = `${field.responseKey}${INTERNAL_MARK}${position.group.aliases.length}`;
-      added = position.tree.add(alias, field.name, field.arguments, composite, typeText);
+      added = position.tree.add(alias, field.name, field.arguments, composite, typeText, field.directives);
       if (!added) throw planningError(`response key "${field.responseKey}" is used twice at ${position.path.join('.') || 'the root'}`);
       position.group.aliases.push({ path: position.path.slice(position.group.mergePath.length), alias, responseKey: field.responseKey });
     }
@@ -490,7 +490,7 @@ export class Planner {
         position = { ...position, tree, parentType: step.typeCondition, path: [...position.path, `... on ${step.typeCondition}`], parent: { position, step } };
         continue;
       }
-      const added = position.tree.add(step.field.responseKey, step.field.name, step.field.arguments, true);
+      const added = position.tree.add(step.field.responseKey, step.field.name, step.field.arguments, true, '', step.field.directives);
       if (!added?.children) throw planningError(`cannot re-fetch "${step.field.responseKey}" at ${position.path.join('.')}`);
       const childType = this.index.fieldNamedTypeIn(position.parentType, step.field.name, position.group.subgraph);
       if (this.index.isAbstract(childType)) added.children.addTypename();

@@ -1,4 +1,4 @@
-import { Kind, print, type ArgumentNode, type ValueNode } from 'graphql';
+import { Kind, print, type ArgumentNode, type DirectiveNode, type ValueNode } from 'graphql';
 
 /** One field in a subgraph selection being built. */
 export interface TreeField {
@@ -8,6 +8,10 @@ export interface TreeField {
   readonly arguments: readonly ArgumentNode[];
   /** Printed arguments, to tell `f(a: 1)` from `f(a: 2)`. */
   readonly argumentsKey: string;
+  /** The client's executable directives sent with the field (`@upper`). */
+  readonly directives: readonly DirectiveNode[];
+  /** Printed directives, to tell `f @upper` from `f`: they may answer differently. */
+  readonly directivesKey: string;
   /** Sub-selection, for composite fields. */
   readonly children: SelectionTree | undefined;
   /** The field's type in the subgraph (`ID!`), to tell fields that cannot share a key apart. */
@@ -37,22 +41,26 @@ export class SelectionTree {
    * is the same field with the same arguments. Returns undefined when the key
    * is taken by a different field (the caller then picks another key).
    */
-  add(responseKey: string, name: string, args: readonly ArgumentNode[], composite: boolean, typeText = ''): TreeField | undefined {
+  add(responseKey: string, name: string, args: readonly ArgumentNode[], composite: boolean, typeText = '', directives: readonly DirectiveNode[] = []): TreeField | undefined {
     const argumentsKey = printArguments(args);
+    const directivesKey = directives.length === 0 ? '' : directives.map((directive) => print(directive)).join(' ');
     const existing = this.fields.get(responseKey);
     if (existing) {
-      if (existing.name !== name || existing.argumentsKey !== argumentsKey) return undefined;
+      if (existing.name !== name || existing.argumentsKey !== argumentsKey || existing.directivesKey !== directivesKey) return undefined;
       return existing;
     }
     // Sibling fragments answer into the same objects: one key may not hold fields of different types.
     for (const other of this.level().fieldsAtLevel(responseKey)) {
-      if (other.name !== name || other.argumentsKey !== argumentsKey || (typeText && other.typeText && other.typeText !== typeText)) return undefined;
+      if (other.name !== name || other.argumentsKey !== argumentsKey || other.directivesKey !== directivesKey) return undefined;
+      if (typeText && other.typeText && other.typeText !== typeText) return undefined;
     }
     const field: TreeField = {
       responseKey,
       name,
       arguments: args,
       argumentsKey,
+      directives,
+      directivesKey,
       children: composite ? new SelectionTree() : undefined,
       typeText,
     };
@@ -106,6 +114,7 @@ export class SelectionTree {
     for (const field of this.fields.values()) {
       let text = field.responseKey === field.name ? field.name : `${field.responseKey}: ${field.name}`;
       if (field.argumentsKey) text += `(${field.argumentsKey})`;
+      if (field.directivesKey) text += ` ${field.directivesKey}`;
       if (field.children) text += ` ${field.children.printOrTypename()}`;
       parts.push(text);
     }
@@ -121,10 +130,11 @@ export class SelectionTree {
     return this.print();
   }
 
-  /** Names of the variables the selection's arguments read. */
+  /** Names of the variables the selection's arguments (and its fields' directives' arguments) read. */
   collectVariables(into: Set<string>): Set<string> {
     for (const field of this.fields.values()) {
       for (const argument of field.arguments) collectValueVariables(argument.value, into);
+      for (const directive of field.directives) for (const argument of directive.arguments ?? []) collectValueVariables(argument.value, into);
       field.children?.collectVariables(into);
     }
     for (const tree of this.fragments.values()) tree.collectVariables(into);
