@@ -179,6 +179,29 @@ describe('GraphQL over SSE (distinct connections)', () => {
     expect(setup.reviews.open()).toBe(0);
   });
 
+  it('refuses @skip or @include on the top level field, with a variable or a literal, through fragments too: 400, no stream', async () => {
+    const setup = await setupSubscriptions();
+    const post = (body: object) => open(`${setup.url}/graphql`, { headers: { accept: 'text/event-stream', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const cases = [
+      { query: 'subscription S($v: Boolean!) { reviewAdded @skip(if: $v) { id } }', variables: { v: false }, subject: 'Subscription "S"' },
+      { query: 'subscription { reviewAdded @include(if: true) { id } }', subject: 'Anonymous Subscription' },
+      { query: 'subscription T { ...F } fragment F on Subscription { ... @skip(if: false) { reviewAdded { id } } }', subject: 'Subscription "T"' },
+    ];
+    for (const { subject, ...body } of cases) {
+      const res = await post(body);
+      const answer = JSON.parse(await readAll(res)) as { errors: Array<{ message: string; extensions?: { code?: string } }> };
+      expect({ status: res.statusCode, errors: answer.errors }).toMatchObject({
+        status: 400,
+        errors: [{ message: `${subject} must not use \`@skip\` or \`@include\` directives in the top level selection.`, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }],
+      });
+    }
+    // Below the top level they are ordinary.
+    const nested = sseCollect(sseClient(setup), { query: 'subscription ($v: Boolean!) { reviewAdded { id body @skip(if: $v) } }', variables: { v: true } });
+    await eventually(() => setup.reviews.open() === 1);
+    nested.dispose();
+    expect(nested.error).toBeUndefined();
+  });
+
   it("reads parameters with the router's one reader: a bad parameter gets the same 400 and message as over GraphQL over HTTP", async () => {
     const setup = await setupSubscriptions();
     const bodies = [{ query: SUBSCRIPTION, operationName: 1 }, { query: SUBSCRIPTION, documentId: '' }, { query: SUBSCRIPTION, bogus: true }, { variables: {} }];

@@ -17,6 +17,7 @@ import type { LoadedGraph } from '../graph/loaded-graph.js';
 import type { StageScope } from '../pipeline/stage-runner.js';
 import type { GraphQLResponseBody, OperationRequest } from '../pipeline/stages.js';
 import { scanDocument } from './document-scan.js';
+import { subscriptionRootConditionError } from './subscription-root-conditions.js';
 import { executeFederated, type OperationContext } from './operation-runner.js';
 import { checkIntrospection, isStackOverflow, nestedTooDeeply } from './request-limits.js';
 
@@ -96,6 +97,12 @@ export class DocumentCache {
     const extra = rules === undefined || rules === this.rules || this.isStandard(rules) ? undefined : rules;
     let valid = this.valid.get(schema);
     if (!extra && valid?.has(document)) return [];
+    // Checked first: graphql-js 16 would throw out of validate() on it.
+    const conditional = subscriptionRootConditionError(document);
+    if (conditional) {
+      this.forget(document);
+      return [conditional];
+    }
     let errors: readonly GraphQLError[];
     try {
       errors = validate(schema, document, extra ? this.withIntrospectionRule(extra) : this.rules);
