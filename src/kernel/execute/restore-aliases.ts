@@ -1,4 +1,5 @@
 import type { FetchAlias } from '../plan/query-plan.js';
+import { MAX_NESTING } from '../router/document-scan.js';
 
 /**
  * Renames fields the planner sent under an alias back to the client's
@@ -29,7 +30,12 @@ function restoreAt(value: unknown, alias: FetchAlias, depth: number, satisfies: 
   if (segment === undefined) {
     if (!(alias.alias in object)) return value;
     const renamed: Record<string, unknown> = {};
-    for (const [key, field] of Object.entries(object)) renamed[key === alias.alias ? alias.responseKey : key] = field;
+    for (const [key, field] of Object.entries(object)) {
+      const target = key === alias.alias ? alias.responseKey : key;
+      // The client's key may hold the field already, from a sibling fragment's copy (`rel { id }` beside
+      // `... on Product { rel__sy_0: rel { name } }`): one field for the client, so the two copies merge.
+      renamed[target] = Object.hasOwn(renamed, target) ? mergeCopies(renamed[target], field, 0) : field;
+    }
     return renamed;
   }
   if (segment.startsWith('... on ')) {
@@ -39,4 +45,22 @@ function restoreAt(value: unknown, alias: FetchAlias, depth: number, satisfies: 
   const child = object[segment];
   const restored = restoreAt(child, alias, depth + 1, satisfies);
   return restored === child ? value : { ...object, [segment]: restored };
+}
+
+/**
+ * Two copies of one field fetched under different keys, as one: objects
+ * field by field, lists item by item; otherwise the first copy's value.
+ * Only as deep as a document may select (deeper is no field the client asked).
+ */
+function mergeCopies(first: unknown, second: unknown, depth: number): unknown {
+  if (depth >= MAX_NESTING || first === null || second === null || typeof first !== 'object' || typeof second !== 'object') return first === undefined ? second : first;
+  if (Array.isArray(first) || Array.isArray(second)) {
+    if (!Array.isArray(first) || !Array.isArray(second) || first.length !== second.length) return first;
+    return first.map((item, i) => mergeCopies(item, second[i], depth + 1));
+  }
+  const merged: Record<string, unknown> = { ...(first as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(second as Record<string, unknown>)) {
+    merged[key] = Object.hasOwn(merged, key) ? mergeCopies(merged[key], value, depth + 1) : value;
+  }
+  return merged;
 }

@@ -313,7 +313,7 @@ function forwardedDirectives(directives: readonly DirectiveNode[] | undefined): 
 }
 
 /** `known` with the directives of `added` whose names it lacks (`known` itself when none). */
-function mergeDirectives(known: readonly DirectiveNode[] | undefined, added: readonly DirectiveNode[]): readonly DirectiveNode[] {
+export function mergeDirectives(known: readonly DirectiveNode[] | undefined, added: readonly DirectiveNode[]): readonly DirectiveNode[] {
   if (!known) return added;
   const names = new Set(known.map((directive) => directive.name.value));
   const extra = added.filter((directive) => !names.has(directive.name.value));

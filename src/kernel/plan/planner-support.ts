@@ -17,6 +17,16 @@ export function findClientField(selections: readonly NSelection[] | undefined, r
   return undefined;
 }
 
+/** Whether a client field under `responseKey` at one position (fragments included) carries directives for the subgraph. */
+function directedAt(selections: readonly NSelection[] | undefined, responseKey: string): boolean {
+  for (const selection of selections ?? []) {
+    if (selection.kind === 'Field') {
+      if (selection.responseKey === responseKey && selection.directives) return true;
+    } else if (directedAt(selection.selections, responseKey)) return true;
+  }
+  return false;
+}
+
 /** What the planner's own response keys and aliases hold (`__sy_weight`, `name__sy_0`), made unlike the client's keys at their position. */
 export const INTERNAL_MARK = '__sy_';
 
@@ -27,8 +37,9 @@ export const INTERNAL_MARK = '__sy_';
 export function internalKey(clientSelections: readonly NSelection[] | undefined, name: string, args: readonly ArgumentNode[]): string {
   const argsText = args.map((a) => `${a.name.value}:${JSON.stringify(a.value)}`).join(',');
   const natural = findClientField(clientSelections, name);
-  // The client's own field under the name serves when it asks the same thing (a directive such as `@upper` may change the value).
-  if (args.length === 0 && (!natural || (natural.name === name && natural.arguments.length === 0 && !natural.directives))) return name;
+  // The client's own field under the name serves when it asks the same thing; not when any of its
+  // occurrences at this level (in any fragment) has a directive such as `@upper`, which may change the value.
+  if (args.length === 0 && (!natural || (natural.name === name && natural.arguments.length === 0 && !directedAt(clientSelections, name)))) return name;
   let key = `${INTERNAL_MARK}${name}${args.length > 0 ? `_${hash(argsText)}` : ''}`;
   // A client may alias a field `__sy_weight` too: the planner's key must not take the client's value (or give it ours).
   while (findClientField(clientSelections, key)) key += '_';

@@ -1,4 +1,5 @@
 import { Kind, print, type ArgumentNode, type DirectiveNode, type ValueNode } from 'graphql';
+import { mergeDirectives } from './normalize.js';
 
 /** One field in a subgraph selection being built. */
 export interface TreeField {
@@ -10,7 +11,7 @@ export interface TreeField {
   readonly argumentsKey: string;
   /** The client's executable directives sent with the field (`@upper`). */
   readonly directives: readonly DirectiveNode[];
-  /** Printed directives, to tell `f @upper` from `f`: they may answer differently. */
+  /** The directives printed. */
   readonly directivesKey: string;
   /** Sub-selection, for composite fields. */
   readonly children: SelectionTree | undefined;
@@ -40,19 +41,30 @@ export class SelectionTree {
    * Adds a field under `responseKey`, or returns the one already there when it
    * is the same field with the same arguments. Returns undefined when the key
    * is taken by a different field (the caller then picks another key).
+   * Directives do not make fields different (GraphQL merges `f` and `f @upper`
+   * into one field): the subgraph gets them as the client wrote them, on the
+   * field in each fragment, and one field in one selection set carries the
+   * directives of both (the first of each name). The planner's own fields
+   * never share a key with a client field that has directives (see
+   * `internalKey`), so a directive never changes a value the router reads.
    */
   add(responseKey: string, name: string, args: readonly ArgumentNode[], composite: boolean, typeText = '', directives: readonly DirectiveNode[] = []): TreeField | undefined {
     const argumentsKey = printArguments(args);
-    const directivesKey = directives.length === 0 ? '' : directives.map((directive) => print(directive)).join(' ');
+    const directivesKey = printDirectives(directives);
     const existing = this.fields.get(responseKey);
     if (existing) {
-      if (existing.name !== name || existing.argumentsKey !== argumentsKey || existing.directivesKey !== directivesKey) return undefined;
-      return existing;
+      if (existing.name !== name || existing.argumentsKey !== argumentsKey) return undefined;
+      if (directivesKey === '' || directivesKey === existing.directivesKey) return existing;
+      const merged = mergeDirectives(existing.directives, directives);
+      if (merged === existing.directives) return existing;
+      // Same children: what was planned under the field stays.
+      const field: TreeField = { ...existing, directives: merged, directivesKey: printDirectives(merged) };
+      this.fields.set(responseKey, field);
+      return field;
     }
     // Sibling fragments answer into the same objects: one key may not hold fields of different types.
     for (const other of this.level().fieldsAtLevel(responseKey)) {
-      if (other.name !== name || other.argumentsKey !== argumentsKey || other.directivesKey !== directivesKey) return undefined;
-      if (typeText && other.typeText && other.typeText !== typeText) return undefined;
+      if (other.name !== name || other.argumentsKey !== argumentsKey || (typeText && other.typeText && other.typeText !== typeText)) return undefined;
     }
     const field: TreeField = {
       responseKey,
@@ -140,6 +152,10 @@ export class SelectionTree {
     for (const tree of this.fragments.values()) tree.collectVariables(into);
     return into;
   }
+}
+
+function printDirectives(directives: readonly DirectiveNode[]): string {
+  return directives.length === 0 ? '' : directives.map((directive) => print(directive)).join(' ');
 }
 
 function printArguments(args: readonly ArgumentNode[]): string {

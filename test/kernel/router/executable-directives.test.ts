@@ -16,8 +16,10 @@ const DIRECTIVES = /* GraphQL */ `
 const PRODUCTS_SDL = /* GraphQL */ `
   extend schema @link(url: "https://specs.apollo.dev/federation/v2.5", import: ["@key"])
   ${DIRECTIVES}
-  type Query { product: Product products: [Product!]! }
-  type Product @key(fields: "upc") { upc: ID! name: String! }
+  type Query { product: Product products: [Product!]! things: [Thing!]! }
+  interface Thing { upc: ID! name: String! }
+  type Product implements Thing @key(fields: "upc") { upc: ID! name: String! }
+  type Gadget implements Thing { upc: ID! name: String! }
 `;
 const REVIEWS_SDL = /* GraphQL */ `
   extend schema @link(url: "https://specs.apollo.dev/federation/v2.5", import: ["@key"])
@@ -55,7 +57,16 @@ beforeAll(async () => {
     name: 'products',
     typeDefs: PRODUCTS_SDL,
     resolvers: {
-      Query: { product: () => PRODUCTS[0], products: () => PRODUCTS },
+      Query: {
+        product: () => PRODUCTS[0],
+        products: () => PRODUCTS,
+        things: () => [
+          { ...PRODUCTS[0], __typename: 'Product' },
+          { upc: 'g1', name: 'Lamp', __typename: 'Gadget' },
+        ],
+      },
+      Thing: { __resolveType: (thing: { __typename: string }) => thing.__typename },
+      Gadget: { name: (g: { name: string }, _: unknown, __: unknown, info: GraphQLResolveInfo) => directed(g.name, info) },
       Product: {
         __resolveReference: (ref: { upc: string }) => PRODUCTS.find((p) => p.upc === ref.upc),
         upc: (p: { upc: string }, _: unknown, __: unknown, info: GraphQLResolveInfo) => directed(p.upc, info),
@@ -125,4 +136,19 @@ it('does not send the router its own directives, beside a forwarded one', async 
     data: { product: { name: 'TABLE', upc: 'p1' } },
   });
   expect(queries(products)).not.toMatch(/@skip|@include|\$s/);
+});
+
+it('sends a field selected on an interface and again with a directive in a fragment as the client wrote it, one field', async () => {
+  products.reset();
+  expect(await post('{ things { name ... on Product { name @upper } } }')).toEqual({ data: { things: [{ name: 'TABLE' }, { name: 'Lamp' }] } });
+  expect(queries(products)).toMatch(/name \.\.\. on Product \{ name @upper \}/);
+  expect(await post('{ things { ... on Product { name @upper } name } }')).toEqual({ data: { things: [{ name: 'TABLE' }, { name: 'Lamp' }] } });
+});
+
+it('sends the other subgraph the key as it is when a fragment asks for the key with a directive', async () => {
+  reviews.reset();
+  expect(await post('{ things { upc ... on Product { upc @upper reviews { body } } } }')).toEqual({
+    data: { things: [{ upc: 'P1', reviews: [{ body: 'sturdy' }] }, { upc: 'g1' }] },
+  });
+  expect(reviews.calls[0]!.variables).toMatchObject({ representations: [{ __typename: 'Product', upc: 'p1' }] });
 });

@@ -1,0 +1,80 @@
+/**
+ * One field selected twice on the same objects (`rel { id }` beside
+ * `... on Product { rel { name } }`) is one field for the client, with the
+ * selections of both. When the subgraph types the two differently (`Product!`
+ * on the implementation, `Product` on the interface: a subgraph may refuse
+ * the two under one key), the planner sends the fragment's copy under an
+ * alias; renamed back, the two copies merge rather than one replacing the
+ * other. Real @apollo/subgraph subgraphs.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../src/testing/index.js';
+
+const LINK = 'extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable"])';
+
+let things: TestSubgraph;
+let products: TestSubgraph;
+let router: TestRouter;
+
+beforeAll(async () => {
+  things = await startSubgraph({
+    name: 'things',
+    typeDefs: `${LINK}
+      type Query { things: [Thing] }
+      interface Thing { id: ID! rel: Product title: String }
+      type Product implements Thing @key(fields: "id") { id: ID! name: String rel: Product! @shareable title: String! @shareable }
+      type Book implements Thing @key(fields: "id") { id: ID! rel: Product title: String }`,
+    resolvers: {
+      Query: {
+        things: () => [
+          { __typename: 'Product', id: 'p1' },
+          { __typename: 'Book', id: 'b1' },
+        ],
+      },
+      Thing: { __resolveType: (thing: { __typename: string }) => thing.__typename },
+      Product: {
+        __resolveReference: (ref: { id: string }) => ref,
+        rel: (product: { id: string }) => ({ id: `${product.id}-rel` }),
+        name: (product: { id: string }) => `name of ${product.id}`,
+        title: (product: { id: string }) => `title of ${product.id}`,
+      },
+      Book: { rel: () => ({ id: 'book-rel' }), title: () => 'a book' },
+    } as never,
+  });
+  // Shares the fields nullable: the supergraph has `rel: Product`, `title: String`.
+  products = await startSubgraph({
+    name: 'products',
+    typeDefs: `${LINK}
+      type Product @key(fields: "id") { id: ID! rel: Product @shareable title: String @shareable }`,
+    resolvers: {
+      Product: { __resolveReference: (ref: { id: string }) => ref, rel: (p: { id: string }) => ({ id: `${p.id}-rel` }), title: (p: { id: string }) => `title of ${p.id}` },
+    } as never,
+  });
+  router = await startTestRouter({ subgraphs: [things, products], listen: true });
+});
+
+afterAll(async () => {
+  await router?.close();
+  await things?.close();
+  await products?.close();
+});
+
+async function post(query: string): Promise<unknown> {
+  const response = await fetch(`${router.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  return response.json();
+}
+
+it('answers a field selected on the interface and again in a fragment with both selections, in either order', async () => {
+  expect(await post('{ things { rel { id } ... on Product { rel { name } } } }')).toEqual({
+    data: { things: [{ rel: { id: 'p1-rel', name: 'name of p1-rel' } }, { rel: { id: 'book-rel' } }] },
+  });
+  expect(await post('{ things { ... on Product { rel { id } } rel { name } } }')).toEqual({
+    data: { things: [{ rel: { id: 'p1-rel', name: 'name of p1-rel' } }, { rel: { name: 'name of book-rel' } }] },
+  });
+  // The subgraph got the fragment's copy under an alias: it may refuse `Product!` and `Product` under one key.
+  expect(things.calls.at(-1)!.query).toMatch(/rel__sy_\d+: rel/);
+});
+
+it('answers a leaf selected on the interface and in a fragment once', async () => {
+  expect(await post('{ things { title ... on Product { title } } }')).toEqual({ data: { things: [{ title: 'title of p1' }, { title: 'a book' }] } });
+});
