@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -24,6 +24,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([library?.close(), redis?.stop()]);
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 type Answer = { status: number; text: string } | { error: string };

@@ -1,4 +1,4 @@
-import { mkdtemp, rename, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +24,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(subgraphs.map((s) => s.close()));
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 /** Supergraphs that are not valid join-spec supergraphs, made from a good one, with what the router says. */

@@ -4,7 +4,7 @@
  * deduplicates its own subgraph subscriptions), and SIGTERM completing
  * every subscription within `grace_period`.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient as createSseClient } from 'graphql-sse';
@@ -37,6 +37,7 @@ async function startGraph(config: string[]): Promise<{ reviews: ReviewsSubgraph;
   });
   onCleanup(() => products.close());
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-sub-cli-'));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   const composed = composeSubgraphs([
     { name: 'reviews', url: reviews.url, sdl: reviews.typeDefs },
     { name: 'products', url: products.url, sdl: PRODUCTS_SDL },

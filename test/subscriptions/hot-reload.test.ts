@@ -3,7 +3,7 @@
  * config file; a new graph ends the subscriptions it invalidates with
  * SUBSCRIPTION_INVALIDATED and moves the others onto itself.
  */
-import { mkdtemp, rename, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient as createSseClient } from 'graphql-sse';
@@ -50,6 +50,7 @@ async function writeGraph(file: string, reviews: ReviewsSubgraph, products: Test
 
 async function watchedRouter(reviews: ReviewsSubgraph, products: TestSubgraph): Promise<{ router: Router; file: string; url: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-sub-reload-'));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
   const file = join(dir, 'router.execution.config.json');
   await writeGraph(file, reviews, products, PRODUCTS_SDL);
   const router = await createRouter({ graph: file, logger: createLogger({ level: process.env.LOG_LEVEL ?? 'silent' }) });

@@ -1,4 +1,4 @@
-import { mkdtemp, rename, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { librarySubgraph, peopleSubgraph } from '../library-subgraphs.js';
 let library: TestSubgraph;
 let people: TestSubgraph;
 let router: Router;
+let dir: string;
 let file: string;
 const logLines: Array<{ msg: string }> = [];
 
@@ -33,7 +34,7 @@ async function until(check: () => Promise<boolean>): Promise<void> {
 beforeAll(async () => {
   library = await startSubgraph(librarySubgraph());
   people = await startSubgraph(peopleSubgraph());
-  const dir = await mkdtemp(join(tmpdir(), 'switchyard-reload-'));
+  dir = await mkdtemp(join(tmpdir(), 'switchyard-reload-'));
   file = join(dir, 'router.execution.config.json');
   await replace(file, JSON.stringify(createExecutionConfig(composeSubgraphs([{ name: 'library', url: library.url, sdl: library.typeDefs }]))));
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logLines.push(JSON.parse(line)) } });
@@ -43,6 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await router?.close();
   await Promise.all([library?.close(), people?.close()]);
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 const ask = (query: string) => router.execute({ query });
