@@ -53,6 +53,21 @@ describe('mutations', () => {
     expect(log).toEqual(['ledger: deposit 5 to acc3', 'ledger: withdraw 2 from acc3']);
   });
 
+  it("finishes a mutation field's selections from other subgraphs before the next field of the same subgraph runs", async () => {
+    const response = await graph().query(/* GraphQL */ `
+      mutation {
+        a: deposit(account: "acc3", cents: 5) { balanceCents owner }
+        b: withdraw(account: "acc3", cents: 2) { balanceCents }
+        c: deposit(account: "acc3", cents: 1) { balanceCents }
+      }
+    `);
+    const { a, b, c } = (response as { data: Record<'a' | 'b' | 'c', { balanceCents: number; owner?: string }> }).data;
+    expect([a.owner, b.balanceCents - a.balanceCents, c.balanceCents - b.balanceCents]).toEqual(['Chen', -2, 1]);
+    // b and c need nothing else: they still share a call.
+    expect(log).toEqual(['ledger: deposit 5 to acc3', 'people: owner of acc3', 'ledger: withdraw 2 from acc3', 'ledger: deposit 1 to acc3']);
+    expect(graph().calls('ledger')).toHaveLength(2);
+  });
+
   it('nulls the whole response when a non-null mutation field fails', async () => {
     expect(await graph().query('mutation { a: deposit(account: "nope", cents: 1) { balanceCents } }')).toEqual({
       data: null,

@@ -105,6 +105,9 @@ export class Planner {
         group = this.rootGroup(subgraph);
       }
       this.planField(this.rootPosition(group), field);
+      // Each mutation field's whole result, its selections from other subgraphs included, comes before the next
+      // field runs (GraphQL's serial execution): a field whose selection needs another fetch ends its call.
+      if (mutation && this.groups.some((other) => other !== group && other.scope === group.scope)) previous = undefined;
     });
     return { groups: this.groups.filter((g) => !g.tree.isEmpty), introspectionFields: this.introspectionFields };
   }
@@ -654,8 +657,9 @@ interface RootChoice {
  * A query's root fields go in one fetch per subgraph, so a field joins a
  * subgraph that a field with a single candidate must use, whatever the
  * order, or that an earlier field went to (`taken`). A mutation's go in
- * order, one call per run of consecutive fields to one subgraph: a field
- * joins its predecessor's subgraph (`taken`), or the one its successor must use.
+ * order, one call per run of consecutive fields to one subgraph (a run ends
+ * after a field whose selection needs another fetch): a field joins its
+ * predecessor's subgraph (`taken`), or the one its successor must use.
  */
 function rootChoice(candidates: ReadonlyArray<readonly string[]>, mutation: boolean, taken: (subgraph: string) => boolean): RootChoice {
   // Built on first use: most operations have no root field with a choice.

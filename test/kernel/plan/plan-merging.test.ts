@@ -129,9 +129,13 @@ describe('fetch merging in the planner', () => {
     const plan = shop.plan('mutation { place(id: "1") { total } refund(id: "1") cancel(id: "2") { total } }');
     const totals = plan.fetches.filter((f) => f.subgraph === 'billing' && f.fetchKind === 'entity');
     expect(totals.map((f) => f.mergePath)).toEqual([['place'], ['cancel']]);
-    // Steps of one call (consecutive fields of one subgraph) may share one entity call.
-    const together = shop.plan('mutation { place(id: "1") { total } cancel(id: "2") { total } }');
-    expect(together.fetches.filter((f) => f.subgraph === 'billing').map((f) => f.entries?.map((e) => e.path))).toEqual([[['place'], ['cancel']]]);
+    // Consecutive fields of one subgraph share a call only while nothing else is fetched for them: place's total
+    // comes before cancel runs, so each has its own orders call and its own entity call.
+    const consecutive = shop.plan('mutation { place(id: "1") { total } cancel(id: "2") { total } }');
+    expect(consecutive.fetches.filter((f) => f.subgraph === 'orders')).toHaveLength(2);
+    expect(consecutive.fetches.filter((f) => f.subgraph === 'billing').map((f) => f.mergePath)).toEqual([['place'], ['cancel']]);
+    // Without selections from elsewhere they still share one call.
+    expect(shop.plan('mutation { place(id: "1") { id } cancel(id: "2") { id } }').fetches).toHaveLength(1);
   });
 });
 
