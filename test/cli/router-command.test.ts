@@ -99,16 +99,18 @@ describe('switchyard router', () => {
   });
 
   it('exits 2 on a usage error', async () => {
-    expect((await runCli(['router', '--workers', 'zero'])).code).toBe(2);
-    expect((await runCli(['router', '--nope'])).code).toBe(2);
-    expect((await runCli(['nonsense'])).code).toBe(2);
+    // One process per case, side by side.
+    const results = await Promise.all([runCli(['router', '--workers', 'zero']), runCli(['router', '--nope']), runCli(['nonsense'])]);
+    expect(results.map((result) => result.code)).toEqual([2, 2, 2]);
   });
 
   it('prints help for every command and exits 0', async () => {
-    for (const command of [[], ['router'], ['compose'], ['plan']]) {
-      const result = await runCli([...command, '--help']);
-      expect(result.code).toBe(0);
-      expect(result.stdout).toContain('Usage: switchyard');
+    // One process per command, side by side.
+    const commands = [[], ['router'], ['compose'], ['plan']];
+    const results = await Promise.all(commands.map((command) => runCli([...command, '--help'])));
+    for (const [index, result] of results.entries()) {
+      expect(result.code, commands[index]!.join(' ')).toBe(0);
+      expect(result.stdout, commands[index]!.join(' ')).toContain('Usage: switchyard');
     }
   });
 });

@@ -82,7 +82,7 @@ describe('switchyard router --workers 2', () => {
       expect(library.calls).toHaveLength(2);
       const invalidation = await post(invalidationPort, '/invalidation', JSON.stringify([{ kind: 'subgraph', subgraph: 'library' }]), { authorization: SHARED_KEY });
       expect(invalidation.status).toBe(202);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // No wait: the 202 comes once every worker dropped its copies (the next test checks exactly that).
       library.reset();
       await ask(20);
       expect(library.calls).toHaveLength(2);
@@ -160,13 +160,31 @@ describe('switchyard router --workers 2: delivery, start-up failures, stops', ()
       join(dir, 'fails-in-worker-2.mjs'),
       [
         "import cluster from 'node:cluster';",
+        "import { readFileSync, renameSync, writeFileSync } from 'node:fs';",
+        "const marker = new URL('./worker-2.pid', import.meta.url);",
+        // Worker 2's process is gone once the primary reaped it, and the primary handles its exit as it reaps it.
+        'const worker2Gone = () => {',
+        '  try {',
+        "    process.kill(Number(readFileSync(marker, 'utf8')), 0);",
+        '    return false;',
+        '  } catch (error) {',
+        "    return error.code === 'ESRCH';",
+        '  }',
+        '};',
         'export default {',
         '  configure: () => ({',
         "    name: 'fails-in-worker-2',",
         '    async setup() {',
-        "      if (cluster.worker?.id === 2) throw new Error('worker 2 cannot start');",
-        // Worker 1 starts slowly: worker 2 has failed before any worker serves.
-        '      if (cluster.worker?.id === 1) await new Promise((resolve) => setTimeout(resolve, 1500));',
+        '      if (cluster.worker?.id === 2) {',
+        "        writeFileSync(new URL('./worker-2.pid.tmp', import.meta.url), String(process.pid));",
+        "        renameSync(new URL('./worker-2.pid.tmp', import.meta.url), marker);",
+        "        throw new Error('worker 2 cannot start');",
+        '      }',
+        // Worker 1 starts once the primary saw worker 2 fail: worker 2 has failed before any worker serves.
+        '      if (cluster.worker?.id === 1) {',
+        '        const deadline = Date.now() + 30_000;',
+        '        while (!worker2Gone() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));',
+        '      }',
         '    },',
         '  }),',
         '};',

@@ -4,7 +4,7 @@
  * `switchyard compose`'s output for the same compose file, for HTTP and mixed
  * HTTP + gRPC graphs, with hot reload.
  */
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -89,6 +89,7 @@ describe('Cosmo execution config (HTTP subgraphs)', () => {
   let people: TestSubgraph;
   let dir: string;
   let cosmoFile: string;
+  let libraryOnlyFile: string;
   let oursFile: string;
 
   beforeAll(async () => {
@@ -104,8 +105,11 @@ describe('Cosmo execution config (HTTP subgraphs)', () => {
         { name: 'people', url: people.url, file: 'people.graphql', subscriptionUrl: `${people.url}/stream` },
       ]),
     );
+    await writeFile(join(dir, 'library.yaml'), composeFile([{ name: 'library', url: library.url, file: 'library.graphql' }]));
     cosmoFile = join(dir, 'config.json');
-    await wgcRouterCompose('graph.yaml', 'config.json', dir);
+    libraryOnlyFile = join(dir, 'library.json');
+    // Both wgc runs side by side: the graph of both subgraphs, and the library alone (the reload test starts from it).
+    await Promise.all([wgcRouterCompose('graph.yaml', 'config.json', dir), wgcRouterCompose('library.yaml', 'library.json', dir)]);
     // Our own compose output for the same compose file.
     const composedFile = join(dir, 'graph.compose.yaml');
     await writeFile(
@@ -155,25 +159,16 @@ describe('Cosmo execution config (HTTP subgraphs)', () => {
   });
 
   it('starts from execution_config.file.path in router.config.yaml and reloads when wgc rewrites the file', async () => {
+    // Both files are wgc's, written in beforeAll: the library alone, then the library and people (cosmoFile).
     const reloadDir = await tempDir();
-    await writeFile(join(reloadDir, 'library.graphql'), library.typeDefs);
-    await writeFile(join(reloadDir, 'people.graphql'), people.typeDefs);
-    await writeFile(join(reloadDir, 'graph.yaml'), composeFile([{ name: 'library', url: library.url, file: 'library.graphql' }]));
-    await wgcRouterCompose('graph.yaml', 'config.json', reloadDir);
     const path = join(reloadDir, 'config.json');
+    await copyFile(libraryOnlyFile, path);
     const router = track(await createRouter({ logger: silent(), config: { execution_config: { file: { path, watch: true } } } }));
     expect(await ask(router, '{ book(id: "b1") { title } }')).toEqual({ status: 200, body: { data: { book: { title: 'Dune' } } } });
     expect((await ask(router, '{ book(id: "b1") { ratings } }')).status).toBe(400);
 
-    await writeFile(
-      join(reloadDir, 'graph.yaml'),
-      composeFile([
-        { name: 'library', url: library.url, file: 'library.graphql' },
-        { name: 'people', url: people.url, file: 'people.graphql' },
-      ]),
-    );
     // wgc writes in place; write elsewhere and rename, as a deploy would.
-    await wgcRouterCompose('graph.yaml', 'next.json', reloadDir);
+    await copyFile(cosmoFile, join(reloadDir, 'next.json'));
     await rename(join(reloadDir, 'next.json'), path);
     const deadline = Date.now() + 20_000;
     while ((await ask(router, '{ book(id: "b1") { ratings } }')).status !== 200) {

@@ -18,6 +18,20 @@ async function files(dir: string): Promise<string[]> {
     .sort();
 }
 
+/** Runs `tasks` (each starts a CLI process) at most `limit` at a time; their results in order. */
+async function pooled<T>(tasks: ReadonlyArray<() => Promise<T>>, limit = 4): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < tasks.length) {
+      const index = next++;
+      results[index] = await tasks[index]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
+  return results;
+}
+
 describe('switchyard grpc-service', () => {
   it('lists the typescript and go templates, one line each, with Cosmo’s names for them', async ({ onTestFinished }) => {
     const result = await switchyard(['grpc-service', 'list-templates'], await tempDir(onTestFinished));
@@ -97,7 +111,11 @@ describe('switchyard grpc-service', () => {
     const dir = await tempDir(onTestFinished);
     await mkdir(join(dir, 'taken'));
     await writeFile(join(dir, 'taken', 'notes.txt'), 'mine');
-    const refused = await switchyard(['grpc-service', 'init', '--template', 'typescript', '--directory', 'taken'], dir);
+    // Independent: the unknown template is refused before anything is written.
+    const [refused, unknown] = await Promise.all([
+      switchyard(['grpc-service', 'init', '--template', 'typescript', '--directory', 'taken'], dir),
+      switchyard(['grpc-service', 'init', '--template', 'rust', '--directory', 'x'], dir),
+    ]);
     expect(refused).toEqual({
       code: 1,
       stdout: '',
@@ -108,7 +126,6 @@ describe('switchyard grpc-service', () => {
     expect(forced.files).toHaveLength(16);
     expect(await files(join(dir, 'taken'))).toContain('notes.txt');
     expect(await files(join(dir, 'taken'))).toContain('src/service.ts');
-    const unknown = await switchyard(['grpc-service', 'init', '--template', 'rust', '--directory', 'x'], dir);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(
       "error: option '-t, --template <name>' argument 'rust' is invalid. Allowed choices are typescript, go, typescript-connect-rpc-fastify, golang-connect-rpc.",
@@ -156,32 +173,39 @@ describe('switchyard grpc-service', () => {
   it('generates the three files, named by the positional argument or after the package, and fails with exit codes for bad input', async ({ onTestFinished }) => {
     const dir = await tempDir(onTestFinished);
     await writeFile(join(dir, 'schema.graphql'), 'type Query { hello(name: String!): String! }');
-    const ok = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '-p', 'greeter.v1'], dir);
+    const generate = (...args: string[]) => switchyard(['grpc-service', 'generate', ...args], dir);
+    // The two that write (into different folders) side by side, then the refusals side by side: each refusal
+    // still finds what the writing runs left (the lock in out/), as when they ran one after another.
+    const [ok, named] = await Promise.all([
+      generate('-i', 'schema.graphql', '-o', 'out', '-p', 'greeter.v1'),
+      generate('-i', 'schema.graphql', '-p', 'greeter', 'greeter-service'),
+    ]);
     expect(ok).toEqual({ code: 0, stdout: 'wrote out/service.proto, out/mapping.json, out/service.proto.lock.json (package greeter.v1, service GreeterService)\n', stderr: '' });
     expect(await readFile(join(dir, 'out/service.proto'), 'utf8')).toContain('rpc QueryHello(QueryHelloRequest) returns (QueryHelloResponse) {}');
-    const named = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-p', 'greeter', 'greeter-service'], dir);
     expect(named).toEqual({ code: 0, stdout: 'wrote service.proto, mapping.json, service.proto.lock.json (package greeter, service GreeterService)\n', stderr: '' });
 
-    const badPackage = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '-p', 'greeter v1'], dir);
-    expect(badPackage.code).toBe(2);
-    expect(badPackage.stderr).toContain(`error: option '-p, --package-name <package>' argument 'greeter v1' is invalid. "greeter v1" is not a proto package`);
-    const badName = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '2fast'], dir);
-    expect(badName.code).toBe(2);
-    expect(badName.stderr).toContain(`error: command-argument value '2fast' is invalid for argument 'name'. "2fast" does not make a proto service name`);
-    const missing = await switchyard(['grpc-service', 'generate', '-i', 'nope.graphql', '-o', 'out'], dir);
-    expect(missing).toEqual({ code: 1, stdout: '', stderr: `error: schema ${join(dir, 'nope.graphql')}: file not found\n` });
-    const noInput = await switchyard(['grpc-service', 'generate', '-o', 'out'], dir);
-    expect(noInput.code).toBe(2);
-    expect(noInput.stderr).toContain("error: required option '-i, --input <schema.graphql>' not specified");
-    const noLock = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '-l', 'old.lock.json'], dir);
-    expect(noLock).toEqual({ code: 1, stdout: '', stderr: `error: lock ${join(dir, 'old.lock.json')}: file not found\n` });
     await writeFile(join(dir, 'broken.lock.json'), '{"version":');
-    const brokenLock = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '-l', 'broken.lock.json'], dir);
-    expect(brokenLock.stderr).toBe(`error: ${join(dir, 'broken.lock.json')}: not valid JSON (delete it to renumber every field, which breaks existing clients)\n`);
-    const goPackage = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', '-g', 'a b'], dir);
-    expect(goPackage).toEqual({ code: 1, stdout: '', stderr: 'error: go package "a b" must be a non-empty Go import path without quotes, backslashes or spaces\n' });
     await writeFile(join(dir, 'file'), '');
-    const notDir = await switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'file'], dir);
+    const [badPackage, badName, missing, noInput, noLock, brokenLock, goPackage, notDir] = await pooled([
+      () => generate('-i', 'schema.graphql', '-o', 'out', '-p', 'greeter v1'),
+      () => generate('-i', 'schema.graphql', '-o', 'out', '2fast'),
+      () => generate('-i', 'nope.graphql', '-o', 'out'),
+      () => generate('-o', 'out'),
+      () => generate('-i', 'schema.graphql', '-o', 'out', '-l', 'old.lock.json'),
+      () => generate('-i', 'schema.graphql', '-o', 'out', '-l', 'broken.lock.json'),
+      () => generate('-i', 'schema.graphql', '-o', 'out', '-g', 'a b'),
+      () => generate('-i', 'schema.graphql', '-o', 'file'),
+    ]);
+    expect(badPackage!.code).toBe(2);
+    expect(badPackage!.stderr).toContain(`error: option '-p, --package-name <package>' argument 'greeter v1' is invalid. "greeter v1" is not a proto package`);
+    expect(badName!.code).toBe(2);
+    expect(badName!.stderr).toContain(`error: command-argument value '2fast' is invalid for argument 'name'. "2fast" does not make a proto service name`);
+    expect(missing).toEqual({ code: 1, stdout: '', stderr: `error: schema ${join(dir, 'nope.graphql')}: file not found\n` });
+    expect(noInput!.code).toBe(2);
+    expect(noInput!.stderr).toContain("error: required option '-i, --input <schema.graphql>' not specified");
+    expect(noLock).toEqual({ code: 1, stdout: '', stderr: `error: lock ${join(dir, 'old.lock.json')}: file not found\n` });
+    expect(brokenLock!.stderr).toBe(`error: ${join(dir, 'broken.lock.json')}: not valid JSON (delete it to renumber every field, which breaks existing clients)\n`);
+    expect(goPackage).toEqual({ code: 1, stdout: '', stderr: 'error: go package "a b" must be a non-empty Go import path without quotes, backslashes or spaces\n' });
     expect(notDir).toEqual({ code: 1, stdout: '', stderr: `error: output ${join(dir, 'file')} is not a directory\n` });
   });
 
@@ -189,28 +213,36 @@ describe('switchyard grpc-service', () => {
     const dir = await tempDir(onTestFinished);
     await writeFile(join(dir, 'schema.graphql'), 'type Query { hello(name: String!): String! }');
     const generate = (...args: string[]) => switchyard(['grpc-service', 'generate', '-i', 'schema.graphql', '-o', 'out', ...args], dir);
-    expect(await generate('--with-operations', 'ops')).toEqual({ code: 1, stdout: '', stderr: `error: operations folder ${join(dir, 'ops')}: no such folder\n` });
+    // Each refusal on its own folder state (a missing folder, one with no operation file, one with a broken
+    // operation), so the refusals run side by side.
+    await mkdir(join(dir, 'empty', 'nested'), { recursive: true });
+    await writeFile(join(dir, 'empty', 'notes.txt'), 'not an operation');
     await mkdir(join(dir, 'ops', 'nested'), { recursive: true });
     await writeFile(join(dir, 'ops', 'notes.txt'), 'not an operation');
-    expect((await generate('-w', 'ops')).stderr).toBe(`error: operations folder ${join(dir, 'ops')}: no operation files (.graphql, .gql, .graphqls, .gqls)\n`);
     await writeFile(join(dir, 'ops', 'nested', 'Bad.gql'), 'query Bad { goodbye }');
-    const broken = await generate('-w', 'ops');
-    expect(broken.code).toBe(1);
-    expect(broken.stderr).toBe(`error: ${join(dir, 'ops', 'nested', 'Bad.gql')}: does not validate against the schema: Cannot query field "goodbye" on type "Query".\n`);
-    const badJson = await generate('-w', 'ops', '--custom-scalar-mapping', '{"DateTime":');
-    expect(badJson.code).toBe(2);
-    expect(badJson.stderr).toContain('--custom-scalar-mapping is not JSON');
-    const notMap = await generate('-w', 'ops', '--custom-scalar-mapping', '["x"]');
-    expect(notMap.stderr).toContain('--custom-scalar-mapping must be a JSON object of scalar name -> proto type');
-    const both = await generate('-w', 'ops', '--custom-scalar-mapping', '{}', '--custom-scalar-mapping-file', 'm.json');
-    expect(both.code).toBe(2);
-    expect(both.stderr).toContain("cannot be used with option '--custom-scalar-mapping-file");
-    const depth = await generate('-w', 'ops', '--max-depth', '0');
-    expect(depth.code).toBe(2);
-    expect(depth.stderr).toContain('must be a positive integer, not "0"');
-    const noFile = await generate('-w', 'ops', '--custom-scalar-mapping-file', 'm.json');
+    const [absent, empty, broken, badJson, notMap, both, depth, noFile] = await pooled([
+      () => generate('--with-operations', 'absent'),
+      () => generate('-w', 'empty'),
+      () => generate('-w', 'ops'),
+      () => generate('-w', 'ops', '--custom-scalar-mapping', '{"DateTime":'),
+      () => generate('-w', 'ops', '--custom-scalar-mapping', '["x"]'),
+      () => generate('-w', 'ops', '--custom-scalar-mapping', '{}', '--custom-scalar-mapping-file', 'm.json'),
+      () => generate('-w', 'ops', '--max-depth', '0'),
+      () => generate('-w', 'ops', '--custom-scalar-mapping-file', 'm.json'),
+    ]);
+    expect(absent).toEqual({ code: 1, stdout: '', stderr: `error: operations folder ${join(dir, 'absent')}: no such folder\n` });
+    expect(empty!.stderr).toBe(`error: operations folder ${join(dir, 'empty')}: no operation files (.graphql, .gql, .graphqls, .gqls)\n`);
+    expect(broken!.code).toBe(1);
+    expect(broken!.stderr).toBe(`error: ${join(dir, 'ops', 'nested', 'Bad.gql')}: does not validate against the schema: Cannot query field "goodbye" on type "Query".\n`);
+    expect(badJson!.code).toBe(2);
+    expect(badJson!.stderr).toContain('--custom-scalar-mapping is not JSON');
+    expect(notMap!.stderr).toContain('--custom-scalar-mapping must be a JSON object of scalar name -> proto type');
+    expect(both!.code).toBe(2);
+    expect(both!.stderr).toContain("cannot be used with option '--custom-scalar-mapping-file");
+    expect(depth!.code).toBe(2);
+    expect(depth!.stderr).toContain('must be a positive integer, not "0"');
     expect(noFile).toEqual({ code: 1, stdout: '', stderr: `error: custom scalar mapping file ${join(dir, 'm.json')}: file not found\n` });
-    expect(await files(dir)).toEqual(['ops/nested/Bad.gql', 'ops/notes.txt', 'schema.graphql']);
+    expect(await files(dir)).toEqual(['empty/notes.txt', 'ops/nested/Bad.gql', 'ops/notes.txt', 'schema.graphql']);
 
     await writeFile(join(dir, 'ops', 'nested', 'Bad.gql'), 'query Hello($name: String!) { hello(name: $name) }');
     const ok = await generate('-w', 'ops', 'Greeter');

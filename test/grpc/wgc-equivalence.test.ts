@@ -179,8 +179,17 @@ describe('grpc-service generate writes what wgc grpc-service generate writes', {
       '    email: String!\n',
       '    email: String!\n    phone: String\n',
     );
+    // -l (below) in a copy of the workspace as the first generation left it, so it runs beside the second generation.
+    const other = await tempDir(onTestFinished);
+    await Promise.all(['wgc', 'ours'].map((side) => cp(join(dir, side), join(other, side), { recursive: true })));
     await writeBoth(dir, 'schema.graphql', changed);
-    const second = await bothWrite(dir, ['-i', 'schema.graphql', '-o', 'out', 'Accounts']);
+    await writeBoth(other, 'schema.graphql', changed);
+    // -l: start from a lock kept elsewhere (here the first generation's), write the new one into the output folder.
+    await writeBoth(other, 'locks/first.json', first.get('out/service.proto.lock.json')!);
+    const [second, fromOther] = await Promise.all([
+      bothWrite(dir, ['-i', 'schema.graphql', '-o', 'out', 'Accounts']),
+      bothWrite(other, ['-i', 'schema.graphql', '-o', 'elsewhere', '-l', 'locks/first.json', 'Accounts']),
+    ]);
     const after = second.get('out/service.proto')!;
     for (const field of ['id', 'email', 'account_number', 'region', 'scores', 'last_login', 'owner', 'members']) {
       expect(numberOf(after, 'Account', field), field).toBe(numberOf(before, 'Account', field));
@@ -190,9 +199,6 @@ describe('grpc-service generate writes what wgc grpc-service generate writes', {
     );
     expect(after).toMatch(new RegExp(`message Account \\{\\s+reserved ${numberOf(before, 'Account', 'balance')} to ${numberOf(before, 'Account', 'nicknames')};`));
 
-    // -l: start from a lock kept elsewhere (here the first generation's), write the new one into the output folder.
-    await writeBoth(dir, 'locks/first.json', first.get('out/service.proto.lock.json')!);
-    const fromOther = await bothWrite(dir, ['-i', 'schema.graphql', '-o', 'elsewhere', '-l', 'locks/first.json', 'Accounts']);
     expect(fromOther.get('elsewhere/service.proto')).toBe(after);
   });
 
