@@ -84,7 +84,7 @@ function startProbe(probe: Probe, maxMs: number): { stop(): Promise<LoadSample[]
  * first and stopped last so every attack request is covered.
  */
 export async function underAttack(probe: Probe, attack: (i: number) => Promise<string | undefined>, options: { concurrency?: number; ms?: number } = {}): Promise<AttackReport> {
-  const { concurrency = 4, ms = 1_000 } = options;
+  const { concurrency = 4, ms = 500 } = options;
   const probes = startProbe(probe, ms + 30_000);
   await sleep(100);
   const attacks = startLoad(attack, concurrency, ms);
