@@ -5,7 +5,9 @@
  * on the implementation, `Product` on the interface: a subgraph may refuse
  * the two under one key), the planner sends the fragment's copy under an
  * alias; renamed back, the two copies merge rather than one replacing the
- * other. Real @apollo/subgraph subgraphs.
+ * other. And the key the router fetches for an entity call never shares a
+ * response key with a client field that is something else there (an alias
+ * of another field in a sibling fragment). Real @apollo/subgraph subgraphs.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../src/testing/index.js';
@@ -45,9 +47,15 @@ beforeAll(async () => {
   products = await startSubgraph({
     name: 'products',
     typeDefs: `${LINK}
-      type Product @key(fields: "id") { id: ID! rel: Product @shareable title: String @shareable }`,
+      type Product @key(fields: "id") { id: ID! rel: Product @shareable title: String @shareable price: Int }`,
     resolvers: {
-      Product: { __resolveReference: (ref: { id: string }) => ref, rel: (p: { id: string }) => ({ id: `${p.id}-rel` }), title: (p: { id: string }) => `title of ${p.id}` },
+      Product: {
+        __resolveReference: (ref: { id: string }) => ref,
+        rel: (p: { id: string }) => ({ id: `${p.id}-rel` }),
+        title: (p: { id: string }) => `title of ${p.id}`,
+        // Only for keys it knows: a wrong key in the representation gets null.
+        price: (p: { id: string }) => (p.id === 'p1' ? 10 : null),
+      },
     } as never,
   });
   router = await startTestRouter({ subgraphs: [things, products], listen: true });
@@ -77,4 +85,13 @@ it('answers a field selected on the interface and again in a fragment with both 
 
 it('answers a leaf selected on the interface and in a fragment once', async () => {
   expect(await post('{ things { title ... on Product { title } } }')).toEqual({ data: { things: [{ title: 'title of p1' }, { title: 'a book' }] } });
+});
+
+it('fetches the key under an internal key when the client aliases another field to its name, in another fragment', async () => {
+  products.reset();
+  expect(await post('{ things { id: title ... on Product { price } } }')).toEqual({ data: { things: [{ id: 'title of p1', price: 10 }, { id: 'a book' }] } });
+  expect(products.calls[0]!.variables).toMatchObject({ representations: [{ __typename: 'Product', id: 'p1' }] });
+  expect(await post('{ things { ... on Product { price } ... on Book { id: title } } }')).toEqual({ data: { things: [{ price: 10 }, { id: 'a book' }] } });
+  // A plain client `id` is the key itself.
+  expect(await post('{ things { id ... on Product { price } } }')).toEqual({ data: { things: [{ id: 'p1', price: 10 }, { id: 'b1' }] } });
 });

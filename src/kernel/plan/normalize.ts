@@ -1,7 +1,6 @@
 import {
   Kind,
   type ArgumentNode,
-  type DirectiveNode,
   type DocumentNode,
   type FragmentDefinitionNode,
   type OperationDefinitionNode,
@@ -19,12 +18,6 @@ export interface NField {
   readonly responseKey: string;
   readonly name: string;
   readonly arguments: readonly ArgumentNode[];
-  /**
-   * Executable directives the subgraph is to see (a `directive @upper on FIELD`
-   * every subgraph defines); the router's own (`@skip`, `@include`, `@defer`,
-   * `@stream`) are never here. Undefined when there are none.
-   */
-  readonly directives?: readonly DirectiveNode[];
   /** Sub-selections; undefined for leaves. */
   readonly selections: NSelection[] | undefined;
 }
@@ -233,23 +226,16 @@ class Normalizer {
       if (selection.kind === Kind.FIELD) {
         const responseKey = selection.alias?.value ?? selection.name.value;
         let field = index.get(`f:${responseKey}`) as NField | undefined;
-        // Meta-fields (`__typename`) are the router's to answer and read: their directives stay here.
-        const directives = selection.name.value.startsWith('__') ? undefined : forwardedDirectives(selection.directives);
         if (!field) {
           field = {
             kind: 'Field',
             responseKey,
             name: selection.name.value,
             arguments: selection.arguments ?? [],
-            ...(directives ? { directives } : {}),
             selections: selection.selectionSet ? [] : undefined,
           };
           into.push(field);
           index.set(`f:${responseKey}`, field);
-        } else if (directives) {
-          // Same key written twice (`a @upper` and `a`): the field carries every directive either had, the first of each name.
-          // (Still being built here: readonly to the planner, not to the normalizer.)
-          (field as { directives?: readonly DirectiveNode[] }).directives = mergeDirectives(field.directives, directives);
         }
         if (selection.selectionSet && field.selections) {
           let entry = pending.get(field);
@@ -300,24 +286,6 @@ class Normalizer {
     }
     return true;
   }
-}
-
-/** Directives the router acts on itself; every other executable directive goes to the subgraph with its field. */
-const ROUTER_DIRECTIVES = new Set(['skip', 'include', 'defer', 'stream']);
-
-/** A field's directives for subgraphs, or undefined when it has none. */
-function forwardedDirectives(directives: readonly DirectiveNode[] | undefined): readonly DirectiveNode[] | undefined {
-  if (!directives || directives.length === 0) return undefined;
-  const kept = directives.filter((directive) => !ROUTER_DIRECTIVES.has(directive.name.value));
-  return kept.length > 0 ? kept : undefined;
-}
-
-/** `known` with the directives of `added` whose names it lacks (`known` itself when none). */
-export function mergeDirectives(known: readonly DirectiveNode[] | undefined, added: readonly DirectiveNode[]): readonly DirectiveNode[] {
-  if (!known) return added;
-  const names = new Set(known.map((directive) => directive.name.value));
-  const extra = added.filter((directive) => !names.has(directive.name.value));
-  return extra.length > 0 ? [...known, ...extra] : known;
 }
 
 function conditionValue(value: ValueNode | undefined, variables: Readonly<Record<string, unknown>>): boolean {

@@ -1,48 +1,61 @@
 import { Kind, type ArgumentNode, type FieldNode, type SelectionSetNode } from 'graphql';
 import { RouterError } from '../errors.js';
 import type { FederationIndex } from '../graph/federation-index.js';
-import type { NField, NSelection } from './normalize.js';
+import type { NSelection } from './normalize.js';
 import type { RepresentationField } from './query-plan.js';
-
-/** Finds the client's field for a response key at one position (fragments included). */
-export function findClientField(selections: readonly NSelection[] | undefined, responseKey: string): NField | undefined {
-  for (const selection of selections ?? []) {
-    if (selection.kind === 'Field') {
-      if (selection.responseKey === responseKey) return selection;
-    } else {
-      const found = findClientField(selection.selections, responseKey);
-      if (found) return found;
-    }
-  }
-  return undefined;
-}
-
-/** Whether a client field under `responseKey` at one position (fragments included) carries directives for the subgraph. */
-function directedAt(selections: readonly NSelection[] | undefined, responseKey: string): boolean {
-  for (const selection of selections ?? []) {
-    if (selection.kind === 'Field') {
-      if (selection.responseKey === responseKey && selection.directives) return true;
-    } else if (directedAt(selection.selections, responseKey)) return true;
-  }
-  return false;
-}
 
 /** What the planner's own response keys and aliases hold (`__sy_weight`, `name__sy_0`), made unlike the client's keys at their position. */
 export const INTERNAL_MARK = '__sy_';
 
 /**
- * The response key for a field the planner adds: its own name unless the
- * client uses that key for something else, in which case an internal alias.
+ * The client's response keys anywhere in the operation, each with whether
+ * every field under it is the plain field of that name (no alias of another
+ * field, no arguments). A field the planner adds for itself (a key, a
+ * `@requires` field) shares the client's key only then: fields in sibling
+ * fragments (and under parent fields written in several of them) answer
+ * into the same objects, so a check of one position's selections alone
+ * could let the planner's `upc` meet a client's `upc: name` at the subgraph.
  */
-export function internalKey(clientSelections: readonly NSelection[] | undefined, name: string, args: readonly ArgumentNode[]): string {
+export class ClientKeys {
+  private readonly keys = new Map<string, boolean>();
+
+  constructor(selections: readonly NSelection[]) {
+    const pending: Array<readonly NSelection[]> = [selections];
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      for (const selection of next) {
+        if (selection.kind === 'Fragment') {
+          pending.push(selection.selections);
+          continue;
+        }
+        const plain = selection.responseKey === selection.name && selection.arguments.length === 0;
+        this.keys.set(selection.responseKey, (this.keys.get(selection.responseKey) ?? true) && plain);
+        if (selection.selections) pending.push(selection.selections);
+      }
+    }
+  }
+
+  /** Whether the client uses `key` anywhere. */
+  has(key: string): boolean {
+    return this.keys.has(key);
+  }
+
+  /** Whether the planner's plain field `name` may share the client's key `name`. */
+  sharable(name: string): boolean {
+    return this.keys.get(name) !== false;
+  }
+}
+
+/**
+ * The response key for a field the planner adds: its own name unless the
+ * client uses that key for something else anywhere, in which case an
+ * internal alias no client key equals.
+ */
+export function internalKey(clientKeys: ClientKeys, name: string, args: readonly ArgumentNode[]): string {
+  if (args.length === 0 && clientKeys.sharable(name)) return name;
   const argsText = args.map((a) => `${a.name.value}:${JSON.stringify(a.value)}`).join(',');
-  const natural = findClientField(clientSelections, name);
-  // The client's own field under the name serves when it asks the same thing; not when any of its
-  // occurrences at this level (in any fragment) has a directive such as `@upper`, which may change the value.
-  if (args.length === 0 && (!natural || (natural.name === name && natural.arguments.length === 0 && !directedAt(clientSelections, name)))) return name;
   let key = `${INTERNAL_MARK}${name}${args.length > 0 ? `_${hash(argsText)}` : ''}`;
   // A client may alias a field `__sy_weight` too: the planner's key must not take the client's value (or give it ours).
-  while (findClientField(clientSelections, key)) key += '_';
+  while (clientKeys.has(key)) key += '_';
   return key;
 }
 
@@ -59,13 +72,13 @@ export interface ConvertedFieldSet {
 }
 
 /** Converts a field set into plannable selections with internal keys that avoid the client's. */
-export function convertFieldSet(index: FederationIndex, set: SelectionSetNode, clientSelections: readonly NSelection[] | undefined, parentType: string): ConvertedFieldSet {
+export function convertFieldSet(index: FederationIndex, set: SelectionSetNode, clientKeys: ClientKeys, parentType: string): ConvertedFieldSet {
   const selections: NSelection[] = [];
   const fields: RepresentationField[] = [];
   for (const selection of set.selections) {
     if (selection.kind === Kind.INLINE_FRAGMENT) {
       const condition = selection.typeCondition?.name.value ?? parentType;
-      const inner = convertFieldSet(index, selection.selectionSet, clientSelections, condition);
+      const inner = convertFieldSet(index, selection.selectionSet, clientKeys, condition);
       selections.push({ kind: 'Fragment', typeCondition: condition, selections: inner.selections });
       fields.push(...inner.fields.map((field) => ({ ...field, typeCondition: field.typeCondition ?? condition })));
       continue;
@@ -73,12 +86,9 @@ export function convertFieldSet(index: FederationIndex, set: SelectionSetNode, c
     if (selection.kind !== Kind.FIELD) continue;
     const name = selection.name.value;
     const args = selection.arguments ?? [];
-    const responseKey = internalKey(clientSelections, name, args);
+    const responseKey = internalKey(clientKeys, name, args);
     let children: ConvertedFieldSet | undefined;
-    if (selection.selectionSet) {
-      const clientChild = findClientField(clientSelections, responseKey)?.selections;
-      children = convertFieldSet(index, selection.selectionSet, clientChild, index.fieldNamedType(parentType, name));
-    }
+    if (selection.selectionSet) children = convertFieldSet(index, selection.selectionSet, clientKeys, index.fieldNamedType(parentType, name));
     selections.push({ kind: 'Field', responseKey, name, arguments: args, selections: children?.selections });
     fields.push({ name, responseKey, children: children?.fields });
   }

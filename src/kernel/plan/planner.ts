@@ -6,7 +6,7 @@ import { estimateJumps } from './estimate.js';
 import { FetchGroup } from './fetch-group.js';
 import type { NField, NFragment, NormalizedOperation, NSelection } from './normalize.js';
 import { sharedUnionMembers } from './partial-unions.js';
-import { convertFieldSet, INTERNAL_MARK, planningError, providedFor } from './planner-support.js';
+import { ClientKeys, convertFieldSet, INTERNAL_MARK, planningError, providedFor } from './planner-support.js';
 import type { PathSegment, RepresentationField, RepresentationSpec } from './query-plan.js';
 import type { SelectionTree } from './selection-tree.js';
 
@@ -26,8 +26,6 @@ interface Position {
   readonly parentType: string;
   /** What `@provides` makes resolvable here, if anything. */
   readonly provided: SelectionSetNode | undefined;
-  /** The client's selections at this position, to keep internal fields off its response keys. */
-  readonly clientSelections: readonly NSelection[] | undefined;
   /** How many key look-ups deep a key-field resolution is (guards against loops). */
   readonly keyDepth: number;
   /** The position this one was reached from, for jumps that re-fetch a path from an ancestor. */
@@ -77,6 +75,8 @@ export class Planner {
   private readonly rootGroups = new Map<string, FetchGroup>();
   private readonly entityGroups = new Map<string, FetchGroup[]>();
   private readonly introspectionFields: NField[] = [];
+  /** The client's response keys, for the fields the planner adds itself (made on the first one). */
+  private clientKeys: ClientKeys | undefined;
 
   constructor(
     private readonly index: FederationIndex,
@@ -128,7 +128,6 @@ export class Planner {
       path: [],
       parentType: this.operation.rootType,
       provided: undefined,
-      clientSelections: this.operation.selections,
       keyDepth: 0,
       parent: undefined,
       requiresMet: NONE,
@@ -222,7 +221,6 @@ export class Planner {
           parentType: condition,
           path: [...position.path, `... on ${condition}`],
           provided: providedFor(index, position.provided, condition),
-          clientSelections: fragment.selections,
           parent: { position, step: { kind: 'fragment', typeCondition: condition } },
         },
         fragment.selections,
@@ -297,11 +295,11 @@ export class Planner {
       ? index.fieldTypeTextIn(position.parentType, field.name, subgraph).replace(/\w+/, '#')
       : index.fieldTypeTextIn(position.parentType, field.name, subgraph);
     const composite = field.selections !== undefined;
-    let added = position.tree.add(field.responseKey, field.name, field.arguments, composite, typeText, field.directives);
+    let added = position.tree.add(field.responseKey, field.name, field.arguments, composite, typeText);
     if (!added) {
       // The key holds another type elsewhere in this fetch: send under an alias, renamed back on arrival.
       const alias = `${field.responseKey}${INTERNAL_MARK}${position.group.aliases.length}`;
-      added = position.tree.add(alias, field.name, field.arguments, composite, typeText, field.directives);
+      added = position.tree.add(alias, field.name, field.arguments, composite, typeText);
       if (!added) throw planningError(`response key "${field.responseKey}" is used twice at ${position.path.join('.') || 'the root'}`);
       position.group.aliases.push({ path: position.path.slice(position.group.mergePath.length), alias, responseKey: field.responseKey });
     }
@@ -319,7 +317,6 @@ export class Planner {
       parentType: childType,
       // At an abstract position fragments of the provided set apply per type condition, later.
       provided: index.isAbstract(childType) ? provided : providedFor(index, provided, childType),
-      clientSelections: field.selections,
       keyDepth: position.keyDepth,
       parent: { position, step },
       requiresMet: NONE,
@@ -367,7 +364,6 @@ export class Planner {
       path: position.path,
       parentType: target.entityType,
       provided: undefined,
-      clientSelections: position.clientSelections,
       keyDepth: position.keyDepth,
       parent: position.parent,
       requiresMet: requiresFor ? new Set([requiresFor]) : NONE,
@@ -493,7 +489,7 @@ export class Planner {
         position = { ...position, tree, parentType: step.typeCondition, path: [...position.path, `... on ${step.typeCondition}`], parent: { position, step } };
         continue;
       }
-      const added = position.tree.add(step.field.responseKey, step.field.name, step.field.arguments, true, '', step.field.directives);
+      const added = position.tree.add(step.field.responseKey, step.field.name, step.field.arguments, true);
       if (!added?.children) throw planningError(`cannot re-fetch "${step.field.responseKey}" at ${position.path.join('.')}`);
       const childType = this.index.fieldNamedTypeIn(position.parentType, step.field.name, position.group.subgraph);
       if (this.index.isAbstract(childType)) added.children.addTypename();
@@ -503,7 +499,6 @@ export class Planner {
         path: childPath(this.index, position, step.field),
         parentType: childType,
         provided: undefined,
-        clientSelections: step.field.selections,
         parent: { position, step },
         requiresMet: NONE,
       };
@@ -612,7 +607,7 @@ export class Planner {
    * client's, and reports where the representation finds them.
    */
   private fetchFieldSet(position: Position, set: SelectionSetNode, typeName: string): { holders: Set<FetchGroup>; fields: RepresentationField[] } {
-    const converted = convertFieldSet(this.index, set, position.clientSelections, typeName);
+    const converted = convertFieldSet(this.index, set, (this.clientKeys ??= new ClientKeys(this.operation.selections)), typeName);
     const holders = this.planSelections({ ...position, keyDepth: position.keyDepth + 1 }, converted.selections);
     return { holders, fields: converted.fields };
   }

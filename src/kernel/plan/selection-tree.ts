@@ -1,5 +1,4 @@
-import { Kind, print, type ArgumentNode, type DirectiveNode, type ValueNode } from 'graphql';
-import { mergeDirectives } from './normalize.js';
+import { Kind, print, type ArgumentNode, type ValueNode } from 'graphql';
 
 /** One field in a subgraph selection being built. */
 export interface TreeField {
@@ -9,10 +8,6 @@ export interface TreeField {
   readonly arguments: readonly ArgumentNode[];
   /** Printed arguments, to tell `f(a: 1)` from `f(a: 2)`. */
   readonly argumentsKey: string;
-  /** The client's executable directives sent with the field (`@upper`). */
-  readonly directives: readonly DirectiveNode[];
-  /** The directives printed. */
-  readonly directivesKey: string;
   /** Sub-selection, for composite fields. */
   readonly children: SelectionTree | undefined;
   /** The field's type in the subgraph (`ID!`), to tell fields that cannot share a key apart. */
@@ -41,26 +36,13 @@ export class SelectionTree {
    * Adds a field under `responseKey`, or returns the one already there when it
    * is the same field with the same arguments. Returns undefined when the key
    * is taken by a different field (the caller then picks another key).
-   * Directives do not make fields different (GraphQL merges `f` and `f @upper`
-   * into one field): the subgraph gets them as the client wrote them, on the
-   * field in each fragment, and one field in one selection set carries the
-   * directives of both (the first of each name). The planner's own fields
-   * never share a key with a client field that has directives (see
-   * `internalKey`), so a directive never changes a value the router reads.
    */
-  add(responseKey: string, name: string, args: readonly ArgumentNode[], composite: boolean, typeText = '', directives: readonly DirectiveNode[] = []): TreeField | undefined {
+  add(responseKey: string, name: string, args: readonly ArgumentNode[], composite: boolean, typeText = ''): TreeField | undefined {
     const argumentsKey = printArguments(args);
-    const directivesKey = printDirectives(directives);
     const existing = this.fields.get(responseKey);
     if (existing) {
       if (existing.name !== name || existing.argumentsKey !== argumentsKey) return undefined;
-      if (directivesKey === '' || directivesKey === existing.directivesKey) return existing;
-      const merged = mergeDirectives(existing.directives, directives);
-      if (merged === existing.directives) return existing;
-      // Same children: what was planned under the field stays.
-      const field: TreeField = { ...existing, directives: merged, directivesKey: printDirectives(merged) };
-      this.fields.set(responseKey, field);
-      return field;
+      return existing;
     }
     // Sibling fragments answer into the same objects: one key may not hold fields of different types.
     for (const other of this.level().fieldsAtLevel(responseKey)) {
@@ -71,8 +53,6 @@ export class SelectionTree {
       name,
       arguments: args,
       argumentsKey,
-      directives,
-      directivesKey,
       children: composite ? new SelectionTree() : undefined,
       typeText,
     };
@@ -126,7 +106,6 @@ export class SelectionTree {
     for (const field of this.fields.values()) {
       let text = field.responseKey === field.name ? field.name : `${field.responseKey}: ${field.name}`;
       if (field.argumentsKey) text += `(${field.argumentsKey})`;
-      if (field.directivesKey) text += ` ${field.directivesKey}`;
       if (field.children) text += ` ${field.children.printOrTypename()}`;
       parts.push(text);
     }
@@ -142,20 +121,15 @@ export class SelectionTree {
     return this.print();
   }
 
-  /** Names of the variables the selection's arguments (and its fields' directives' arguments) read. */
+  /** Names of the variables the selection's arguments read. */
   collectVariables(into: Set<string>): Set<string> {
     for (const field of this.fields.values()) {
       for (const argument of field.arguments) collectValueVariables(argument.value, into);
-      for (const directive of field.directives) for (const argument of directive.arguments ?? []) collectValueVariables(argument.value, into);
       field.children?.collectVariables(into);
     }
     for (const tree of this.fragments.values()) tree.collectVariables(into);
     return into;
   }
-}
-
-function printDirectives(directives: readonly DirectiveNode[]): string {
-  return directives.length === 0 ? '' : directives.map((directive) => print(directive)).join(' ');
 }
 
 function printArguments(args: readonly ArgumentNode[]): string {

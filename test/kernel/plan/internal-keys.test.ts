@@ -1,38 +1,32 @@
 /**
  * The planner fetches a field it needs itself (a key, a `@requires` field)
- * under the field's own name only when the client's field under that name
- * at the position is the same field with nothing that could change its
- * value: no arguments, and no directive for the subgraph in any fragment
- * (the subgraph merges `upc` and `... on Product { upc @upper }` into one
- * field, so the router would read the changed value as the key).
+ * under the field's own name only when every client field under that
+ * response key, anywhere in the operation, is that same plain field (no
+ * alias of another field, no arguments): fields in sibling fragments answer
+ * into the same objects at the subgraph, so a look at one position alone
+ * could put the planner's `upc` beside a client's `upc: name`.
  */
-import { parse, type DirectiveNode, type FieldNode, type OperationDefinitionNode } from 'graphql';
+import { parse, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { expect, it } from 'vitest';
 import type { NSelection } from '../../../src/kernel/plan/normalize.js';
-import { internalKey } from '../../../src/kernel/plan/planner-support.js';
+import { ClientKeys, internalKey } from '../../../src/kernel/plan/planner-support.js';
 
-const UPPER = ((parse('{ a @upper }').definitions[0] as OperationDefinitionNode).selectionSet.selections[0] as FieldNode).directives![0] as DirectiveNode;
+const field = (responseKey: string, name = responseKey, selections?: NSelection[]): NSelection => ({ kind: 'Field', responseKey, name, arguments: [], selections });
+const ARGS = ((parse('{ a(x: 1) }').definitions[0] as OperationDefinitionNode).selectionSet.selections[0] as FieldNode).arguments!;
 
-const field = (name: string, directives?: readonly DirectiveNode[]): NSelection => ({
-  kind: 'Field',
-  responseKey: name,
-  name,
-  arguments: [],
-  ...(directives ? { directives } : {}),
-  selections: undefined,
+it("shares the client's key when every field under it is the plain field", () => {
+  expect(internalKey(new ClientKeys([field('upc'), { kind: 'Fragment', typeCondition: 'Product', selections: [field('upc')] }]), 'upc', [])).toBe('upc');
+  expect(internalKey(new ClientKeys([]), 'upc', [])).toBe('upc');
 });
 
-it('shares the client field when it is the same field', () => {
-  expect(internalKey([field('upc')], 'upc', [])).toBe('upc');
-  expect(internalKey(undefined, 'upc', [])).toBe('upc');
+it('takes an internal key when the client uses the key for another field or with arguments, at any depth or fragment', () => {
+  const nested = [field('things', 'things', [field('id'), { kind: 'Fragment', typeCondition: 'Product', selections: [field('upc', 'name')] }])];
+  expect(internalKey(new ClientKeys(nested), 'upc', [])).toBe('__sy_upc');
+  expect(internalKey(new ClientKeys(nested), 'id', [])).toBe('id');
+  expect(internalKey(new ClientKeys([{ kind: 'Field', responseKey: 'weight', name: 'weight', arguments: ARGS, selections: undefined }]), 'weight', [])).toBe('__sy_weight');
 });
 
-it('takes an internal key when the client field, or its copy in any fragment, has a directive', () => {
-  expect(internalKey([field('upc', [UPPER])], 'upc', [])).toBe('__sy_upc');
-  expect(internalKey([field('upc'), { kind: 'Fragment', typeCondition: 'Product', selections: [field('upc', [UPPER])] }], 'upc', [])).toBe('__sy_upc');
-});
-
-it('takes an internal key for a field with arguments', () => {
-  const args = (parse('{ a(x: 1) }').definitions[0] as OperationDefinitionNode).selectionSet.selections[0] as FieldNode;
-  expect(internalKey([], 'price', args.arguments!)).toMatch(/^__sy_price_/);
+it("lengthens an internal key while a client key equals it, and hashes the planner's own arguments into it", () => {
+  expect(internalKey(new ClientKeys([field('upc', 'name'), field('__sy_upc', 'name'), field('__sy_upc_', 'name')]), 'upc', [])).toBe('__sy_upc__');
+  expect(internalKey(new ClientKeys([]), 'price', ARGS)).toMatch(/^__sy_price_[0-9a-z]+$/);
 });
