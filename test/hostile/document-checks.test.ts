@@ -255,6 +255,21 @@ describe('the document measure', () => {
     const figures = measureDocument(parse(lines.join('\n')));
     expect([figures.fields, figures.fragments, figures.depth]).toEqual([levels, levels, 1]);
   });
+
+  it('counts field arguments as written, again at every spread, and refuses them past 8 MiB expanded (or twice the document)', () => {
+    const big = 'x'.repeat(100_000);
+    const spread = (times: number) =>
+      `{ ${Array.from({ length: times }, (_, i) => `a${i}: product { ...F }`).join(' ')} } fragment F on Product { name(with: "${big}") price(cents: 1) }`;
+    expect(measureDocument(parse(spread(3))).argumentText).toBe(3 * (big.length + 8 + 8));
+    expect(() => checkDocumentShape(parse(spread(80)))).not.toThrow();
+    // 100 KB in a fragment spread 400 times would be 40 MB of subgraph operation text.
+    expect(() => checkDocumentShape(parse(spread(400)))).toThrow(
+      /^The operation's field arguments come to 40006400 characters once its fragments are expanded; the router accepts at most 8388608\.$/,
+    );
+    // Written out in full, a document never expands past twice its length, whatever its size.
+    const written = `{ ${Array.from({ length: 100 }, (_, i) => `a${i}: product { name(with: "${big}") }`).join(' ')} }`;
+    expect(() => checkDocumentShape(parse(written))).not.toThrow();
+  });
 });
 
 describe('the normalizer', () => {

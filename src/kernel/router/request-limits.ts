@@ -14,6 +14,8 @@ export interface DocumentMeasure {
   readonly fields: number;
   /** Fragment spreads and inline fragments. */
   readonly fragments: number;
+  /** Characters of field arguments as written (each field's from its first argument to its last), the planner prints each again for subgraphs. */
+  readonly argumentText: number;
   /** The first `__schema` / `__type` field anywhere in the document. */
   readonly introspection: string | undefined;
   /** A fragment that spreads itself (directly or not); the other figures are then incomplete. */
@@ -31,6 +33,7 @@ interface Local {
   aliases: number;
   fragments: number;
   depth: number;
+  argumentText: number;
   /** Fragments spread (by index; -1: unknown), in order, and the field depth each spread sits at. */
   readonly spreads: number[];
   readonly spreadDepths: number[];
@@ -42,6 +45,7 @@ interface Totals {
   readonly aliases: number;
   readonly fragments: number;
   readonly depth: number;
+  readonly argumentText: number;
 }
 
 const add = (a: number, b: number): number => Math.min(SATURATED, a + b);
@@ -68,7 +72,7 @@ function measure(document: DocumentNode): DocumentMeasure {
     }
   }
   const walk = (root: SelectionSetNode): Local => {
-    const local: Local = { fields: 0, aliases: 0, fragments: 0, depth: 0, spreads: [], spreadDepths: [] };
+    const local: Local = { fields: 0, aliases: 0, fragments: 0, depth: 0, argumentText: 0, spreads: [], spreadDepths: [] };
     const sets: SelectionSetNode[] = [root];
     const depths: number[] = [0];
     for (let set = sets.pop(); set; set = sets.pop()) {
@@ -79,6 +83,8 @@ function measure(document: DocumentNode): DocumentMeasure {
           const depth = at + 1;
           local.fields++;
           if (selection.alias) local.aliases++;
+          const args = selection.arguments;
+          if (args && args.length > 0) local.argumentText += (args[args.length - 1]!.loc?.end ?? 0) - (args[0]!.loc?.start ?? 0);
           if (depth > local.depth) local.depth = depth;
           const name = selection.name.value;
           if (introspection === undefined && (name === '__schema' || name === '__type')) introspection = name;
@@ -116,10 +122,11 @@ function measure(document: DocumentNode): DocumentMeasure {
   const aliases = new Float64Array(count);
   const applied = new Float64Array(count);
   const depths = new Float64Array(count);
+  const argumentText = new Float64Array(count);
   const state = new Uint8Array(count);
   const cursor = new Uint32Array(count);
   const combine = (local: Local): Totals => {
-    let { fields: f, aliases: a, fragments: n, depth: d } = local;
+    let { fields: f, aliases: a, fragments: n, depth: d, argumentText: t } = local;
     for (let i = 0; i < local.spreads.length; i++) {
       work++;
       const inner = local.spreads[i]!;
@@ -127,9 +134,10 @@ function measure(document: DocumentNode): DocumentMeasure {
       f = add(f, fields[inner]!);
       a = add(a, aliases[inner]!);
       n = add(n, applied[inner]!);
+      t = add(t, argumentText[inner]!);
       d = Math.max(d, local.spreadDepths[i]! + depths[inner]!);
     }
-    return { fields: f, aliases: a, fragments: n, depth: d };
+    return { fields: f, aliases: a, fragments: n, depth: d, argumentText: t };
   };
   // Depth-first over spreads, fragments finished after what they spread; an in-progress fragment met again is a cycle.
   let cycle: string | undefined;
@@ -164,12 +172,13 @@ function measure(document: DocumentNode): DocumentMeasure {
       aliases[fragment] = totals.aliases;
       applied[fragment] = totals.fragments;
       depths[fragment] = totals.depth;
+      argumentText[fragment] = totals.argumentText;
       state[fragment] = DONE;
       stack.pop();
     }
   }
 
-  let result: Totals = { fields: 0, aliases: 0, fragments: 0, depth: 0 };
+  let result: Totals = { fields: 0, aliases: 0, fragments: 0, depth: 0, argumentText: 0 };
   if (cycle === undefined) {
     for (const operation of operations) {
       const figures = combine(operation);
@@ -178,6 +187,7 @@ function measure(document: DocumentNode): DocumentMeasure {
         aliases: Math.max(result.aliases, figures.aliases),
         fragments: Math.max(result.fragments, figures.fragments),
         depth: Math.max(result.depth, figures.depth),
+        argumentText: Math.max(result.argumentText, figures.argumentText),
       };
     }
   }
@@ -244,10 +254,20 @@ export function checkConfiguredLimits(document: DocumentNode, limits: LimitsConf
 }
 
 /**
+ * Field arguments may come to this many characters once fragments are
+ * expanded, or twice the document's length if that is more: the planner
+ * writes a field's arguments into the subgraph operation at every place the
+ * field lands, so a large argument in a fragment spread a thousand times
+ * would make a subgraph request a thousand times the client's.
+ */
+export const MAX_EXPANDED_ARGUMENT_TEXT = 8 * 1024 * 1024;
+
+/**
  * What the router refuses whatever the config says, before validation
  * (which, like the planner, walks the document recursively): fragments that
- * spread themselves, and fields nested deeper than MAX_NESTING once
- * fragments are expanded.
+ * spread themselves, fields nested deeper than MAX_NESTING once fragments
+ * are expanded, and field arguments that expand past
+ * MAX_EXPANDED_ARGUMENT_TEXT (a document written out in full never does).
  */
 export function checkDocumentShape(document: DocumentNode): void {
   const figures = measureDocument(document);
@@ -261,6 +281,14 @@ export function checkDocumentShape(document: DocumentNode): void {
       {
         status: 400,
       },
+    );
+  }
+  const allowed = Math.max(MAX_EXPANDED_ARGUMENT_TEXT, 2 * (document.loc?.end ?? 0));
+  if (figures.argumentText > allowed) {
+    throw new RouterError(
+      'GRAPHQL_VALIDATION_FAILED',
+      `The operation's field arguments come to ${count(figures.argumentText)} characters once its fragments are expanded; the router accepts at most ${allowed}.`,
+      { status: 400 },
     );
   }
 }
