@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { composeGraph, writeOutput } from '../../src/compose/index.js';
+import { composeGraph, composeSubgraphs, writeOutput } from '../../src/compose/index.js';
 import { RouterError } from '../../src/kernel/errors.js';
 import { readGraphSource } from '../../src/kernel/graph/execution-config.js';
 import { accountsSdl, clashingSdl, createTempDir, productsSdl, reviewsSdl, type TempDir } from './fixtures.js';
@@ -138,5 +138,40 @@ describe('composeGraph', () => {
     const bad = await compositionError(await dir.write('router.compose.yaml', 'version: 1\nsubgraphs:\n  - name: a\n'));
     expect(bad.code).toBe('CONFIG_INVALID');
     expect(bad.message).toContain('subgraphs[0] ("a").routing_url: required');
+  });
+});
+
+describe('directives Cosmo defines for subgraphs', () => {
+  it('composes a schema that uses @connect__fieldResolver without defining it (as written for Cosmo), and keeps it out of the supergraph', () => {
+    const sdl = `
+      extend schema @link(url: "https://specs.apollo.dev/federation/v2.5", import: ["@key"])
+      type Query { project(id: ID!): Project }
+      type Project @key(fields: "id") { id: ID! name: String! tasks(status: String): [String!]! @connect__fieldResolver(context: "id name") }
+    `;
+    const composed = composeSubgraphs([{ name: 'projects', url: 'http://127.0.0.1:4001/graphql', sdl }]);
+    expect(composed.supergraphSdl).toContain('tasks(status: String): [String!]!');
+    expect(composed.supergraphSdl).not.toContain('connect__fieldResolver');
+    // A schema that defines it itself is taken as it is.
+    const defined = `directive @connect__fieldResolver(context: String!) on FIELD_DEFINITION\n${sdl}`;
+    expect(composeSubgraphs([{ name: 'projects', url: 'http://127.0.0.1:4001/graphql', sdl: defined }]).supergraphSdl).toBe(composed.supergraphSdl);
+  });
+});
+
+describe('Federation v2 without @link (older Cosmo execution configs)', () => {
+  it('reads a subgraph that uses a directive only Federation v2 has as v2, as Cosmo composition does', () => {
+    const products = 'type Query { products: [Product!]! } type Product @key(fields: "id") { id: ID! name: String! @shareable }';
+    const prices = 'type Product @key(fields: "id") { id: ID! name: String! @shareable price: Int! }';
+    const composed = composeSubgraphs([
+      { name: 'products', url: 'http://127.0.0.1:4001/graphql', sdl: products },
+      { name: 'prices', url: 'http://127.0.0.1:4002/graphql', sdl: prices },
+    ]);
+    expect(composed.supergraphSdl).toMatch(/price: Int! @join__field\(graph: PRICES\)/);
+    // The same schemas with the @link written out compose to the same supergraph.
+    const link = 'extend schema @link(url: "https://specs.apollo.dev/federation/v2.9", import: ["@key", "@shareable"])';
+    const linked = composeSubgraphs([
+      { name: 'products', url: 'http://127.0.0.1:4001/graphql', sdl: `${link}\n${products}` },
+      { name: 'prices', url: 'http://127.0.0.1:4002/graphql', sdl: `${link}\n${prices}` },
+    ]);
+    expect(composed.supergraphSdl).toBe(linked.supergraphSdl);
   });
 });
