@@ -203,6 +203,16 @@ function durationOf(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A switch Cosmo has under a new name and a deprecated one: either one set to
+ * `false` turns the feature off (router/core/router.go), so both must allow it.
+ */
+function putEnabled(m: Migrator, to: Path, current: Path, deprecated: Path): void {
+  const values = [m.get(current), m.get(deprecated)];
+  if (values.includes(false)) m.put(to, false, m.get(current) === false ? current : deprecated);
+  else m.put(to, values[0] ?? values[1], values[0] === undefined ? deprecated : current);
+}
+
 function migrateTop(m: Migrator): void {
   const log = m.get(['log_level']);
   if (typeof log === 'string') {
@@ -211,18 +221,10 @@ function migrateTop(m: Migrator): void {
     else m.skip(['log_level'], `unknown level ${JSON.stringify(log)}`);
   }
   m.put(['listen_addr'], m.get(['listen_addr']));
-  m.put(
-    ['playground', 'enabled'],
-    m.get(['playground', 'enabled']) ?? m.get(['playground_enabled']),
-    m.get(['playground', 'enabled']) === undefined ? ['playground_enabled'] : ['playground', 'enabled'],
-  );
+  putEnabled(m, ['playground', 'enabled'], ['playground', 'enabled'], ['playground_enabled']);
   m.rest(['playground'], ['enabled', 'path'], 'not configurable');
   if (m.get(['playground', 'path']) !== undefined && m.get(['playground', 'path']) !== '/') m.skip(['playground', 'path'], 'GraphiQL is served at / only');
-  m.put(
-    ['introspection', 'enabled'],
-    m.get(['introspection', 'enabled']) ?? m.get(['introspection_enabled']),
-    m.get(['introspection', 'enabled']) === undefined ? ['introspection_enabled'] : ['introspection', 'enabled'],
-  );
+  putEnabled(m, ['introspection', 'enabled'], ['introspection', 'enabled'], ['introspection_enabled']);
   if (m.get(['introspection', 'secret'])) m.skip(['introspection', 'secret'], 'no introspection secret: introspection is on or off for everyone');
   m.rest(['introspection'], ['enabled', 'secret']);
   m.put(['query_plans', 'enabled'], m.get(['query_plans_enabled']), ['query_plans_enabled']);
@@ -402,27 +404,51 @@ function limitOf(m: Migrator, path: Path): number | undefined {
   return typeof node.limit === 'number' && node.limit > 0 ? node.limit : undefined;
 }
 
+/** Cosmo's `complexity_limits` (mode `enforce` by default): the depth and total-fields limits it enforces, each reported where not carried. */
+function complexityLimits(m: Migrator): { depth: number | undefined; totalFields: number | undefined } {
+  const from = ['security', 'complexity_limits'];
+  const mode = m.get([...from, 'mode']);
+  const limits = ['depth', 'total_fields', 'root_fields', 'root_field_aliases'];
+  if (mode !== undefined && mode !== 'enforce') {
+    const enabled = limits.filter((key) => m.get([...from, key, 'enabled']) === true);
+    m.skip(
+      [...from, 'mode'],
+      mode === 'measure'
+        ? `Cosmo only measures these limits (it refuses no operation for them); Switchyard has no measuring mode, so ${enabled.length > 0 ? `${enabled.map((key) => `complexity_limits.${key}`).join(', ')} ${enabled.length === 1 ? 'is not written as a limit' : 'are not written as limits'}` : 'nothing is written'}`
+        : `unknown mode ${JSON.stringify(mode)} (measure or enforce): complexity_limits not written`,
+    );
+    m.rest(from, ['mode', ...limits, 'ignore_introspection']);
+    return { depth: undefined, totalFields: undefined };
+  }
+  const depth = limitOf(m, [...from, 'depth']);
+  const totalFields = limitOf(m, [...from, 'total_fields']);
+  for (const key of ['root_fields', 'root_field_aliases']) {
+    if (limitOf(m, [...from, key]) !== undefined) m.skip([...from, key], `no ${key.replace(/_/g, ' ')} limit (limits.max_aliases counts every alias)`);
+  }
+  if (m.get([...from, 'ignore_introspection']) === true && (depth !== undefined || totalFields !== undefined)) {
+    m.skip(
+      [...from, 'ignore_introspection'],
+      'Switchyard applies limits.max_depth and limits.max_fields to introspection queries too (the standard introspection query nests about 13 deep): raise them if clients introspect',
+    );
+  }
+  m.rest(from, ['mode', ...limits, 'ignore_introspection']);
+  return { depth, totalFields };
+}
+
 function migrateSecurity(m: Migrator): void {
   const security = ['security'];
+  const complexity = complexityLimits(m);
   // Cosmo's parser rejects nesting beyond 200 and more than 3500 fields by default; Switchyard has no depth limit and 5000 fields.
   const approximate = m.get([...security, 'parser_limits', 'approximate_depth_limit']);
-  const depths = [
-    limitOf(m, [...security, 'depth_limit']),
-    limitOf(m, [...security, 'complexity_limits', 'depth']),
-    typeof approximate === 'number' ? (approximate > 0 ? approximate : undefined) : 200,
-  ].filter((value): value is number => value !== undefined);
+  const depths = [limitOf(m, [...security, 'depth_limit']), complexity.depth, typeof approximate === 'number' ? (approximate > 0 ? approximate : undefined) : 200].filter(
+    (value): value is number => value !== undefined,
+  );
   m.put(['limits', 'max_depth'], depths.length > 0 ? Math.min(...depths) : 0, [...security, 'depth_limit']);
   const totalFields = m.get([...security, 'parser_limits', 'total_fields_limit']);
-  const fields = [limitOf(m, [...security, 'complexity_limits', 'total_fields']), typeof totalFields === 'number' ? (totalFields > 0 ? totalFields : undefined) : 3500].filter(
+  const fields = [complexity.totalFields, typeof totalFields === 'number' ? (totalFields > 0 ? totalFields : undefined) : 3500].filter(
     (value): value is number => value !== undefined,
   );
   m.put(['limits', 'max_fields'], fields.length > 0 ? Math.min(...fields) : 0, [...security, 'parser_limits', 'total_fields_limit']);
-  for (const key of ['root_fields', 'root_field_aliases']) {
-    if (limitOf(m, [...security, 'complexity_limits', key]) !== undefined) {
-      m.skip([...security, 'complexity_limits', key], `no ${key.replace(/_/g, ' ')} limit (limits.max_aliases counts every alias)`);
-    }
-  }
-  m.rest([...security, 'complexity_limits'], ['depth', 'total_fields', 'root_fields', 'root_field_aliases', 'ignore_introspection']);
   m.rest([...security, 'parser_limits'], ['approximate_depth_limit', 'total_fields_limit']);
   for (const key of ['block_mutations', 'block_subscriptions', 'block_persisted_operations']) {
     if (m.get([...security, key, 'enabled']) === true)
@@ -516,17 +542,19 @@ function migratePersistedOperations(m: Migrator): void {
     m.rest(manifest, ['enabled', 'poll_interval', 'poll_jitter', 'file_name', 'warmup']);
   }
   const id = m.get([...from, 'storage', 'provider_id']);
+  const tree = "copy the operations into a Switchyard store (Cosmo's CDN tree as it is, or push them with switchyard operations push) and set persisted_operations.storage to it";
   if (id !== undefined) {
     const found = providerOf(m, id);
-    const path = found?.kind === 'file_system' ? found.provider.path : undefined;
-    // Cosmo's tree (<graph>/operations/<client>/<id>.json, manifest.json) is read as it is from a folder.
-    if (typeof path === 'string') m.put([...from, 'storage'], { provider: 'file', path }, [...from, 'storage', 'provider_id']);
-    else {
-      m.skip(
-        [...from, 'storage'],
-        `${found ? `a ${found.kind} provider ("${String(id)}")` : `provider "${String(id)}"`} is not readable: copy Cosmo's operations tree to a folder (or serve it over HTTP) and set persisted_operations.storage to it`,
-      );
-    }
+    m.skip(
+      [...from, 'storage'],
+      found?.kind === 'file_system'
+        ? // router/internal/persistedoperation/operationstorage/fs/client.go: one flat folder, whatever the client.
+          `Cosmo's file_system provider ("${String(id)}") reads <path>/${m.get([...from, 'storage', 'object_prefix']) ? '<object_prefix>/' : ''}<sha256>.json for every client; Switchyard's file store reads <path>/<graph>/operations/<client>/<id>.json (docs/persisted-operations.md#layout): ${tree}`
+        : `${found ? `${found.kind === 's3' ? 'an' : 'a'} ${found.kind} provider ("${String(id)}")` : `provider "${String(id)}"`} is not readable: ${tree}`,
+    );
+  } else if (blocked || m.get([...from, 'disabled']) !== true) {
+    // Without a provider Cosmo reads its CDN (with the graph token); Switchyard would read an empty local folder.
+    m.skip([...from, 'storage'], `not set: Cosmo then reads persisted operations from its CDN, which Switchyard does not; ${tree}`);
   }
   if (m.get([...from, 'cache']) !== undefined) m.skip([...from, 'cache'], 'Cosmo sizes this cache in bytes; Switchyard counts operations (persisted_operations.lookup_cache.size)');
   m.rest(from, ['disabled', 'log_unknown', 'safelist', 'manifest', 'storage', 'cache']);
@@ -736,36 +764,144 @@ export function migrateCosmoConfig(source: Doc): Migration {
   return { config: m.config, notCarried: m.notCarried };
 }
 
-function removeAt(config: Doc, path: ReadonlyArray<PropertyKey>): boolean {
-  let node: unknown = config;
-  for (const segment of path.slice(0, -1)) {
-    if (!isMapping(node) && !Array.isArray(node)) return false;
-    node = (node as Record<PropertyKey, unknown>)[segment as string];
+type Segment = string | number;
+
+/** `storage_providers.sharedstore[1].urls` as segments; the inverse of `formatKeyPath`. */
+function segmentsOf(path: string): Segment[] {
+  const segments: Segment[] = [];
+  for (const match of path.matchAll(/\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\.?([^.[\]]+)/g)) {
+    if (match[1] !== undefined) segments.push(Number(match[1]));
+    else if (match[2] !== undefined) segments.push(JSON.parse(match[2]) as string);
+    else if (match[3] !== undefined) segments.push(match[3]);
   }
-  const last = path.at(-1);
-  if (last === undefined || (!isMapping(node) && !Array.isArray(node))) return false;
-  if (Array.isArray(node) && typeof last === 'number') node.splice(last, 1);
-  else delete (node as Record<PropertyKey, unknown>)[last as string];
-  return true;
+  return segments;
 }
 
-/** Validates the result as the router would; a key whose value Switchyard refuses is left out and reported. */
+function nodeAt(config: Doc, path: readonly Segment[]): unknown {
+  let node: unknown = config;
+  for (const segment of path) {
+    if ((!isMapping(node) && !Array.isArray(node)) || !Object.hasOwn(node, segment)) return undefined;
+    node = (node as Record<Segment, unknown>)[segment];
+  }
+  return node;
+}
+
+/** Switchyard keys written under another name than Cosmo's, same shape below (a report names the Cosmo key). */
+const COSMO_NAMES: ReadonlyArray<readonly [readonly string[], readonly string[]]> = [
+  [
+    ['storage_providers', 'sharedstore'],
+    ['storage_providers', 'redis'],
+  ],
+];
+
+function cosmoPath(path: readonly Segment[]): string {
+  for (const [switchyard, cosmo] of COSMO_NAMES) {
+    if (switchyard.every((segment, i) => path[i] === segment)) return formatKeyPath([...cosmo, ...path.slice(switchyard.length)]);
+  }
+  return formatKeyPath(path);
+}
+
+const startsWith = (path: readonly Segment[], prefix: readonly Segment[]): boolean => prefix.length <= path.length && prefix.every((segment, i) => path[i] === segment);
+const sameKey = (a: readonly Segment[], b: readonly Segment[]): boolean => a.length === b.length && startsWith(a, b);
+
+/** The converted config could not be made one the router accepts: nothing is written. */
+export class MigrationInvalid extends Error {
+  constructor(issues: readonly string[]) {
+    super(`the converted config is still invalid, so it is not written (please report this):\n${issues.map((issue) => `  ${issue}`).join('\n')}`);
+    this.name = 'MigrationInvalid';
+  }
+}
+
+/**
+ * Validates the result as the router would. A value Switchyard refuses is left
+ * out; where a required key is refused or missing, the entry holding it goes
+ * (and, when that empties a list or section the router needs, the list or
+ * section too). Each problem is reported once, at its path in the Cosmo file.
+ * Throws `MigrationInvalid` when the config cannot be made valid.
+ */
 export function validated(migration: Migration): Migration {
-  for (let round = 0; round < 3; round++) {
-    try {
-      parseConfig(migration.config, { env: {}, sections: builtinSections.map(({ key, schema, plugin }) => ({ key, schema, plugin })) });
-      return migration;
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      for (const issue of error.issues) {
-        const segments = issue.path
-          .split(/\.|\[(\d+)\]/)
-          .filter((part) => part !== undefined && part !== '')
-          .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
-        removeAt(migration.config, segments);
-        migration.notCarried.push({ path: issue.path, why: `Switchyard refuses the converted value: ${issue.message}` });
+  const sections = builtinSections.map(({ key, schema, plugin }) => ({ key, schema, plugin }));
+  const config = migration.config;
+  /** Array items taken out so far, by the path they had in the converted config before any removal. */
+  const removed = new Set<string>();
+  /** Each reported problem: where, why, and what was taken out for it (original coordinates). */
+  const reports: Array<{ path: string; message: string; cut: Segment[] }> = [];
+  // Translates a path in the config as it is now to the path it had before any removal (list items shift up).
+  const original = (path: readonly Segment[]): Segment[] => {
+    const out: Segment[] = [];
+    for (const segment of path) {
+      if (typeof segment !== 'number') {
+        out.push(segment);
+        continue;
+      }
+      let seen = -1;
+      for (let index = 0; ; index++) {
+        if (removed.has(JSON.stringify([...out, index]))) continue;
+        if (++seen === segment) {
+          out.push(index);
+          break;
+        }
       }
     }
+    return out;
+  };
+  // Each round removes at least one key, so the rounds are bounded by the config's size.
+  for (;;) {
+    let issues: ReadonlyArray<{ path: string; message: string }>;
+    try {
+      parseConfig(config, { env: {}, sections });
+      break;
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      issues = error.issues;
+    }
+    const cuts: Array<{ now: Segment[]; was: Segment[] }> = [];
+    for (const issue of issues) {
+      const at = segmentsOf(issue.path);
+      // A missing key cannot be taken out: the entry that lacks it is.
+      let now = at;
+      while (now.length > 0 && nodeAt(config, now) === undefined) now = now.slice(0, -1);
+      if (now.length === 0) throw new MigrationInvalid(issues.map((each) => `${each.path || '(the file)'}: ${each.message}`));
+      const was = original(now);
+      const issuePath = original(at);
+      // A list or section emptied by an earlier removal: the same problem, which now takes out more.
+      const earlier = reports.filter((report) => startsWith(report.cut, was));
+      if (earlier.length > 0) for (const report of earlier) report.cut = was;
+      else if (!reports.some((report) => sameKey(segmentsOf(report.path), issuePath) && report.message === issue.message))
+        reports.push({ path: formatKeyPath(issuePath), message: issue.message, cut: was });
+      if (!cuts.some((cut) => sameKey(cut.now, now))) cuts.push({ now, was });
+    }
+    // Deepest and last first, so removing one list item does not move another still to be removed.
+    cuts.sort((a, b) => compareDescending(a.now, b.now));
+    let changed = false;
+    for (const { now, was } of cuts) {
+      const parent = nodeAt(config, now.slice(0, -1));
+      const last = now.at(-1)!;
+      if (Array.isArray(parent) && typeof last === 'number' && last < parent.length) {
+        parent.splice(last, 1);
+        removed.add(JSON.stringify(was));
+        changed = true;
+      } else if (isMapping(parent) && Object.hasOwn(parent, String(last))) {
+        delete parent[String(last)];
+        changed = true;
+      }
+    }
+    // Nothing left to take out, yet still refused: never write such a config.
+    if (!changed) throw new MigrationInvalid(issues.map((each) => `${each.path || '(the file)'}: ${each.message}`));
+  }
+  for (const { path, message, cut } of reports) {
+    const issuePath = segmentsOf(path);
+    const cutText = sameKey(cut, issuePath) ? '' : ` (${cosmoPath(cut)} left out)`;
+    migration.notCarried.push({ path: cosmoPath(issuePath), why: `Switchyard refuses the converted value: ${message}${cutText}` });
   }
   return migration;
+}
+
+function compareDescending(a: readonly Segment[], b: readonly Segment[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] === b[i]) continue;
+    if (typeof a[i] === 'number' && typeof b[i] === 'number') return (b[i] as number) - (a[i] as number);
+    return String(b[i]) < String(a[i]) ? -1 : 1;
+  }
+  return b.length - a.length;
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { builtinSections } from '../../src/cli/builtin-plugins.js';
-import { migrateCosmoConfig } from '../../src/cli/cosmo-config-migration.js';
+import { migrateCosmoConfig, validated } from '../../src/cli/cosmo-config-migration.js';
 import { parseConfig } from '../../src/kernel/config/index.js';
 import { startSubgraph, type TestSubgraph } from '../../src/testing/index.js';
 import { freePort, runCli, spawnCli, waitFor } from '../cli/run-cli.js';
@@ -129,6 +129,8 @@ json_log: true
           path: 'security.block_non_persisted_operations',
           why: expect.stringMatching(/^carried as persisted_operations\.safelist: true, .*sent as text/),
         }),
+        // Cosmo's file_system provider has another layout (its own test below).
+        ...(persisted ? [expect.objectContaining({ path: 'persisted_operations.storage' })] : []),
       ]);
     }
   });
@@ -269,8 +271,10 @@ rate_limit:
         expect.stringMatching(/^not carried: telemetry\.metrics\.prometheus\.exclude_metrics: /),
         expect.stringMatching(/^not carried: instance_id: /),
         expect.stringMatching(/^not carried: rate_limit: no rate limiting$/),
+        expect.stringMatching(/^not carried: persisted_operations\.storage: Cosmo's file_system provider \("pq"\) reads <path>\/<sha256>\.json for every client; /),
       ]),
     );
+    expect(run.output).not.toHaveProperty('persisted_operations.storage');
     expect(run.stdout).toMatch(/^wrote .*full\.yaml \(\d+ keys not carried\)\n$/);
     expect(run.output).toMatchObject({
       log_level: 'debug',
@@ -303,7 +307,7 @@ rate_limit:
       engine: { enable_single_flight: false, execution_plan_cache_size: 256 },
       subgraph_error_propagation: { mode: 'pass-through', attach_service_name: false, allowed_extension_fields: ['code', 'reason'] },
       storage_providers: { sharedstore: [{ id: 'cache', urls: ['redis://localhost:6379'] }] },
-      persisted_operations: { enabled: true, log_unknown: true, safelist: false, storage: { provider: 'file', path: './operations' } },
+      persisted_operations: { enabled: true, log_unknown: true, safelist: false },
       automatic_persisted_queries: { enabled: true, cache: { ttl: '600s' } },
       metrics: { enabled: true, listen_addr: `127.0.0.1:${metricsPort}` },
       profiler: { enabled: false, server_address: 'http://localhost:4040', upload_interval: '30s', application_name: 'wundergraph.cosmo.router' },
@@ -341,6 +345,127 @@ rate_limit:
     expect(config.authorization).toEqual({ require_authentication: true, reject_operation_if_unauthorized: false });
     expect(notCarried.map((entry) => entry.path)).toEqual(['authentication.jwt.jwks[0].made_up_key']);
     expect(() => parseConfig(config, { env: {}, sections })).not.toThrow();
+  });
+
+  it('drops an entry or section left without a required key, reports each problem once at its Cosmo path, and writes a config the router accepts', async () => {
+    const run = await migrate(
+      'required',
+      `version: "1"
+authentication:
+  jwt:
+    jwks:
+      - secret: not-a-url
+        symmetric_algorithm: HS256
+        header_key_id: k1
+storage_providers:
+  redis:
+    - id: ok
+      urls: ["redis://localhost:6379"]
+    - id: bad
+      urls: ["test@localhost:8000", "test2@localhost:8001"]
+automatic_persisted_queries:
+  enabled: true
+  storage:
+    provider_id: ok
+`,
+    );
+    expect(run.code).toBe(1);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines).toEqual([
+      'not carried: authentication.jwt.jwks[0].secret: no Switchyard equivalent',
+      'not carried: authentication.jwt.jwks[0].symmetric_algorithm: no Switchyard equivalent',
+      'not carried: authentication.jwt.jwks[0].header_key_id: no Switchyard equivalent',
+      expect.stringMatching(
+        /^not carried: storage_providers\.redis\[1\]\.urls\[0\]: Switchyard refuses the converted value: must be an absolute URL .* \(storage_providers\.redis\[1\] left out\)$/,
+      ),
+      expect.stringMatching(
+        /^not carried: storage_providers\.redis\[1\]\.urls\[1\]: Switchyard refuses the converted value: must be an absolute URL .* \(storage_providers\.redis\[1\] left out\)$/,
+      ),
+      'not carried: authentication.jwt.jwks[0].url: Switchyard refuses the converted value: is required (authentication left out)',
+    ]);
+    expect(run.output).not.toHaveProperty('authentication');
+    expect(run.output).toMatchObject({
+      storage_providers: { sharedstore: [{ id: 'ok', urls: ['redis://localhost:6379'] }] },
+      automatic_persisted_queries: { storage: { provider_id: 'ok' } },
+    });
+    expect(() => parseConfig(run.output, { env: {}, sections })).not.toThrow();
+
+    const introspectionOnly = await migrate('auth-introspection', 'version: "1"\nauthentication:\n  ignore_introspection: true\n');
+    expect(introspectionOnly.code).toBe(1);
+    expect(introspectionOnly.stderr).toBe('not carried: authentication.jwt: Switchyard refuses the converted value: is required (authentication left out)\n');
+    expect(introspectionOnly.output).not.toHaveProperty('authentication');
+    expect(() => parseConfig(introspectionOnly.output, { env: {}, sections })).not.toThrow();
+  });
+
+  it('refuses to return a converted config it cannot make valid', () => {
+    expect(() => validated({ config: { version: 2 }, notCarried: [] })).toThrow(/the converted config is still invalid, so it is not written[\s\S]*version: is required/);
+  });
+
+  it("keeps introspection and the playground off when either of Cosmo's two names for the switch says false", () => {
+    for (const [current, deprecated] of [
+      [true, false],
+      [false, true],
+      [false, undefined],
+      [undefined, false],
+    ]) {
+      const { config, notCarried } = migrateCosmoConfig({
+        version: '1',
+        introspection_enabled: deprecated,
+        introspection: { enabled: current },
+        playground_enabled: deprecated,
+        playground: { enabled: current },
+      });
+      expect(config).toMatchObject({ introspection: { enabled: false }, playground: { enabled: false } });
+      expect(notCarried).toEqual([]);
+    }
+    expect(migrateCosmoConfig({ version: '1', introspection_enabled: true, introspection: { enabled: true } }).config).toMatchObject({ introspection: { enabled: true } });
+  });
+
+  it('reports security.complexity_limits.ignore_introspection as not carried when a complexity limit is written', async () => {
+    const run = await migrate(
+      'ignore-introspection',
+      'version: "1"\nsecurity:\n  complexity_limits:\n    ignore_introspection: true\n    depth:\n      enabled: true\n      limit: 5\n',
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^not carried: security\.complexity_limits\.ignore_introspection: Switchyard applies limits\.max_depth and limits\.max_fields to introspection queries too/,
+    );
+    expect(run.output).toMatchObject({ limits: { max_depth: 5 } });
+  });
+
+  it('writes no limits for complexity_limits in measure mode, and says why', async () => {
+    const run = await migrate(
+      'measure',
+      'version: "1"\nsecurity:\n  complexity_limits:\n    mode: measure\n    ignore_introspection: true\n    depth:\n      enabled: true\n      limit: 5\n    total_fields:\n      enabled: true\n      limit: 10\n',
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'not carried: security.complexity_limits.mode: Cosmo only measures these limits (it refuses no operation for them); Switchyard has no measuring mode, so complexity_limits.depth, complexity_limits.total_fields are not written as limits\n',
+    );
+    // Cosmo's parser limits (200 deep, 3500 fields) still apply.
+    expect(run.output).toMatchObject({ limits: { max_depth: 200, max_fields: 3500 } });
+  });
+
+  it("reports a file_system persisted-operations provider, whose layout (object_prefix included) Switchyard's file store cannot read, as not carried", async () => {
+    const withPrefix = await migrate(
+      'po-fs',
+      'version: "1"\nstorage_providers:\n  file_system:\n    - id: fs\n      path: ./ops\npersisted_operations:\n  storage:\n    provider_id: fs\n    object_prefix: my-client\n',
+    );
+    expect(withPrefix.code).toBe(1);
+    expect(withPrefix.stderr).toMatch(
+      /^not carried: persisted_operations\.storage: Cosmo's file_system provider \("fs"\) reads <path>\/<object_prefix>\/<sha256>\.json for every client; Switchyard's file store reads <path>\/<graph>\/operations\/<client>\/<id>\.json/,
+    );
+    expect(withPrefix.output).toMatchObject({ persisted_operations: { enabled: true } });
+    expect(withPrefix.output).not.toHaveProperty('persisted_operations.storage');
+  });
+
+  it('reports persisted_operations without storage (Cosmo then reads its CDN) as not carried, unless persisted operations are disabled', async () => {
+    const noStorage = await migrate('po-cdn', 'version: "1"\npersisted_operations:\n  log_unknown: true\n');
+    expect(noStorage.code).toBe(1);
+    expect(noStorage.stderr).toMatch(/^not carried: persisted_operations\.storage: not set: Cosmo then reads persisted operations from its CDN, which Switchyard does not; /);
+    const disabled = await migrate('po-off', 'version: "1"\npersisted_operations:\n  disabled: true\n');
+    expect(disabled.code).toBe(0);
+    expect(disabled.output).toMatchObject({ persisted_operations: { enabled: false } });
   });
 
   it('names a __proto__ key as not carried instead of writing onto Object.prototype, and carries subgraphs named constructor or prototype', async () => {

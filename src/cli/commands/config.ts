@@ -9,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { EXIT_FAILED, EXIT_USAGE, exitForUsageError } from '../cli-support.js';
-import { isMapping, migrateCosmoConfig, validated } from '../cosmo-config-migration.js';
+import { isMapping, MigrationInvalid, migrateCosmoConfig, validated } from '../cosmo-config-migration.js';
 
 /** Options commander hands to the action. */
 interface MigrateOptions {
@@ -35,7 +35,16 @@ async function runMigrate(this: Command, options: MigrateOptions): Promise<void>
     process.exitCode = EXIT_FAILED;
     return;
   }
-  const { config, notCarried } = validated(migrateCosmoConfig(source));
+  let migrated: ReturnType<typeof validated>;
+  try {
+    migrated = validated(migrateCosmoConfig(source));
+  } catch (error) {
+    if (!(error instanceof MigrationInvalid)) throw error;
+    process.stderr.write(`${options.input}: ${error.message}\n`);
+    process.exitCode = EXIT_FAILED;
+    return;
+  }
+  const { config, notCarried } = migrated;
   const header = `# Converted from ${options.input} by \`switchyard config migrate --from cosmo\`.\n# Keys Cosmo defaults differently are written out, so behaviour does not change silently.\n`;
   await writeFile(options.output, header + stringifyYaml(config));
   for (const { path, why } of notCarried) process.stderr.write(`not carried: ${path}: ${why}\n`);
