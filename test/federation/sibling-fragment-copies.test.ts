@@ -95,3 +95,13 @@ it('fetches the key under an internal key when the client aliases another field 
   // A plain client `id` is the key itself.
   expect(await post('{ things { id ... on Product { price } } }')).toEqual({ data: { things: [{ id: 'p1', price: 10 }, { id: 'b1' }] } });
 });
+
+it('refuses another field aliased __typename, which the router would take for the type', async () => {
+  const response = await fetch(`${router.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+    body: JSON.stringify({ query: '{ things { __typename: title } }' }),
+  });
+  expect(response.status).toBe(400);
+  expect((await response.json()).errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+});

@@ -256,19 +256,31 @@ describe('the document measure', () => {
     expect([figures.fields, figures.fragments, figures.depth]).toEqual([levels, levels, 1]);
   });
 
-  it('counts field arguments as written, again at every spread, and refuses them past 8 MiB expanded (or twice the document)', () => {
+  it('counts field aliases and arguments as written, again at every spread, and refuses them past 8 MiB expanded (or twice the document)', () => {
     const big = 'x'.repeat(100_000);
     const spread = (times: number) =>
       `{ ${Array.from({ length: times }, (_, i) => `a${i}: product { ...F }`).join(' ')} } fragment F on Product { name(with: "${big}") price(cents: 1) }`;
-    expect(measureDocument(parse(spread(3))).argumentText).toBe(3 * (big.length + 8 + 8));
+    // Per spread: `with: "x..."` and `cents: 1`; and each alias `aN` once.
+    expect(measureDocument(parse(spread(3))).argumentText).toBe(3 * (big.length + 8 + 8) + 3 * 2);
     expect(() => checkDocumentShape(parse(spread(80)))).not.toThrow();
     // 100 KB in a fragment spread 400 times would be 40 MB of subgraph operation text.
     expect(() => checkDocumentShape(parse(spread(400)))).toThrow(
-      /^The operation's field arguments come to 40006400 characters once its fragments are expanded; the router accepts at most 8388608\.$/,
+      /^The operation's field aliases and arguments come to 4000\d{4} characters once its fragments are expanded; the router accepts at most 8388608\.$/,
     );
+    // A long alias multiplies the same way.
+    const alias = 'y'.repeat(100_000);
+    const aliased = `{ ${Array.from({ length: 400 }, (_, i) => `a${i}: product { ...G }`).join(' ')} } fragment G on Product { ${alias}: name }`;
+    expect(() => checkDocumentShape(parse(aliased))).toThrow(/field aliases and arguments come to 400\d{5} characters/);
     // Written out in full, a document never expands past twice its length, whatever its size.
     const written = `{ ${Array.from({ length: 100 }, (_, i) => `a${i}: product { name(with: "${big}") }`).join(' ')} }`;
     expect(() => checkDocumentShape(parse(written))).not.toThrow();
+  });
+
+  it('refuses a field other than __typename aliased __typename, anywhere, and takes __typename aliased to itself', () => {
+    expect(() => checkDocumentShape(parse('{ things { ...F } } fragment F on Thing { __typename: title }'))).toThrow(
+      'The alias "__typename" is given to the field "title": the router reads __typename itself, so only __typename may be aliased __typename.',
+    );
+    expect(() => checkDocumentShape(parse('{ things { __typename: __typename kind: __typename } }'))).not.toThrow();
   });
 });
 

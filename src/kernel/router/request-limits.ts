@@ -14,8 +14,10 @@ export interface DocumentMeasure {
   readonly fields: number;
   /** Fragment spreads and inline fragments. */
   readonly fragments: number;
-  /** Characters of field arguments as written (each field's from its first argument to its last), the planner prints each again for subgraphs. */
+  /** Characters of field aliases and arguments as written (each field's alias, and from its first argument to its last): the planner prints them again for subgraphs wherever the field lands. */
   readonly argumentText: number;
+  /** The first field aliased `__typename` that is not `__typename` (`__typename: title`), by its name. */
+  readonly typenameAlias: string | undefined;
   /** The first `__schema` / `__type` field anywhere in the document. */
   readonly introspection: string | undefined;
   /** A fragment that spreads itself (directly or not); the other figures are then incomplete. */
@@ -63,6 +65,7 @@ const DONE = 2;
 function measure(document: DocumentNode): DocumentMeasure {
   let work = 0;
   let introspection: string | undefined;
+  let typenameAlias: string | undefined;
   const indexes = new Map<string, number>();
   const definitions: FragmentDefinitionNode[] = [];
   for (const definition of document.definitions) {
@@ -82,7 +85,11 @@ function measure(document: DocumentNode): DocumentMeasure {
         if (selection.kind === Kind.FIELD) {
           const depth = at + 1;
           local.fields++;
-          if (selection.alias) local.aliases++;
+          if (selection.alias) {
+            local.aliases++;
+            local.argumentText += selection.alias.value.length;
+            if (typenameAlias === undefined && selection.alias.value === '__typename' && selection.name.value !== '__typename') typenameAlias = selection.name.value;
+          }
           const args = selection.arguments;
           if (args && args.length > 0) local.argumentText += (args[args.length - 1]!.loc?.end ?? 0) - (args[0]!.loc?.start ?? 0);
           if (depth > local.depth) local.depth = depth;
@@ -191,7 +198,7 @@ function measure(document: DocumentNode): DocumentMeasure {
       };
     }
   }
-  return { ...result, introspection, cycle, work };
+  return { ...result, introspection, typenameAlias, cycle, work };
 }
 
 const measured = new WeakMap<DocumentNode, DocumentMeasure>();
@@ -254,11 +261,11 @@ export function checkConfiguredLimits(document: DocumentNode, limits: LimitsConf
 }
 
 /**
- * Field arguments may come to this many characters once fragments are
- * expanded, or twice the document's length if that is more: the planner
- * writes a field's arguments into the subgraph operation at every place the
- * field lands, so a large argument in a fragment spread a thousand times
- * would make a subgraph request a thousand times the client's.
+ * Field aliases and arguments may come to this many characters once
+ * fragments are expanded, or twice the document's length if that is more:
+ * the planner writes them into the subgraph operation at every place the
+ * field lands, so a large argument (or a long alias) in a fragment spread a
+ * thousand times would make a subgraph request a thousand times the client's.
  */
 export const MAX_EXPANDED_ARGUMENT_TEXT = 8 * 1024 * 1024;
 
@@ -266,8 +273,9 @@ export const MAX_EXPANDED_ARGUMENT_TEXT = 8 * 1024 * 1024;
  * What the router refuses whatever the config says, before validation
  * (which, like the planner, walks the document recursively): fragments that
  * spread themselves, fields nested deeper than MAX_NESTING once fragments
- * are expanded, and field arguments that expand past
- * MAX_EXPANDED_ARGUMENT_TEXT (a document written out in full never does).
+ * are expanded, field aliases and arguments that expand past
+ * MAX_EXPANDED_ARGUMENT_TEXT (a document written out in full never does),
+ * and a field other than `__typename` aliased `__typename`.
  */
 export function checkDocumentShape(document: DocumentNode): void {
   const figures = measureDocument(document);
@@ -287,7 +295,15 @@ export function checkDocumentShape(document: DocumentNode): void {
   if (figures.argumentText > allowed) {
     throw new RouterError(
       'GRAPHQL_VALIDATION_FAILED',
-      `The operation's field arguments come to ${count(figures.argumentText)} characters once its fragments are expanded; the router accepts at most ${allowed}.`,
+      `The operation's field aliases and arguments come to ${count(figures.argumentText)} characters once its fragments are expanded; the router accepts at most ${allowed}.`,
+      { status: 400 },
+    );
+  }
+  if (figures.typenameAlias !== undefined) {
+    // The router reads `__typename` itself (types of abstract fields, entity representations): a client value there would be taken for the type.
+    throw new RouterError(
+      'GRAPHQL_VALIDATION_FAILED',
+      `The alias "__typename" is given to the field "${figures.typenameAlias}": the router reads __typename itself, so only __typename may be aliased __typename.`,
       { status: 400 },
     );
   }
