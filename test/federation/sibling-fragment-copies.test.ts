@@ -105,3 +105,12 @@ it('refuses another field aliased __typename, which the router would take for th
   expect(response.status).toBe(400);
   expect((await response.json()).errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
 });
+
+it("sends the fragment's copy under an alias no client key has, even one written like the router's", async () => {
+  expect(await post('{ things { rel { id } ... on Product { rel { name } rel__sy_0: rel { id name } } } }')).toEqual({
+    data: { things: [{ rel: { id: 'p1-rel', name: 'name of p1-rel' }, rel__sy_0: { id: 'p1-rel', name: 'name of p1-rel' } }, { rel: { id: 'book-rel' } }] },
+  });
+  expect(await post('{ things { rel { id } ... on Product { rel__sy_0: title rel { name } } } }')).toEqual({
+    data: { things: [{ rel: { id: 'p1-rel', name: 'name of p1-rel' }, rel__sy_0: 'title of p1' }, { rel: { id: 'book-rel' } }] },
+  });
+});

@@ -298,7 +298,9 @@ export class Planner {
     let added = position.tree.add(field.responseKey, field.name, field.arguments, composite, typeText);
     if (!added) {
       // The key holds another type elsewhere in this fetch: send under an alias, renamed back on arrival.
-      const alias = `${field.responseKey}${INTERNAL_MARK}${position.group.aliases.length}`;
+      let alias = `${field.responseKey}${INTERNAL_MARK}${position.group.aliases.length}`;
+      // A client may write `rel__sy_0` itself: the planner's alias must not take its place.
+      while (this.keys().has(alias)) alias += '_';
       added = position.tree.add(alias, field.name, field.arguments, composite, typeText);
       if (!added) throw planningError(`response key "${field.responseKey}" is used twice at ${position.path.join('.') || 'the root'}`);
       position.group.aliases.push({ path: position.path.slice(position.group.mergePath.length), alias, responseKey: field.responseKey });
@@ -607,9 +609,15 @@ export class Planner {
    * client's, and reports where the representation finds them.
    */
   private fetchFieldSet(position: Position, set: SelectionSetNode, typeName: string): { holders: Set<FetchGroup>; fields: RepresentationField[] } {
-    const converted = convertFieldSet(this.index, set, (this.clientKeys ??= new ClientKeys(this.operation.selections)), typeName);
+    const converted = convertFieldSet(this.index, set, this.keys(), typeName);
     const holders = this.planSelections({ ...position, keyDepth: position.keyDepth + 1 }, converted.selections);
     return { holders, fields: converted.fields };
+  }
+
+  /** The client's response keys, made on first use. */
+  private keys(): ClientKeys {
+    this.clientKeys ??= new ClientKeys(this.operation.selections);
+    return this.clientKeys;
   }
 
   private entityGroupKey(subgraph: string, position: Position): string {
