@@ -174,4 +174,12 @@ describe('Federation v2 without @link (older Cosmo execution configs)', () => {
     ]);
     expect(composed.supergraphSdl).toBe(linked.supergraphSdl);
   });
+
+  it('leaves a Federation 1 subgraph using @inaccessible (or @tag) as Federation 1, where fields may be shared without @shareable', () => {
+    const composed = composeSubgraphs([
+      { name: 'a', url: 'http://127.0.0.1:4001/graphql', sdl: 'type Query { a: Money c: Int @inaccessible } type Money { amount: Int @tag(name: "x") }' },
+      { name: 'b', url: 'http://127.0.0.1:4002/graphql', sdl: 'type Query { b: Money } type Money { amount: Int }' },
+    ]);
+    expect(composed.supergraphSdl).toContain('amount: Int');
+  });
 });

@@ -27,15 +27,15 @@ export function composeServices(services: ServiceDefinition[]): CompositionResul
  *   reads), defined where used and not defined; the supergraph does not
  *   keep it (it is not a composed directive);
  * - Federation v2 without `@link`: a subgraph that uses a directive only
- *   Federation v2 has (`@shareable`, `@override`, ...) is read as v2, so the
+ *   Federation v2 has (`@shareable`, `@override`, `@interfaceObject`, ...) is read as v2, so the
  *   `@link` importing the federation directives it uses is added. A subgraph
  *   with a federation `@link`, or defining those directives itself, is
  *   taken as it is; one using only v1 directives stays Federation v1.
  */
 const COSMO_DEFINED = new Map([['connect__fieldResolver', 'directive @connect__fieldResolver(context: String!) on FIELD_DEFINITION']]);
+// Not `@inaccessible` or `@tag`: Federation 1 subgraphs use them too, and reading one of those as v2 would change its rules (shareability).
 const FEDERATION_V2_ONLY = new Set([
   'shareable',
-  'inaccessible',
   'override',
   'interfaceObject',
   'composeDirective',
@@ -47,7 +47,7 @@ const FEDERATION_V2_ONLY = new Set([
   'cost',
   'listSize',
 ]);
-const FEDERATION_DIRECTIVES = new Set([...FEDERATION_V2_ONLY, 'key', 'external', 'requires', 'provides', 'extends', 'tag']);
+const FEDERATION_DIRECTIVES = new Set([...FEDERATION_V2_ONLY, 'key', 'external', 'requires', 'provides', 'extends', 'tag', 'inaccessible']);
 
 function withCosmoDefinitions(document: DocumentNode): DocumentNode {
   const defined = new Set<string>();
