@@ -584,7 +584,9 @@ function migrateResponseCache(m: Migrator): void {
   const section = m.get(['response_cache']);
   if (!isMapping(section)) return;
   const storage = isMapping(section.storage) && section.storage.provider === 'redis' ? { ...section.storage, provider: 'sharedstore' } : section.storage;
-  m.put(['response_cache'], storage === undefined ? section : { ...section, storage });
+  // Copied key by key: a key this build's schema does not know is reported here, at its Cosmo path, not left for validation to refuse.
+  const kept = keepKnown(m, storage === undefined ? section : { ...section, storage }, ['response_cache']);
+  if (kept !== undefined) m.put(['response_cache'], kept);
 }
 
 function migrateMetrics(m: Migrator): void {
@@ -804,47 +806,89 @@ function cosmoPath(path: readonly Segment[]): string {
 const startsWith = (path: readonly Segment[], prefix: readonly Segment[]): boolean => prefix.length <= path.length && prefix.every((segment, i) => path[i] === segment);
 const sameKey = (a: readonly Segment[], b: readonly Segment[]): boolean => a.length === b.length && startsWith(a, b);
 
-/** The converted config could not be made one the router accepts: nothing is written. */
+/** The converted config could not be made one the router accepts, or only by leaving it open: nothing is written. */
 export class MigrationInvalid extends Error {
-  constructor(issues: readonly string[]) {
-    super(`the converted config is still invalid, so it is not written (please report this):\n${issues.map((issue) => `  ${issue}`).join('\n')}`);
+  constructor(issues: readonly string[], lead = 'the converted config is still invalid, so it is not written (please report this)') {
+    super(`${lead}:\n${issues.map((issue) => `  ${issue}`).join('\n')}`);
     this.name = 'MigrationInvalid';
   }
 }
 
+/** The JWKS entries of a converted config (Cosmo's authentication providers), 0 when there is no authentication. */
+function jwksCount(config: Doc): number {
+  const jwks = nodeAt(config, ['authentication', 'jwt', 'jwks']);
+  return Array.isArray(jwks) ? jwks.length : 0;
+}
+
+/** A reported problem: where (original coordinates), why, and what was taken out for it. */
+interface Report {
+  readonly path: Segment[];
+  readonly message: string;
+  cut: Segment[];
+}
+
+/** Reports by the path of what was taken out for them (original coordinates), to find those under a path without scanning all. */
+interface CutNode {
+  readonly children: Map<Segment, CutNode>;
+  reports: Report[];
+}
+
+/** Every report in the subtree of `node`, which is left holding none below it. */
+function takeReports(node: CutNode, taken: Report[] = []): Report[] {
+  for (const report of node.reports) taken.push(report);
+  for (const child of node.children.values()) takeReports(child, taken);
+  node.children.clear();
+  node.reports = [];
+  return taken;
+}
+
+/** `path` as a Map key: numbers and strings kept apart (`[0]` is not `["0"]`). */
+const keyOf = (path: readonly Segment[]): string => JSON.stringify(path);
+
+/**
+ * The key an `unknown key "<key>"` problem names, when `parent` has it: the
+ * problem's path is the mapping holding the key, and only the key is to go.
+ */
+function unknownKey(message: string, parent: unknown): string | undefined {
+  const prefix = 'unknown key "';
+  if (!message.startsWith(prefix) || !isMapping(parent)) return undefined;
+  let found: string | undefined;
+  // The key may itself hold quotes: the longest own key of `parent` the message names.
+  for (let end = message.indexOf('"', prefix.length); end !== -1; end = message.indexOf('"', end + 1)) {
+    const key = message.slice(prefix.length, end);
+    const after = message.slice(end + 1);
+    if ((after === '' || after.startsWith(' (')) && Object.hasOwn(parent, key)) found = key;
+  }
+  return found;
+}
+
 /**
  * Validates the result as the router would. A value Switchyard refuses is left
- * out; where a required key is refused or missing, the entry holding it goes
- * (and, when that empties a list or section the router needs, the list or
- * section too). Each problem is reported once, at its path in the Cosmo file.
- * Throws `MigrationInvalid` when the config cannot be made valid.
+ * out (an unknown key: that key alone); where a required key is refused or
+ * missing, the entry holding it goes (and, when that empties a list or
+ * section the router needs, the list or section too). Each problem is
+ * reported once, at its path in the Cosmo file. Throws `MigrationInvalid`
+ * when the config cannot be made valid.
  */
 export function validated(migration: Migration): Migration {
   const sections = builtinSections.map(({ key, schema, plugin }) => ({ key, schema, plugin }));
   const config = migration.config;
-  /** Array items taken out so far, by the path they had in the converted config before any removal. */
-  const removed = new Set<string>();
-  /** Each reported problem: where, why, and what was taken out for it (original coordinates). */
-  const reports: Array<{ path: string; message: string; cut: Segment[] }> = [];
+  /** Original indexes of the items taken out of each list so far, ascending, by the list's path before any removal. */
+  const removed = new Map<string, number[]>();
+  const reports: Report[] = [];
+  const cutTree: CutNode = { children: new Map(), reports: [] };
+  /** Path and message of every report, so a problem is reported once. */
+  const reported = new Set<string>();
   // Translates a path in the config as it is now to the path it had before any removal (list items shift up).
   const original = (path: readonly Segment[]): Segment[] => {
     const out: Segment[] = [];
     for (const segment of path) {
-      if (typeof segment !== 'number') {
-        out.push(segment);
-        continue;
-      }
-      let seen = -1;
-      for (let index = 0; ; index++) {
-        if (removed.has(JSON.stringify([...out, index]))) continue;
-        if (++seen === segment) {
-          out.push(index);
-          break;
-        }
-      }
+      const gone = typeof segment === 'number' ? removed.get(keyOf(out)) : undefined;
+      out.push(typeof segment === 'number' && gone !== undefined ? originalIndex(segment, gone) : segment);
     }
     return out;
   };
+  const providers = jwksCount(config);
   // Each round removes at least one key, so the rounds are bounded by the config's size.
   for (;;) {
     let issues: ReadonlyArray<{ path: string; message: string }>;
@@ -856,8 +900,12 @@ export function validated(migration: Migration): Migration {
       issues = error.issues;
     }
     const cuts: Array<{ now: Segment[]; was: Segment[] }> = [];
+    const cutKeys = new Set<string>();
     for (const issue of issues) {
-      const at = segmentsOf(issue.path);
+      let at = segmentsOf(issue.path);
+      // An unknown key is reported at the mapping holding it: that key alone goes, not the mapping.
+      const key = unknownKey(issue.message, nodeAt(config, at));
+      if (key !== undefined) at = [...at, key];
       // A missing key cannot be taken out: the entry that lacks it is.
       let now = at;
       while (now.length > 0 && nodeAt(config, now) === undefined) now = now.slice(0, -1);
@@ -865,43 +913,97 @@ export function validated(migration: Migration): Migration {
       const was = original(now);
       const issuePath = original(at);
       // A list or section emptied by an earlier removal: the same problem, which now takes out more.
-      const earlier = reports.filter((report) => startsWith(report.cut, was));
-      if (earlier.length > 0) for (const report of earlier) report.cut = was;
-      else if (!reports.some((report) => sameKey(segmentsOf(report.path), issuePath) && report.message === issue.message))
-        reports.push({ path: formatKeyPath(issuePath), message: issue.message, cut: was });
-      if (!cuts.some((cut) => sameKey(cut.now, now))) cuts.push({ now, was });
+      let node: CutNode | undefined = cutTree;
+      for (const segment of was) node = node?.children.get(segment);
+      const earlier = node === undefined ? [] : takeReports(node);
+      if (node !== undefined && earlier.length > 0) {
+        for (const report of earlier) report.cut = was;
+        node.reports = earlier;
+      } else if (!reported.has(keyOf([...issuePath, issue.message]))) {
+        reported.add(keyOf([...issuePath, issue.message]));
+        const report: Report = { path: issuePath, message: issue.message, cut: was };
+        reports.push(report);
+        // An unknown key means nothing to Switchyard: what its removal leaves refused is a problem of its own, reported as such.
+        if (key === undefined) {
+          let holder = cutTree;
+          for (const segment of was) {
+            let child = holder.children.get(segment);
+            if (child === undefined) holder.children.set(segment, (child = { children: new Map(), reports: [] }));
+            holder = child;
+          }
+          holder.reports.push(report);
+        }
+      }
+      if (!cutKeys.has(keyOf(now))) {
+        cutKeys.add(keyOf(now));
+        cuts.push({ now, was });
+      }
     }
-    // Deepest and last first, so removing one list item does not move another still to be removed.
-    cuts.sort((a, b) => compareDescending(a.now, b.now));
     let changed = false;
+    const touched = new Set<number[]>();
+    /** List items to take out, by list: taken out together once every cut is found, so no index moves before. */
+    const dropped = new Map<unknown[], Set<number>>();
     for (const { now, was } of cuts) {
       const parent = nodeAt(config, now.slice(0, -1));
       const last = now.at(-1)!;
       if (Array.isArray(parent) && typeof last === 'number' && last < parent.length) {
-        parent.splice(last, 1);
-        removed.add(JSON.stringify(was));
+        const drop = dropped.get(parent) ?? new Set<number>();
+        dropped.set(parent, drop.add(last));
+        const list = keyOf(was.slice(0, -1));
+        const gone = removed.get(list) ?? [];
+        if (gone.length === 0) removed.set(list, gone);
+        gone.push(was.at(-1) as number);
+        touched.add(gone);
         changed = true;
       } else if (isMapping(parent) && Object.hasOwn(parent, String(last))) {
         delete parent[String(last)];
         changed = true;
       }
     }
+    for (const [list, drop] of dropped) {
+      let kept = 0;
+      for (let index = 0; index < list.length; index++) if (!drop.has(index)) list[kept++] = list[index];
+      list.length = kept;
+    }
+    for (const gone of touched) gone.sort((a, b) => a - b);
     // Nothing left to take out, yet still refused: never write such a config.
     if (!changed) throw new MigrationInvalid(issues.map((each) => `${each.path || '(the file)'}: ${each.message}`));
   }
+  // Cosmo verified tokens here; a config that lets every request in instead is not written (fail closed).
+  if (providers > 0 && jwksCount(config) === 0) {
+    throw new MigrationInvalid(
+      reports.filter((report) => report.path[0] === 'authentication').map((report) => `${cosmoPath(report.path)}: ${report.message}`),
+      'authentication: none of the Cosmo authentication providers could be carried, and a config without them would let every request in, so it is not written; fix or replace the providers (Switchyard verifies JWTs from JWKS URLs) and run again',
+    );
+  }
   for (const { path, message, cut } of reports) {
-    const issuePath = segmentsOf(path);
-    const cutText = sameKey(cut, issuePath) ? '' : ` (${cosmoPath(cut)} left out)`;
-    migration.notCarried.push({ path: cosmoPath(issuePath), why: `Switchyard refuses the converted value: ${message}${cutText}` });
+    const cutText = sameKey(cut, path) ? '' : ` (${cosmoPath(cut)} left out)`;
+    migration.notCarried.push({ path: cosmoPath(path), why: `Switchyard refuses the converted value: ${message}${cutText}` });
   }
   return migration;
 }
 
-function compareDescending(a: readonly Segment[], b: readonly Segment[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    if (a[i] === b[i]) continue;
-    if (typeof a[i] === 'number' && typeof b[i] === 'number') return (b[i] as number) - (a[i] as number);
-    return String(b[i]) < String(a[i]) ? -1 : 1;
+/** The index the `index`th remaining item of a list had before the items at `gone` (ascending) were taken out. */
+function originalIndex(index: number, gone: readonly number[]): number {
+  // The smallest original index with `index + 1` items kept up to it: kept(o) = o + 1 - (removed at or before o).
+  let low = index;
+  let high = index + gone.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (middle + 1 - countAtMost(gone, middle) >= index + 1) high = middle;
+    else low = middle + 1;
   }
-  return b.length - a.length;
+  return low;
+}
+
+/** How many of `sorted` (ascending) are at most `value`. */
+function countAtMost(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (sorted[middle]! <= value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }

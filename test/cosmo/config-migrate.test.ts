@@ -351,12 +351,6 @@ rate_limit:
     const run = await migrate(
       'required',
       `version: "1"
-authentication:
-  jwt:
-    jwks:
-      - secret: not-a-url
-        symmetric_algorithm: HS256
-        header_key_id: k1
 storage_providers:
   redis:
     - id: ok
@@ -372,29 +366,78 @@ automatic_persisted_queries:
     expect(run.code).toBe(1);
     const lines = run.stderr.trim().split('\n');
     expect(lines).toEqual([
-      'not carried: authentication.jwt.jwks[0].secret: no Switchyard equivalent',
-      'not carried: authentication.jwt.jwks[0].symmetric_algorithm: no Switchyard equivalent',
-      'not carried: authentication.jwt.jwks[0].header_key_id: no Switchyard equivalent',
       expect.stringMatching(
         /^not carried: storage_providers\.redis\[1\]\.urls\[0\]: Switchyard refuses the converted value: must be an absolute URL .* \(storage_providers\.redis\[1\] left out\)$/,
       ),
       expect.stringMatching(
         /^not carried: storage_providers\.redis\[1\]\.urls\[1\]: Switchyard refuses the converted value: must be an absolute URL .* \(storage_providers\.redis\[1\] left out\)$/,
       ),
-      'not carried: authentication.jwt.jwks[0].url: Switchyard refuses the converted value: is required (authentication left out)',
     ]);
-    expect(run.output).not.toHaveProperty('authentication');
     expect(run.output).toMatchObject({
       storage_providers: { sharedstore: [{ id: 'ok', urls: ['redis://localhost:6379'] }] },
       automatic_persisted_queries: { storage: { provider_id: 'ok' } },
     });
     expect(() => parseConfig(run.output, { env: {}, sections })).not.toThrow();
 
+    // No provider to verify tokens with, in Cosmo either: the section goes.
     const introspectionOnly = await migrate('auth-introspection', 'version: "1"\nauthentication:\n  ignore_introspection: true\n');
     expect(introspectionOnly.code).toBe(1);
     expect(introspectionOnly.stderr).toBe('not carried: authentication.jwt: Switchyard refuses the converted value: is required (authentication left out)\n');
     expect(introspectionOnly.output).not.toHaveProperty('authentication');
     expect(() => parseConfig(introspectionOnly.output, { env: {}, sections })).not.toThrow();
+  });
+
+  it('writes no config when none of the Cosmo authentication providers carries (fail closed: it would let every request in)', async () => {
+    const run = await migrate(
+      'symmetric',
+      `version: "1"
+authentication:
+  jwt:
+    jwks:
+      - secret: not-a-url
+        symmetric_algorithm: HS256
+        header_key_id: k1
+`,
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'authentication: none of the Cosmo authentication providers could be carried, and a config without them would let every request in, so it is not written',
+    );
+    expect(run.stderr).toContain('authentication.jwt.jwks[0].url: is required');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    await expect(readFile(run.file, 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  it('takes out only an unknown key Switchyard refuses, reported once at its own path, and keeps the rest of the section', () => {
+    const { config, notCarried } = validated({
+      config: { version: '1', response_cache: { enabled: true, storage: { provider: 'memory', bogus: 2 }, fallback_ttl: '10s', other: true } },
+      notCarried: [],
+    });
+    expect(config.response_cache).toEqual({ enabled: true, storage: { provider: 'memory' }, fallback_ttl: '10s' });
+    expect(notCarried).toEqual([
+      { path: 'response_cache.storage.bogus', why: 'Switchyard refuses the converted value: unknown key "bogus"' },
+      { path: 'response_cache.other', why: 'Switchyard refuses the converted value: unknown key "other"' },
+    ]);
+    expect(() => parseConfig(config, { env: {}, sections })).not.toThrow();
+
+    // What the section still lacks once the key is out is its own problem, not the unknown key's.
+    const lacking = validated({ config: { version: '1', response_cache: { enabled: true, fallback_ttl: '10s', bogus: 1 } }, notCarried: [] });
+    expect(lacking.notCarried).toEqual([
+      { path: 'response_cache.bogus', why: 'Switchyard refuses the converted value: unknown key "bogus"' },
+      { path: 'response_cache.storage', why: expect.stringMatching(/^Switchyard refuses the converted value: is required when enabled is true.* \(response_cache left out\)$/) },
+    ]);
+  });
+
+  it("carries Cosmo's response_cache key by key and names the keys it has no place for", () => {
+    const migration = migrateCosmoConfig({
+      version: '1',
+      response_cache: { enabled: true, storage: { provider: 'redis', provider_id: 'cache', bogus: 2 }, fallback_ttl: '10s' },
+      storage_providers: { redis: [{ id: 'cache', urls: ['redis://localhost:6379'] }] },
+    });
+    expect(migration.config.response_cache).toEqual({ enabled: true, storage: { provider: 'sharedstore', provider_id: 'cache' }, fallback_ttl: '10s' });
+    expect(migration.notCarried).toEqual([{ path: 'response_cache.storage.bogus', why: 'no Switchyard equivalent' }]);
+    expect(validated(migration).notCarried).toHaveLength(1);
+    expect(() => parseConfig(migration.config, { env: {}, sections })).not.toThrow();
   });
 
   it('refuses to return a converted config it cannot make valid', () => {
