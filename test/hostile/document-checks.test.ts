@@ -261,7 +261,7 @@ describe('the document measure', () => {
     const spread = (times: number) =>
       `{ ${Array.from({ length: times }, (_, i) => `a${i}: product { ...F }`).join(' ')} } fragment F on Product { name(with: "${big}") price(cents: 1) }`;
     // Per spread: `with: "x..."` and `cents: 1`; and each alias `aN` once.
-    expect(measureDocument(parse(spread(3))).argumentText).toBe(3 * (big.length + 8 + 8) + 3 * 2);
+    expect(measureDocument(parse(spread(3))).printedText).toBe(3 * (big.length + 8 + 8) + 3 * 2);
     expect(() => checkDocumentShape(parse(spread(80)))).not.toThrow();
     // 100 KB in a fragment spread 400 times would be 40 MB of subgraph operation text.
     expect(() => checkDocumentShape(parse(spread(400)))).toThrow(

@@ -14,8 +14,8 @@ export interface DocumentMeasure {
   readonly fields: number;
   /** Fragment spreads and inline fragments. */
   readonly fragments: number;
-  /** Characters of field aliases and arguments as written (each field's alias, and from its first argument to its last): the planner prints them again for subgraphs wherever the field lands. */
-  readonly argumentText: number;
+  /** Characters of field aliases and arguments as written (each field's alias, and from its first argument to its last): what the planner prints again for subgraphs wherever the field lands. */
+  readonly printedText: number;
   /** The first field aliased `__typename` that is not `__typename` (`__typename: title`), by its name. */
   readonly typenameAlias: string | undefined;
   /** The first `__schema` / `__type` field anywhere in the document. */
@@ -35,7 +35,7 @@ interface Local {
   aliases: number;
   fragments: number;
   depth: number;
-  argumentText: number;
+  printedText: number;
   /** Fragments spread (by index; -1: unknown), in order, and the field depth each spread sits at. */
   readonly spreads: number[];
   readonly spreadDepths: number[];
@@ -47,7 +47,7 @@ interface Totals {
   readonly aliases: number;
   readonly fragments: number;
   readonly depth: number;
-  readonly argumentText: number;
+  readonly printedText: number;
 }
 
 const add = (a: number, b: number): number => Math.min(SATURATED, a + b);
@@ -75,7 +75,7 @@ function measure(document: DocumentNode): DocumentMeasure {
     }
   }
   const walk = (root: SelectionSetNode): Local => {
-    const local: Local = { fields: 0, aliases: 0, fragments: 0, depth: 0, argumentText: 0, spreads: [], spreadDepths: [] };
+    const local: Local = { fields: 0, aliases: 0, fragments: 0, depth: 0, printedText: 0, spreads: [], spreadDepths: [] };
     const sets: SelectionSetNode[] = [root];
     const depths: number[] = [0];
     for (let set = sets.pop(); set; set = sets.pop()) {
@@ -87,11 +87,11 @@ function measure(document: DocumentNode): DocumentMeasure {
           local.fields++;
           if (selection.alias) {
             local.aliases++;
-            local.argumentText += selection.alias.value.length;
+            local.printedText += selection.alias.value.length;
             if (typenameAlias === undefined && selection.alias.value === '__typename' && selection.name.value !== '__typename') typenameAlias = selection.name.value;
           }
           const args = selection.arguments;
-          if (args && args.length > 0) local.argumentText += (args[args.length - 1]!.loc?.end ?? 0) - (args[0]!.loc?.start ?? 0);
+          if (args && args.length > 0) local.printedText += (args[args.length - 1]!.loc?.end ?? 0) - (args[0]!.loc?.start ?? 0);
           if (depth > local.depth) local.depth = depth;
           const name = selection.name.value;
           if (introspection === undefined && (name === '__schema' || name === '__type')) introspection = name;
@@ -129,11 +129,11 @@ function measure(document: DocumentNode): DocumentMeasure {
   const aliases = new Float64Array(count);
   const applied = new Float64Array(count);
   const depths = new Float64Array(count);
-  const argumentText = new Float64Array(count);
+  const printedText = new Float64Array(count);
   const state = new Uint8Array(count);
   const cursor = new Uint32Array(count);
   const combine = (local: Local): Totals => {
-    let { fields: f, aliases: a, fragments: n, depth: d, argumentText: t } = local;
+    let { fields: f, aliases: a, fragments: n, depth: d, printedText: t } = local;
     for (let i = 0; i < local.spreads.length; i++) {
       work++;
       const inner = local.spreads[i]!;
@@ -141,10 +141,10 @@ function measure(document: DocumentNode): DocumentMeasure {
       f = add(f, fields[inner]!);
       a = add(a, aliases[inner]!);
       n = add(n, applied[inner]!);
-      t = add(t, argumentText[inner]!);
+      t = add(t, printedText[inner]!);
       d = Math.max(d, local.spreadDepths[i]! + depths[inner]!);
     }
-    return { fields: f, aliases: a, fragments: n, depth: d, argumentText: t };
+    return { fields: f, aliases: a, fragments: n, depth: d, printedText: t };
   };
   // Depth-first over spreads, fragments finished after what they spread; an in-progress fragment met again is a cycle.
   let cycle: string | undefined;
@@ -179,13 +179,13 @@ function measure(document: DocumentNode): DocumentMeasure {
       aliases[fragment] = totals.aliases;
       applied[fragment] = totals.fragments;
       depths[fragment] = totals.depth;
-      argumentText[fragment] = totals.argumentText;
+      printedText[fragment] = totals.printedText;
       state[fragment] = DONE;
       stack.pop();
     }
   }
 
-  let result: Totals = { fields: 0, aliases: 0, fragments: 0, depth: 0, argumentText: 0 };
+  let result: Totals = { fields: 0, aliases: 0, fragments: 0, depth: 0, printedText: 0 };
   if (cycle === undefined) {
     for (const operation of operations) {
       const figures = combine(operation);
@@ -194,7 +194,7 @@ function measure(document: DocumentNode): DocumentMeasure {
         aliases: Math.max(result.aliases, figures.aliases),
         fragments: Math.max(result.fragments, figures.fragments),
         depth: Math.max(result.depth, figures.depth),
-        argumentText: Math.max(result.argumentText, figures.argumentText),
+        printedText: Math.max(result.printedText, figures.printedText),
       };
     }
   }
@@ -292,10 +292,10 @@ export function checkDocumentShape(document: DocumentNode): void {
     );
   }
   const allowed = Math.max(MAX_EXPANDED_ARGUMENT_TEXT, 2 * (document.loc?.end ?? 0));
-  if (figures.argumentText > allowed) {
+  if (figures.printedText > allowed) {
     throw new RouterError(
       'GRAPHQL_VALIDATION_FAILED',
-      `The operation's field aliases and arguments come to ${count(figures.argumentText)} characters once its fragments are expanded; the router accepts at most ${allowed}.`,
+      `The operation's field aliases and arguments come to ${count(figures.printedText)} characters once its fragments are expanded; the router accepts at most ${allowed}.`,
       { status: 400 },
     );
   }

@@ -15,7 +15,7 @@ export function subscriptionRootConditionError(document: DocumentNode): GraphQLE
     if (definition.kind !== Kind.OPERATION_DEFINITION || definition.operation !== 'subscription') continue;
     fragments ??= new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
     const found: ASTNode[] = [];
-    conditionsAtTopLevel(definition.selectionSet, fragments, new Set(), found);
+    conditionsAtTopLevel(definition.selectionSet, fragments, found);
     if (found.length === 0) continue;
     const name = definition.name?.value;
     const subject = name === undefined ? 'Anonymous Subscription' : `Subscription "${name}"`;
@@ -24,17 +24,25 @@ export function subscriptionRootConditionError(document: DocumentNode): GraphQLE
   return undefined;
 }
 
-/** Collects the `@skip`/`@include` directives of a top level selection set, through its fragments (each once). */
-function conditionsAtTopLevel(set: SelectionSetNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, reached: Set<string>, found: ASTNode[]): void {
-  for (const selection of set.selections) {
-    for (const directive of selection.directives ?? []) {
-      if (directive.name.value === 'skip' || directive.name.value === 'include') found.push(directive);
-    }
-    if (selection.kind === Kind.INLINE_FRAGMENT) conditionsAtTopLevel(selection.selectionSet, fragments, reached, found);
-    else if (selection.kind === Kind.FRAGMENT_SPREAD && !reached.has(selection.name.value)) {
-      reached.add(selection.name.value);
-      const fragment = fragments.get(selection.name.value);
-      if (fragment) conditionsAtTopLevel(fragment.selectionSet, fragments, reached, found);
+/**
+ * Collects the `@skip`/`@include` directives of a top level selection set,
+ * through its fragments (each once), with an explicit stack: a chain of
+ * fragments is as long as the body allows.
+ */
+function conditionsAtTopLevel(root: SelectionSetNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, found: ASTNode[]): void {
+  const reached = new Set<string>();
+  const sets: SelectionSetNode[] = [root];
+  for (let set = sets.pop(); set !== undefined; set = sets.pop()) {
+    for (const selection of set.selections) {
+      for (const directive of selection.directives ?? []) {
+        if (directive.name.value === 'skip' || directive.name.value === 'include') found.push(directive);
+      }
+      if (selection.kind === Kind.INLINE_FRAGMENT) sets.push(selection.selectionSet);
+      else if (selection.kind === Kind.FRAGMENT_SPREAD && !reached.has(selection.name.value)) {
+        reached.add(selection.name.value);
+        const fragment = fragments.get(selection.name.value);
+        if (fragment) sets.push(fragment.selectionSet);
+      }
     }
   }
 }
