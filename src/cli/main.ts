@@ -36,6 +36,9 @@ const program = new Command()
   .showHelpAfterError()
   .exitOverride(exitForUsageError);
 
+// Each command's work (the router, the planner, composition, config migration)
+// is imported inside its action: help, usage errors and the light commands
+// start without loading the rest.
 registerRouterCommand(program);
 registerComposeCommand(program);
 registerGrpcServiceCommand(program);

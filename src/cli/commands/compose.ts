@@ -4,7 +4,6 @@
  */
 import type { Command } from 'commander';
 import { EXIT_FAILED, EXIT_USAGE, exitForUsageError, writeProblem } from '../cli-support.js';
-import { composeGraph, outputFormatOf, writeOutput } from '../../compose/index.js';
 
 /** Options commander hands to the action. */
 interface ComposeOptions {
@@ -27,6 +26,7 @@ Either file works as execution_config.file.path or --supergraph of \`switchyard 
 Format reference: docs/execution-config.md`;
 
 async function runCompose(this: Command, options: ComposeOptions): Promise<void> {
+  const { composeGraph, outputFormatOf, writeOutput } = await import('../../compose/index.js');
   const format = outputFormatOf(options.output);
   if (!format) {
     this.error(`error: cannot tell the output format of '${options.output}': use a .json (execution config) or .graphql (supergraph SDL) file`, {

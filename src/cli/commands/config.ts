@@ -7,9 +7,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { EXIT_FAILED, EXIT_USAGE, exitForUsageError } from '../cli-support.js';
-import { isMapping, MigrationInvalid, migrateCosmoConfig, validated } from '../cosmo-config-migration.js';
 
 /** Options commander hands to the action. */
 interface MigrateOptions {
@@ -22,6 +20,8 @@ async function runMigrate(this: Command, options: MigrateOptions): Promise<void>
   if (options.from !== 'cosmo') {
     this.error(`error: --from must be "cosmo" (the only source format), got "${options.from}"`, { exitCode: EXIT_USAGE, code: 'switchyard.from' });
   }
+  const { parse: parseYaml, stringify: stringifyYaml } = await import('yaml');
+  const { isMapping, MigrationInvalid, migrateCosmoConfig, validated } = await import('../cosmo-config-migration.js');
   let source: unknown;
   try {
     source = parseYaml(await readFile(options.input, 'utf8'));

@@ -9,7 +9,7 @@ import { relative, resolve } from 'node:path';
 import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
 import { DEFAULT_PACKAGE, protoPackageProblem } from '../../grpc/package-name.js';
 import { serviceNameFromArgument } from '../../grpc/service-name.js';
-import { writeServiceFiles, type WrittenServiceFiles } from '../../grpc/service-files.js';
+import type { WrittenServiceFiles } from '../../grpc/service-files.js';
 import { GRPC_SERVICE_TEMPLATES, initProject, templateNames } from '../../grpc/templates.js';
 import { EXIT_FAILED, exitForUsageError, writeProblem } from '../cli-support.js';
 
@@ -133,6 +133,7 @@ async function runGenerate(name: string | undefined, options: GenerateOptions): 
     for (const [flag] of unused) process.stderr.write(`warning: ${flag} applies to --with-operations only; ignored\n`);
   }
   try {
+    const { writeServiceFiles } = await import('../../grpc/service-files.js');
     const written = await writeServiceFiles({
       schemaFile: options.input,
       outDir: options.output,

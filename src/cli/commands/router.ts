@@ -6,20 +6,12 @@
  */
 import { availableParallelism } from 'node:os';
 import { InvalidArgumentError, type Command } from 'commander';
-import { createRouter } from '../../kernel/router/router.js';
 import { parseListenAddress } from '../../kernel/router/listen-address.js';
 import { EXIT_FAILED, exitForUsageError, writeProblem } from '../cli-support.js';
-import { graphDrivenPlugins } from '../builtin-plugins.js';
-import { loadRouterSetup } from '../router-setup.js';
-import { runWorkers, type PrimaryServices } from '../workers.js';
-import { createLogger } from '../../kernel/logger.js';
-import { createClusterMetrics } from '../../kernel/metrics/metrics.js';
-import { startMetricsServer } from '../../kernel/metrics/metrics-server.js';
+import type { ServeOptions } from '../serve-router.js';
+import { runWorkers } from '../workers.js';
 
-interface RouterOptions {
-  config?: string;
-  supergraph?: string;
-  listenAddr?: string;
+interface RouterOptions extends ServeOptions {
   workers: number;
 }
 
@@ -45,44 +37,9 @@ function listenAddress(value: string): string {
   return value;
 }
 
-/** Starts one router process and keeps it until a stop signal. */
-export async function serveRouter(options: RouterOptions): Promise<void> {
-  const setup = await loadRouterSetup({ configPath: options.config, supergraph: options.supergraph, listenAddr: options.listenAddr });
-  if (!setup.graph) {
-    throw new Error('no graph to serve: set execution_config.file.path in the config or pass --supergraph <file|url>');
-  }
-  const plugins = [...setup.plugins, ...(await graphDrivenPlugins(setup.plugins))];
-  const router = await createRouter({ config: setup.config, plugins, graph: setup.graph });
-  await router.listen();
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    const { shutdown_delay, grace_period } = setup.config.core;
-    router.log.info({ signal, shutdown_delay_ms: shutdown_delay, grace_period_ms: grace_period }, 'Router stopping: finishing in-flight requests');
-    router
-      .close()
-      .then(() => process.exit(0))
-      .catch((error: unknown) => {
-        writeProblem(error);
-        process.exit(EXIT_FAILED);
-      });
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
-}
-
-/** What the primary serves under `--workers`: the metrics of every worker, aggregated. */
-async function primaryServices(options: RouterOptions): Promise<PrimaryServices | undefined> {
-  const setup = await loadRouterSetup({ configPath: options.config, supergraph: options.supergraph, listenAddr: options.listenAddr });
-  const { metrics } = setup.config.core;
-  if (!metrics.enabled) return undefined;
-  const log = createLogger({ level: process.env.LOG_LEVEL ?? setup.config.core.log_level });
-  return startMetricsServer(await createClusterMetrics(), metrics.listen_addr, metrics.path, log);
-}
-
 async function runRouter(options: RouterOptions): Promise<void> {
   try {
+    const { primaryServices, serveRouter } = await import('../serve-router.js');
     if (options.workers > 1)
       await runWorkers(
         options.workers,
