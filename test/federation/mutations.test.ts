@@ -85,6 +85,14 @@ describe('mutations', () => {
     expect(graph().calls('notices')).toHaveLength(0);
   });
 
+  it('runs no later mutation field once a non-null one is nulled by a failing field of another subgraph', async () => {
+    // notify answers, but people knows no owner of "ghost": owner (String!) -> account (Account!) -> a (Notice!) -> data null.
+    const response = await graph().query('mutation { a: notify(account: "ghost", text: "hi") { text account { owner } } b: deposit(account: "acc3", cents: 7) { balanceCents } }');
+    expect(response).toMatchObject({ data: null, errors: [{ path: ['a', 'account', 'owner'] }] });
+    expect(log).toEqual(['notices: notify ghost', 'people: owner of ghost']);
+    expect(graph().calls('ledger')).toHaveLength(0);
+  });
+
   it('answers __typename on the mutation root and on what mutations return', async () => {
     expect(await graph().query('mutation { __typename n: notify(account: "acc3", text: "x") { __typename account { __typename owner } } }')).toEqual({
       data: { __typename: 'Mutation', n: { __typename: 'Notice', account: { __typename: 'Account', owner: 'Chen' } } },

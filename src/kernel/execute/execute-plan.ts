@@ -40,11 +40,13 @@ export interface ExecuteOptions {
   /** Merge entity fetches to one subgraph in one parallel wave (`engine.enable_multi_fetch`). */
   readonly multiFetch?: boolean;
   /**
-   * Mutations: response keys of root fields whose type is non-null. When
-   * one of them comes back null, the fields after it are not run (their
-   * side effects must not happen once the data is lost, as in graphql-js).
+   * Mutations: whether the response's data is lost once the given root
+   * fields are in (a non-null one null, sent so or nulled by a non-null
+   * field below it that another fetch failed). The fields after them are
+   * then not run: their side effects must not happen once the data is lost,
+   * as in graphql-js. Absent when no root field is non-null.
    */
-  readonly nonNullRootFields?: ReadonlySet<string>;
+  readonly mutationDataLost?: (tree: ResponseTree, rootKeys: readonly string[]) => boolean;
   /** `subgraph_error_propagation`: what of subgraph errors reaches clients. Default: the config's defaults. */
   readonly subgraphErrors?: SubgraphErrorPropagationConfig;
 }
@@ -104,18 +106,23 @@ class PlanWalker {
     else this.trace.push(response);
   }
 
-  /** Runs mutation steps in order, stopping after a step whose non-null root field came back null. */
+  /**
+   * Runs mutation steps in order: each root fetch, then the entity fetches
+   * its fields need. Before the next root fetch, the fields run so far are
+   * checked, their entity fetches included; once the data is lost, nothing
+   * after runs.
+   */
   async runMutationSteps(steps: readonly PlanNode[]): Promise<void> {
-    const nonNull = this.options.nonNullRootFields;
+    const dataLost = this.options.mutationDataLost;
+    let unchecked: string[] = [];
     for (const step of steps) {
+      if (dataLost && unchecked.length > 0 && step.kind === 'Fetch' && step.fetchKind !== 'entity') {
+        if (dataLost(this.tree, unchecked)) return;
+        unchecked = [];
+      }
       const before = this.completedRoots.length;
       await this.run(step);
-      if (!nonNull) continue;
-      for (const root of this.completedRoots.slice(before)) {
-        for (const key of root.rootFields ?? []) {
-          if (nonNull.has(key) && !this.tree.roots.some((data) => data[key] !== undefined && data[key] !== null)) return;
-        }
-      }
+      for (const root of this.completedRoots.slice(before)) unchecked.push(...(root.rootFields ?? []));
     }
   }
 

@@ -1,7 +1,7 @@
 import { GraphQLError, isNonNullType, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import type { CoreConfig } from '../config/core-schema.js';
 import { RouterError } from '../errors.js';
-import { executePlan } from '../execute/execute-plan.js';
+import { executePlan, type ExecuteOptions } from '../execute/execute-plan.js';
 import { SharedAnswers } from '../execute/shared-answers.js';
 import type { SubgraphFetcher } from '../fetch/subgraph-fetcher.js';
 import { NO_HEADERS, type SubgraphRequest } from '../fetch/subgraph-types.js';
@@ -11,7 +11,7 @@ import type { Logger } from '../logger.js';
 import { runStage, type StageScope } from '../pipeline/stage-runner.js';
 import { RequestState } from '../pipeline/state.js';
 import type { GraphQLResponseBody, MergeOutput, OperationRequest, OperationResponse } from '../pipeline/stages.js';
-import { operationConditionVariables, selectOperation } from '../plan/normalize.js';
+import { operationConditionVariables, selectOperation, type NSelection } from '../plan/normalize.js';
 import type { QueryPlan } from '../plan/query-plan.js';
 import type { ExecutionEngine } from './execution-engine.js';
 import { errorResponse, requestErrors } from './error-response.js';
@@ -190,7 +190,7 @@ export async function executeFederated(
   const plan = await planStage(graph, hooks, scope, { document, operationName, coercedVariables, query: request.query });
   const outcome = await executePlan(plan, {
     variables: context.variables,
-    nonNullRootFields: plan.operation.operationType === 'mutation' ? nonNullRootFields(graph, plan) : undefined,
+    mutationDataLost: plan.operation.operationType === 'mutation' ? mutationDataLost(graph, plan) : undefined,
     multiFetch: env.config.engine.enable_multi_fetch,
     subgraphErrors: env.config.subgraph_error_propagation,
     satisfies: (typename, condition) => graph.index.satisfies(typename, condition),
@@ -226,19 +226,36 @@ export async function executeFederated(
 /** Shaped data per plan and answers (see execute/shared-answers.ts); shared, so never mutated. */
 const sharedData = new SharedAnswers<QueryPlan, Record<string, unknown>>();
 
-const nonNullCache = new WeakMap<QueryPlan, ReadonlySet<string>>();
+/** Per mutation plan: the client's selections of each non-null root field, by response key. */
+const nonNullRootSelections = new WeakMap<QueryPlan, ReadonlyMap<string, readonly NSelection[]>>();
 
-/** Response keys of a mutation's root fields whose type is non-null. */
-function nonNullRootFields(graph: LoadedGraph, plan: QueryPlan): ReadonlySet<string> {
-  let keys = nonNullCache.get(plan);
-  if (!keys) {
+/**
+ * A mutation's check after each step (execute-plan.ts): its data is lost when
+ * shaping a non-null root field the step ran gives null, the way the
+ * response will be shaped. Undefined when no root field is non-null.
+ */
+function mutationDataLost(graph: LoadedGraph, plan: QueryPlan): ExecuteOptions['mutationDataLost'] {
+  let byKey = nonNullRootSelections.get(plan);
+  if (!byKey) {
     const fields = graph.apiSchema.getMutationType()?.getFields() ?? {};
-    keys = new Set(
-      plan.operation.selections.filter((s) => s.kind === 'Field' && fields[s.name] && isNonNullType(fields[s.name]!.type)).map((s) => (s as { responseKey: string }).responseKey),
-    );
-    nonNullCache.set(plan, keys);
+    const selections = new Map<string, NSelection[]>();
+    for (const selection of plan.operation.selections) {
+      if (selection.kind !== 'Field' || !fields[selection.name] || !isNonNullType(fields[selection.name]!.type)) continue;
+      const same = selections.get(selection.responseKey);
+      if (same) same.push(selection);
+      else selections.set(selection.responseKey, [selection]);
+    }
+    byKey = selections;
+    nonNullRootSelections.set(plan, byKey);
   }
-  return keys;
+  if (byKey.size === 0) return undefined;
+  const { rootType } = plan.operation;
+  return (tree, rootKeys) =>
+    rootKeys.some((key) => {
+      const selections = byKey.get(key);
+      // The errors shaping reports are the response's to make, at the end.
+      return selections !== undefined && graph.shaper.shape(tree, rootType, selections, [], []) === null;
+    });
 }
 
 /**
