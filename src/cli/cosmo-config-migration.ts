@@ -735,9 +735,18 @@ const SECTIONS = new Set([
   'authorization',
 ]);
 
+/** Top-level keys whose Cosmo value is a single value; every other section is a mapping. */
+const VALUE_SECTIONS = new Set(['version', 'log_level', 'listen_addr', 'playground_enabled', 'introspection_enabled', 'query_plans_enabled', 'router_config_path']);
+
 /** Converts a parsed Cosmo router config into a Switchyard one, listing what it could not carry. */
 export function migrateCosmoConfig(source: Doc): Migration {
   const m = new Migrator(source);
+  // A section that is not a mapping (`cors: 5`) has no keys to carry: said once, rather than vanishing.
+  for (const key of SECTIONS) {
+    const value = source[key];
+    if (VALUE_SECTIONS.has(key) || !Object.hasOwn(source, key) || value === null || isMapping(value)) continue;
+    m.skip([key], `expected a mapping of keys, not ${Array.isArray(value) ? 'a list' : JSON.stringify(value).slice(0, 40)}`);
+  }
   migrateTop(m);
   migrateExecutionConfig(m);
   migrateCors(m);

@@ -526,6 +526,15 @@ authentication:
     expect(Object.hasOwn(subgraphs, '__proto__')).toBe(false);
   });
 
+  it('reports a section that is not a mapping once, at its key, and carries the rest', () => {
+    const { config, notCarried } = validated(migrateCosmoConfig({ version: '1', cors: 5, headers: ['x'], engine: null, listen_addr: '127.0.0.1:3002' }));
+    expect(notCarried).toEqual([
+      { path: 'cors', why: 'expected a mapping of keys, not 5' },
+      { path: 'headers', why: 'expected a mapping of keys, not a list' },
+    ]);
+    expect(config).toMatchObject({ listen_addr: '127.0.0.1:3002' });
+  });
+
   it('reads keys named like Object.prototype members as ordinary keys: clear reasons, no inherited values', () => {
     const source = JSON.parse(
       '{"version":"1","log_level":"constructor","toString":1,"constructor":"x","hasOwnProperty":{"a":1},"__proto__":{"log_level":"debug"},"headers":{"all":{"request":[{"op":"toString","named":"X-A"}]}}}',
@@ -557,5 +566,12 @@ authentication:
     const run = await runCli(['config', 'migrate', '--from', 'cosmo', '-i', 'missing.yaml', '-o', 'out.yaml'], { cwd: dir });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/missing\.yaml: ENOENT/);
+  });
+
+  it('fails with exit 1 and one line, no stack trace, on an output it cannot write', async () => {
+    await writeFile(join(dir, 'in.yaml'), 'listen_addr: 127.0.0.1:3002\n');
+    const run = await runCli(['config', 'migrate', '--from', 'cosmo', '-i', 'in.yaml', '-o', 'no-such-dir/out.yaml'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toMatch(/^no-such-dir\/out\.yaml: ENOENT[^\n]*$/);
   });
 });

@@ -46,7 +46,13 @@ async function runMigrate(this: Command, options: MigrateOptions): Promise<void>
   }
   const { config, notCarried } = migrated;
   const header = `# Converted from ${options.input} by \`switchyard config migrate --from cosmo\`.\n# Keys Cosmo defaults differently are written out, so behaviour does not change silently.\n`;
-  await writeFile(options.output, header + stringifyYaml(config));
+  try {
+    await writeFile(options.output, header + stringifyYaml(config));
+  } catch (error) {
+    process.stderr.write(`${options.output}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = EXIT_FAILED;
+    return;
+  }
   for (const { path, why } of notCarried) process.stderr.write(`not carried: ${path}: ${why}\n`);
   process.stdout.write(`wrote ${options.output}${notCarried.length > 0 ? ` (${notCarried.length} key${notCarried.length === 1 ? '' : 's'} not carried)` : ''}\n`);
   process.exitCode = notCarried.length > 0 ? EXIT_FAILED : 0;
