@@ -68,6 +68,19 @@ describe('JSON keys that reach for Object.prototype', () => {
     }
   });
 
+  it('answers such an alias on a field another subgraph filled in, leaf or list', async () => {
+    for (const alias of ['__proto__', 'constructor', 'hasOwnProperty', 'toString', 'valueOf']) {
+      const response = await router.fetch('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `{ book(id: "b1") { title ${alias}: ratings author { ${alias}: name } } }` }),
+      });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(`{"data":{"book":{"title":"Dune","${alias}":[5,4],"author":{"${alias}":"Frank Herbert"}}}}`);
+      expectPrototypeUntouched();
+    }
+  });
+
   it('does not let a subgraph answer with such keys pollute anything, in data, entities or extensions', async () => {
     const bodies = [
       `{"data": {"_entities": [{"__typename": "Author", "name": "Frank Herbert", "__proto__": ${POLLUTING_OBJECT}}]}}`,

@@ -1,5 +1,5 @@
 import type { PathSegment, RepresentationSpec } from '../plan/query-plan.js';
-import { firstFromSource, oneOfSource } from './object-parts.js';
+import { firstFromSource, INHERITED_KEYS, oneOfSource } from './object-parts.js';
 
 /**
  * Writes the JavaScript of a compiled entity collector for one fetch: nested
@@ -20,6 +20,7 @@ export function generateCollectSource(mergePath: readonly PathSegment[], specs: 
   const spec = specs.length === 1 ? specs[0]! : undefined;
   if (!spec || spec.fields.length === 0) return undefined;
   if (spec.fields.some((field) => field.children || field.typeCondition || field.name === '__proto__' || field.name === '__typename')) return undefined;
+  if (spec.fields.some((field) => INHERITED_KEYS.has(field.responseKey)) || mergePath.some((segment) => INHERITED_KEYS.has(segment))) return undefined;
   const writer = new CollectWriter(mergePath, spec);
   return `"use strict";
 const { MULTI, typenameOf, satisfiesAny, satisfies, same } = H;

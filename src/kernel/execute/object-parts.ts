@@ -10,6 +10,13 @@
  * must be free where the code goes.
  */
 
+/**
+ * Keys every plain object seems to hold (Object.prototype's members, such as
+ * a client's alias `constructor`): compiled code leaves them to the general
+ * code, which reads them with `ownField` (response-tree.ts).
+ */
+export const INHERITED_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
 /** Two parts hold a composite value for one key: the general code merges them. */
 export const MULTI = Symbol('several-values');
 

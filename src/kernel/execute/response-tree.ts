@@ -140,7 +140,7 @@ export class ResponseTree {
       if (typeof typename === 'string' && satisfies(typename, segment.slice(7))) this.walkOne(object, segments, depth + 1, at, satisfies, out);
       return;
     }
-    const child = object[segment];
+    const child = ownField(object, segment);
     if (child !== undefined && child !== null) this.walkOne(child, segments, depth + 1, { parent: at, segment }, satisfies, out);
   }
 
@@ -228,12 +228,23 @@ class FoundEntity implements EntityNode {
   }
 }
 
+/**
+ * `object[key]` when the object holds the key itself. A key it lacks that
+ * names an Object.prototype member (a client may alias a field
+ * `constructor` or `__proto__`, and another fetch holds it) reads as absent:
+ * JSON holds no functions, and none of its objects is Object.prototype.
+ */
+export function ownField(object: JsonObject, key: string): unknown {
+  const value = object[key];
+  return typeof value === 'function' || value === Object.prototype ? undefined : value;
+}
+
 /** Values the objects of a view hold under a key (undefined and null skipped, null kept only when alone). */
 export function childValues(view: readonly JsonObject[], key: string): unknown[] {
   const values: unknown[] = [];
   let sawNull = false;
   for (const object of view) {
-    const value = object[key];
+    const value = ownField(object, key);
     if (value === undefined) continue;
     if (value === null) sawNull = true;
     else values.push(value);
@@ -246,7 +257,7 @@ export function childValues(view: readonly JsonObject[], key: string): unknown[]
 export function firstValue(view: readonly JsonObject[], key: string): unknown {
   let found: unknown;
   for (let i = 0; i < view.length; i++) {
-    const value = view[i]![key];
+    const value = ownField(view[i]!, key);
     if (value !== undefined && value !== null) return value;
     if (value === null) found = null;
   }

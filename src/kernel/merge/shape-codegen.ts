@@ -1,6 +1,6 @@
 import { GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString, isObjectType, type GraphQLAbstractType, type GraphQLLeafType, type GraphQLSchema } from 'graphql';
 import type { NSelection } from '../plan/normalize.js';
-import { firstFromSource, oneOfSource } from '../execute/object-parts.js';
+import { firstFromSource, INHERITED_KEYS, oneOfSource } from '../execute/object-parts.js';
 import type { ShapeField } from './shape-fields.js';
 
 /** What the generated code needs from the general shaper. */
@@ -83,7 +83,7 @@ class ShapeWriter {
         lines.push(`const r${i} = ${JSON.stringify(typeName)};`);
         continue;
       }
-      if (field.verbatim) return undefined;
+      if (field.verbatim || INHERITED_KEYS.has(field.responseKey)) return undefined;
       // Reads over the object's parts, written inline for this key (see object-parts.ts).
       const read = field.leafType
         ? `v = o[${key}]; if ((v === undefined || v === null) && x !== undefined) ${firstFromSource('v', 'x', key)}`

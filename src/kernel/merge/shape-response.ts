@@ -1,6 +1,6 @@
 import { GraphQLBoolean, GraphQLError, GraphQLID, GraphQLInt, GraphQLString, isEnumType, type GraphQLLeafType, type GraphQLSchema } from 'graphql';
 import type { GraphQLErrorJSON } from '../errors.js';
-import { childValues, firstValue, typenameOf, type JsonObject, type ResponseTree } from '../execute/response-tree.js';
+import { childValues, firstValue, ownField, typenameOf, type JsonObject, type ResponseTree } from '../execute/response-tree.js';
 import type { NSelection } from '../plan/normalize.js';
 import { assertSameResult, compiledChecks } from '../compiled-code.js';
 import { CompiledShapes } from './compiled-shape.js';
@@ -87,14 +87,14 @@ class ShapeRun {
         continue;
       }
       if (field.verbatim) {
-        out[key] = (single ? single[key] : childValues(view!, key)[0]) ?? null;
+        defineOwn(out, key, (single ? ownField(single, key) : childValues(view!, key)[0]) ?? null);
         continue;
       }
       path.push(key);
       // Most objects come from one fetch: read them directly, without collecting values.
       // Leaves need no merging: the first value any fetch gave is the value.
       const value = single
-        ? this.value(single[key], undefined, field, 0, path)
+        ? this.value(ownField(single, key), undefined, field, 0, path)
         : field.leafType
           ? this.value(firstValue(view!, key), undefined, field, 0, path)
           : this.value(undefined, childValues(view!, key), field, 0, path);
