@@ -81,6 +81,20 @@ describe('JSON keys that reach for Object.prototype', () => {
     }
   });
 
+  it('forwards a variable named $__proto__, sent or defaulted, and plans on its value', async () => {
+    const echo = await post(JSON.stringify({ query: 'query($__proto__: String!) { echo(text: $__proto__) }', variables: JSON.parse('{"__proto__": "hello"}') }));
+    expect(echo).toEqual({ status: 200, body: { data: { echo: 'hello' } } });
+    const defaulted = await post(JSON.stringify({ query: 'query($__proto__: Int = 2) { echo(text: "ab", times: $__proto__) }' }));
+    expect(defaulted).toEqual({ status: 200, body: { data: { echo: 'abab' } } });
+    // The plan cache keys on the condition's value: true then false must not share a plan.
+    const query = 'query($__proto__: Boolean!) { book(id: "b1") { title author @include(if: $__proto__) { name } } }';
+    const shown = await post(`{"query": ${JSON.stringify(query)}, "variables": {"__proto__": true}}`);
+    expect(shown.body).toEqual({ data: { book: { title: 'Dune', author: { name: 'Frank Herbert' } } } });
+    const hidden = await post(`{"query": ${JSON.stringify(query)}, "variables": {"__proto__": false}}`);
+    expect(hidden.body).toEqual({ data: { book: { title: 'Dune' } } });
+    expectPrototypeUntouched();
+  });
+
   it('does not let a subgraph answer with such keys pollute anything, in data, entities or extensions', async () => {
     const bodies = [
       `{"data": {"_entities": [{"__typename": "Author", "name": "Frank Herbert", "__proto__": ${POLLUTING_OBJECT}}]}}`,

@@ -13,6 +13,7 @@ import { subgraphErrorPolicy, type ErrorPathMapper, type SubgraphErrorPolicy } f
 import { EntityPositions, entityErrorPath, rootErrorPath } from './error-positions.js';
 import type { SubgraphErrorPropagationConfig } from '../config/core-schema.js';
 import { representationsVariableOf } from '../plan/representations-variable.js';
+import { setOwn } from '../own-property.js';
 
 /** A subgraph call as the executor describes it; the kernel adds headers and runs the fetch stage. */
 export type FetchCall = Omit<SubgraphRequest, 'headers'>;
@@ -150,7 +151,7 @@ class PlanWalker {
   private variablesFor(usages: readonly string[]): Record<string, unknown> {
     const variables: Record<string, unknown> = {};
     const source = this.options.variables;
-    for (const name of usages) if (Object.hasOwn(source, name)) variables[name] = source[name];
+    for (const name of usages) if (Object.hasOwn(source, name)) setOwn(variables, name, source[name]);
     return variables;
   }
 

@@ -20,6 +20,7 @@
  */
 import { coreConfigShape, type SubgraphErrorPropagationConfig } from '../config/core-schema.js';
 import type { GraphQLErrorJSON } from '../errors.js';
+import { setOwn } from '../own-property.js';
 
 /**
  * Marks an error in a subgraph answer as built by the router (a transport or
@@ -118,7 +119,7 @@ class CompiledErrorPolicy implements SubgraphErrorPolicy {
     const extensions = this.extensionsOf(error.extensions, this.wrapped ? undefined : subgraph);
     if (extensions) json.extensions = extensions;
     for (const name of this.allowedFields) {
-      if (Object.hasOwn(error, name)) put(json as unknown as Record<string, unknown>, name, (error as unknown as Record<string, unknown>)[name]);
+      if (Object.hasOwn(error, name)) setOwn(json as unknown as Record<string, unknown>, name, (error as unknown as Record<string, unknown>)[name]);
     }
     return json;
   }
@@ -128,9 +129,9 @@ class CompiledErrorPolicy implements SubgraphErrorPolicy {
     let extensions: Record<string, unknown> | undefined;
     if (this.keepExtensions && isObject(source)) {
       if (this.allowAllExtensions) {
-        for (const name of Object.keys(source)) put((extensions ??= {}), name, source[name]);
+        for (const name of Object.keys(source)) setOwn((extensions ??= {}), name, source[name]);
       } else {
-        for (const name of this.allowedExtensions) if (Object.hasOwn(source, name)) put((extensions ??= {}), name, source[name]);
+        for (const name of this.allowedExtensions) if (Object.hasOwn(source, name)) setOwn((extensions ??= {}), name, source[name]);
       }
     }
     if (this.defaultCode !== '' && (extensions?.code === undefined || extensions.code === null)) (extensions ??= {}).code = this.defaultCode;
@@ -188,12 +189,6 @@ function cleanLocations(locations: unknown): Array<{ line: number; column: numbe
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** Sets an own property, `__proto__` included (as a plain field, never as the prototype). */
-function put(target: Record<string, unknown>, name: string, value: unknown): void {
-  if (name === '__proto__') Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
-  else target[name] = value;
 }
 
 const compiled = new WeakMap<SubgraphErrorPropagationConfig, SubgraphErrorPolicy>();

@@ -8,6 +8,7 @@
  */
 import type { DocumentNode } from 'graphql';
 import type { LoadedGraph } from '../graph/loaded-graph.js';
+import { setOwn } from '../own-property.js';
 import { runStage, type StageScope } from '../pipeline/stage-runner.js';
 import { buildQueryPlan } from '../plan/build-plan.js';
 import { conditionVariables } from '../plan/normalize.js';
@@ -28,7 +29,7 @@ export function planStage(graph: LoadedGraph, hooks: StageHooks, scope: StageSco
   const { document, operationName, coercedVariables, query } = request;
   const names = conditionVariableNames(document);
   const conditions: Record<string, unknown> = {};
-  for (const name of names) conditions[name] = coercedVariables[name];
+  for (const name of names) setOwn(conditions, name, coercedVariables[name]);
   const cacheKey = names.length > 0 ? `${operationName ?? ''}\n${JSON.stringify(conditions)}\n${query}` : `${operationName ?? ''}\n${query}`;
   // The plan comes from `graph` whatever a hook does to the input: hooks read the graph, they do not pick it.
   return runStage('plan', hooks.plan, { document, operationName, conditions, cacheKey, graph }, scope, (input) => {

@@ -10,6 +10,7 @@
  */
 import { getVariableValues, GraphQLError, Kind, valueFromASTUntyped, type GraphQLSchema, type ValueNode, type VariableDefinitionNode } from 'graphql';
 import { RouterError } from '../errors.js';
+import { setOwn } from '../own-property.js';
 import { MAX_NESTING } from './document-scan.js';
 import { isStackOverflow } from './request-limits.js';
 
@@ -90,7 +91,7 @@ export function withDefaultValues(
     const name = definition.variable.name.value;
     if (definition.defaultValue === undefined || Object.hasOwn(given, name) || !jsonCarriesExactly(definition.defaultValue)) continue;
     filled ??= { ...given };
-    filled[name] = valueFromASTUntyped(definition.defaultValue);
+    setOwn(filled, name, valueFromASTUntyped(definition.defaultValue));
   }
   return filled ?? given;
 }

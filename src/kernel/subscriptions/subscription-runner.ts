@@ -8,6 +8,7 @@
 import { validate, type DocumentNode, type GraphQLError } from 'graphql';
 import { RouterError } from '../errors.js';
 import { executePlan } from '../execute/execute-plan.js';
+import { setOwn } from '../own-property.js';
 import { NO_HEADERS, type SubgraphRequest, type SubgraphResponse } from '../fetch/subgraph-types.js';
 import { mayHoldUploads } from '../fetch/variables-json.js';
 import { subgraphHeaders } from '../builtins/header-rules.js';
@@ -163,7 +164,7 @@ async function openStream(env: OperationEnvironment, prepared: PreparedOperation
 
 function pick(source: Readonly<Record<string, unknown>>, names: readonly string[]): Record<string, unknown> {
   const picked: Record<string, unknown> = {};
-  for (const name of names) if (Object.hasOwn(source, name)) picked[name] = source[name];
+  for (const name of names) if (Object.hasOwn(source, name)) setOwn(picked, name, source[name]);
   return picked;
 }
 
