@@ -1,6 +1,7 @@
 /**
  * Health endpoints on the main listener: `/health/live` answers 200 while the
- * process serves HTTP at all; `/health/ready` 200 once a graph is loaded and
+ * process serves HTTP at all (and `/health`, Cosmo's default health check
+ * path, the same, so probes written for Cosmo keep working); `/health/ready` 200 once a graph is loaded and
  * 503 before that and from the moment the router starts closing (so load
  * balancers stop sending before the listener goes). Every method, as
  * INTERFACES.md fixes them.
@@ -21,6 +22,7 @@ export function healthPlugin(ready: () => boolean): SwitchyardPlugin {
       http: {
         routes: [
           { path: '/health/live', handle: () => LIVE },
+          { path: '/health', handle: () => LIVE },
           { path: '/health/ready', handle: () => (ready() ? READY : NOT_READY) },
         ],
       },

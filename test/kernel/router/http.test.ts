@@ -117,9 +117,11 @@ describe('GraphQL over HTTP', () => {
 });
 
 describe('the router endpoints', () => {
-  it('reports liveness and readiness', async () => {
+  it('reports liveness (also at /health, as Cosmo) and readiness', async () => {
     const live = await router.fetch('/health/live');
     expect([live.status, await live.json()]).toEqual([200, { status: 'ok' }]);
+    const health = await router.fetch('/health');
+    expect([health.status, await health.json()]).toEqual([200, { status: 'ok' }]);
     const ready = await router.fetch('/health/ready');
     expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready' }]);
   });
