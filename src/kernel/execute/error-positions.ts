@@ -25,6 +25,21 @@ export function entityErrorPath(error: GraphQLErrorJSON, field: string, position
   return at.length === 1 ? [...at[0]!, ...rest] : new ErrorPaths(at.map((position) => [...position, ...rest]));
 }
 
+/**
+ * The client paths of an error that names no entity, in the answer to a
+ * lookup that failed as a whole (no `_entities` list: @apollo/subgraph
+ * answers a reference resolver that throws with `data: null` and the error
+ * at `["_entities"]`): every position the lookup was to fill, as when the
+ * request fails, so none is left null with a made-up 'Cannot return null'.
+ * Undefined for an error with a path elsewhere (not about this lookup).
+ */
+export function wholeLookupErrorPath(error: GraphQLErrorJSON, field: string, positions: EntityPositions): ReadonlyArray<string | number> | ErrorPaths | undefined {
+  const path = error.path;
+  if (path !== undefined && !(Array.isArray(path) && (path.length === 0 || (path.length === 1 && path[0] === field)))) return undefined;
+  const at = positions.everywhere(typeof error.message === 'string' ? error.message : '');
+  return at.length === 1 ? at[0] : new ErrorPaths(at);
+}
+
 /** Error copies allowed per position of a fetch: a few distinct failing fields of each entity, not a subgraph's every repeat. */
 const COPIES_PER_POSITION = 16;
 
@@ -65,6 +80,21 @@ export class EntityPositions {
     if (this.copied.has(key)) return [first];
     this.copied.add(key);
     const paths = this.positionsOf(index);
+    if (paths.length <= 1 || this.budget < paths.length - 1) return [first];
+    this.budget -= paths.length - 1;
+    return paths;
+  }
+
+  /**
+   * The positions an error about the whole fetch goes to: all of them, or
+   * the first alone for a repeat (same message) or once the budget is spent.
+   */
+  everywhere(message: string): ReadonlyArray<ReadonlyArray<string | number>> {
+    const first = this.batch.pathOf(0);
+    const key = `*\u0000${message}`;
+    if (this.copied.has(key)) return [first];
+    this.copied.add(key);
+    const paths = this.all();
     if (paths.length <= 1 || this.budget < paths.length - 1) return [first];
     this.budget -= paths.length - 1;
     return paths;

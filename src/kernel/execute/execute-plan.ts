@@ -10,7 +10,7 @@ import type { EntityBatch } from './representations.js';
 import { ResponseTree } from './response-tree.js';
 import { SharedAnswers, type AnswerTrace } from './shared-answers.js';
 import { subgraphErrorPolicy, type ErrorPathMapper, type SubgraphErrorPolicy } from './subgraph-errors.js';
-import { EntityPositions, entityErrorPath, rootErrorPath } from './error-positions.js';
+import { EntityPositions, entityErrorPath, rootErrorPath, wholeLookupErrorPath } from './error-positions.js';
 import type { SubgraphErrorPropagationConfig } from '../config/core-schema.js';
 import { representationsVariableOf } from '../plan/representations-variable.js';
 import { setOwn } from '../own-property.js';
@@ -251,7 +251,12 @@ class PlanWalker {
     if (!response) return;
     if (response.errors?.length) {
       const positions = this.positions(prepared);
-      this.reportErrors(node.subgraph, response.errors, (error) => entityErrorPath(error, '_entities', positions));
+      const noList = !Array.isArray(response.data?._entities);
+      this.reportErrors(
+        node.subgraph,
+        response.errors,
+        (error) => entityErrorPath(error, '_entities', positions) ?? (noList ? wholeLookupErrorPath(error, '_entities', positions) : undefined),
+      );
     }
     this.mergeEntities(prepared, response.data?._entities);
   }
