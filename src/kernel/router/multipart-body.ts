@@ -13,6 +13,7 @@
 import { GraphQLError } from 'graphql';
 import { markLeadsToUpload, UploadedFile } from '../fetch/variables-json.js';
 import { badRequest } from './graphql-params.js';
+import { canonicalContentType, multipartBoundary } from './multipart-boundary.js';
 
 /**
  * How many paths a multipart `map` may name in all: each is walked once, so
@@ -24,14 +25,13 @@ export const MAX_MULTIPART_MAP_PATHS = 1000;
 export const MAX_MULTIPART_PARTS = MAX_MULTIPART_MAP_PATHS + 2;
 
 /**
- * How many parts a multipart body has (its boundary delimiters, counted
- * with a native search; 0 without a boundary: the parser then refuses it).
- * Counts up to one past MAX_MULTIPART_PARTS.
+ * How many parts a multipart body split at `boundary` has: its delimiters,
+ * counted with a native search. Every part the parser finds starts at one
+ * (`--` and the boundary), so this never counts fewer. Counts up to one past
+ * MAX_MULTIPART_PARTS.
  */
-function partCount(bytes: Buffer, contentType: string): number {
-  const boundary = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(contentType);
-  if (!boundary) return 0;
-  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`, 'latin1');
+function partCount(bytes: Buffer, boundary: string): number {
+  const delimiter = Buffer.from(`--${boundary}`, 'latin1');
   let count = 0;
   for (let at = bytes.indexOf(delimiter); at !== -1 && count <= MAX_MULTIPART_PARTS + 1; at = bytes.indexOf(delimiter, at + delimiter.length)) count++;
   // The closing delimiter (`--boundary--`) follows the last part.
@@ -43,15 +43,17 @@ const NOT_FILE_PARTS: ReadonlySet<string> = new Set(['operations', 'map']);
 
 /** `operations` with every mapped file put in its place: a parameter object, a batch, or what the client sent instead. */
 export async function parseMultipart(bytes: Buffer, contentType: string): Promise<unknown> {
+  // One boundary, beyond doubt (else a 400): the parts are counted at it and the body is parsed with it alone, never with the client's header.
+  const boundary = multipartBoundary(contentType);
   // Parsing costs tens of microseconds per part: count them first, so a body of thousands of tiny parts is refused cheaply.
-  if (partCount(bytes, contentType) > MAX_MULTIPART_PARTS) {
+  if (partCount(bytes, boundary) > MAX_MULTIPART_PARTS) {
     throw new GraphQLError(`A multipart request may have at most ${MAX_MULTIPART_PARTS} parts ("operations", "map" and the files).`, {
       extensions: { code: 'BAD_REQUEST', http: { status: 413 } },
     });
   }
   let form: FormData;
   try {
-    form = await new Response(new Uint8Array(bytes), { headers: { 'content-type': contentType } }).formData();
+    form = await new Response(new Uint8Array(bytes), { headers: { 'content-type': canonicalContentType(boundary) } }).formData();
   } catch (error) {
     throw badRequest(`POST body sent invalid multipart data: ${(error as Error).message}`);
   }
