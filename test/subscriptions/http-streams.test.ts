@@ -93,6 +93,22 @@ describe('choosing the protocol from Accept', () => {
     ['multipart/mixed; subscriptionSpec="1.0"', 'multipart'],
     ['multipart/mixed;subscriptionSpec="2.0"', 'multipart-unsupported'],
     ['multipart/mixed;deferSpec=20220824, application/json', undefined],
+    // Qualities decide (RFC 9110), the first listed on a tie; an unknown subscriptionSpec is refused only when nothing else fits.
+    ['text/event-stream;q=0.001, application/json', undefined],
+    ['application/json;q=0.5, text/event-stream', 'sse'],
+    ['text/event-stream;q=0.5, */*', undefined],
+    ['*/*, text/event-stream', undefined],
+    ['text/event-stream, */*', 'sse'],
+    ['multipart/mixed;subscriptionSpec="2.0", application/json', undefined],
+    ['multipart/mixed;subscriptionSpec="2.0", text/event-stream;q=0.1', 'sse'],
+    ['multipart/mixed;subscriptionSpec="2.0", application/json;q=0', 'multipart-unsupported'],
+    ['multipart/mixed;subscriptionSpec="1.0";q=0.2, application/json', undefined],
+    ['application/json;q=0.2, multipart/mixed;subscriptionSpec="1.0"', 'multipart'],
+    ['text/event-stream;q=0.3, multipart/mixed;subscriptionSpec="1.0";q=0.4', 'multipart'],
+    // Without subscriptionSpec: incremental delivery (@defer clients), GraphQL over HTTP's.
+    ['multipart/mixed', undefined],
+    ['multipart/mixed, text/event-stream;q=0.5', 'sse'],
+    ['multipart/mixed;deferSpec=20220824', undefined],
     ['*/*', undefined],
     [undefined, undefined],
   ])('%s -> %s', (accept, protocol) => {

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import type { OperationRequest } from '../pipeline/stages.js';
 import { unreadableBodyReason } from '../router/body-encoding.js';
+import { resultTypeFor } from '../router/result-head.js';
 import { paramsFromSearch, readParams } from '../router/graphql-params.js';
 import { operationRequestOf as toOperationRequest, type GraphQLParams } from '../router/operation-request.js';
 import { readNodeBody, tooLargeMessage } from '../router/request-body.js';
@@ -19,42 +20,110 @@ export type StreamingProtocol =
   | 'sse'
   /** Apollo's multipart subscriptions (`Accept: multipart/mixed;subscriptionSpec="1.0"`). */
   | 'multipart'
-  /** `multipart/mixed` with a `subscriptionSpec` other than 1.0: answered 406. */
+  /** Nothing in `Accept` fits but `multipart/mixed` with a `subscriptionSpec` other than 1.0: answered 406. */
   | 'multipart-unsupported';
 
 /**
- * The protocol the first streaming media type of `Accept` names, or
- * undefined when a plain JSON media type comes first (or none is named):
- * then the request is an ordinary GraphQL over HTTP request. `multipart/mixed`
- * without `subscriptionSpec` (incremental delivery) is left to GraphQL over HTTP too.
+ * The protocol `Accept` asks an answer to be streamed with, or undefined for
+ * an ordinary GraphQL over HTTP request. Every range of `Accept` competes by
+ * quality (RFC 9110 12.5.1): the single-result JSON types the router serves
+ * (as `resultTypeFor` chooses and ranks them, wildcards included) against
+ * the streaming types, named exactly (`text/event-stream`, `multipart/mixed`
+ * with `subscriptionSpec="1.0"`). The highest
+ * quality wins, then the first listed range; `q=0` means "not acceptable".
+ * `multipart/mixed` without `subscriptionSpec` (incremental delivery) is left to GraphQL
+ * over HTTP, and a `subscriptionSpec` other than 1.0 is refused only when
+ * nothing else fits.
  */
 export function streamingProtocolOf(accept: string | undefined): StreamingProtocol | undefined {
   if (!accept) return undefined;
-  for (const entry of accept.split(',')) {
-    const [type, ...params] = entry.split(';').map((part) => part.trim());
-    const media = type!.toLowerCase();
-    const parameters = new Map<string, string>();
-    for (const param of params) {
+  // Most requests name no streaming type: nothing to weigh.
+  if (!/text\/event-stream|multipart\/mixed/i.test(accept)) return undefined;
+  if (knownProtocols.has(accept)) return knownProtocols.get(accept);
+  const protocol = negotiate(accept);
+  // Clients send a handful of distinct Accept values (Apollo Client names multipart/mixed on every query); bounded anyway.
+  if (knownProtocols.size >= 64) knownProtocols.clear();
+  knownProtocols.set(accept, protocol);
+  return protocol;
+}
+
+/** `streamingProtocolOf` answers by Accept value. */
+const knownProtocols = new Map<string, StreamingProtocol | undefined>();
+
+/** One range of `Accept` as result-head.ts reads it: media type (lower case), quality, and its parameters. */
+interface AcceptRange {
+  readonly mediaType: string;
+  readonly q: number;
+  readonly params: ReadonlyMap<string, string>;
+}
+
+/** A quality value as RFC 9110 writes it; anything else counts as 1 (as in result-head.ts). */
+const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+
+/** `Accept`'s ranges in order, read by result-head.ts's rules: whitespace dropped, lower case, ranges asking for a charset other than utf-8 left out. */
+function acceptRanges(accept: string): AcceptRange[] {
+  const ranges: AcceptRange[] = [];
+  for (const entry of accept.replace(/\s/g, '').toLowerCase().split(',')) {
+    const [mediaType, ...rest] = entry.split(';');
+    const params = new Map<string, string>();
+    for (const param of rest) {
       const at = param.indexOf('=');
-      if (at > 0)
-        parameters.set(
-          param.slice(0, at).trim().toLowerCase(),
-          param
-            .slice(at + 1)
-            .trim()
-            .replace(/^"(.*)"$/, '$1'),
-        );
+      if (at > 0 && !params.has(param.slice(0, at))) params.set(param.slice(0, at), param.slice(at + 1).replace(/^"(.*)"$/, '$1'));
     }
-    // q=0 (also 0.0, 0.000) marks a type not acceptable (RFC 9110 12.4.2).
-    const q = parameters.get('q');
-    if (q !== undefined && /^0(?:\.0{0,3})?$/.test(q)) continue;
-    if (media === 'text/event-stream') return 'sse';
-    if (media === 'multipart/mixed' && parameters.has('subscriptionspec')) {
-      return parameters.get('subscriptionspec') === '1.0' ? 'multipart' : 'multipart-unsupported';
-    }
-    if (media === 'application/json' || media === 'application/graphql-response+json' || media === '*/*') return undefined;
+    const charset = params.get('charset');
+    if ((charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') || !mediaType) continue;
+    const q = params.get('q');
+    ranges.push({ mediaType, q: q !== undefined && QVALUE.test(q) ? Number(q) : 1, params });
   }
-  return undefined;
+  return ranges;
+}
+
+function negotiate(accept: string): StreamingProtocol | undefined {
+  const ranges = acceptRanges(accept);
+  let stream: { protocol: StreamingProtocol; q: number; first: number } | undefined;
+  let unknownSpec = false;
+  ranges.forEach((range, index) => {
+    if (range.q === 0) return;
+    let protocol: StreamingProtocol;
+    if (range.mediaType === 'text/event-stream') protocol = 'sse';
+    else if (range.mediaType === 'multipart/mixed') {
+      const spec = range.params.get('subscriptionspec');
+      // Without subscriptionSpec it is incremental delivery (@defer clients send a plain multipart/mixed): GraphQL over HTTP's.
+      if (spec === undefined) return;
+      if (spec !== undefined && spec !== '1.0') {
+        unknownSpec = true;
+        return;
+      }
+      protocol = 'multipart';
+    } else return;
+    // Strictly better only: on a tie the first listed stays.
+    if (stream === undefined || range.q > stream.q) stream = { protocol, q: range.q, first: index };
+  });
+  // The JSON type a single result would be sent as (result-head.ts decides it, so the two never disagree), and how much the client wants it.
+  const json = resultTypeFor(accept);
+  if (stream === undefined) return json === undefined && unknownSpec ? 'multipart-unsupported' : undefined;
+  if (json === undefined) return stream.protocol;
+  const { q, first } = preferenceOf(ranges, json);
+  return stream.q > q || (stream.q === q && stream.first < first) ? stream.protocol : undefined;
+}
+
+/** The quality of `type` (that of the most specific range covering it, the first of equals) and the first acceptable range covering it. */
+function preferenceOf(ranges: readonly AcceptRange[], type: string): { q: number; first: number } {
+  let q = 0;
+  let specificity = -1;
+  let first = -1;
+  ranges.forEach((range, index) => {
+    const [pre, suf] = range.mediaType.split('/');
+    const [typePre, typeSuf] = type.split('/');
+    if (!((pre === '*' || pre === typePre) && (suf === '*' || suf === typeSuf))) return;
+    if (first === -1 && range.q > 0) first = index;
+    const rank = range.mediaType === '*/*' ? 0 : suf === '*' ? 1 : 2;
+    if (rank > specificity) {
+      specificity = rank;
+      q = range.q;
+    }
+  });
+  return { q, first };
 }
 
 /** The refusal of a multipart (file upload) request that asks for a streamed answer. */
