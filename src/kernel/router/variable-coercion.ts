@@ -27,7 +27,12 @@ export function coerceVariables(schema: GraphQLSchema, definitions: readonly Var
   const inputs: Record<string, unknown> = { ...variables };
   for (const definition of definitions) {
     const name = definition.variable.name.value;
-    if (Object.hasOwn(inputs, name) && nestingExceeds(inputs[name], MAX_NESTING)) throw variableTooDeep(name);
+    if (!Object.hasOwn(inputs, name)) continue;
+    const problem = valueProblem(inputs[name], MAX_NESTING);
+    if (problem === 'too deep') throw variableTooDeep(name);
+    // JSON reads a number past ±1.8e308 (1e400) as Infinity, which it then writes as null: the subgraph would get null.
+    if (problem === 'not finite')
+      return { errors: [new GraphQLError(`Variable "$${name}" holds a number too large for JSON to carry (beyond ±1.8e308).`, { extensions: { code: 'BAD_USER_INPUT' } })] };
   }
   const result = getVariableValues(schema, definitions, inputs, { maxErrors: 50 });
   if (!result.errors) return { coerced: result.coerced };
@@ -42,27 +47,31 @@ export function coerceVariables(schema: GraphQLSchema, definitions: readonly Var
 }
 
 /**
- * Whether `value` nests arrays and objects more than `bound` levels deep
- * (`{}` and `[]` are one level), with an explicit stack: linear in the size
- * of a value parsed from JSON (a tree), and it stops at the first path past
- * the bound (so a cyclic value from code ends too).
+ * What is wrong with a variable's value, if anything: arrays and objects
+ * nested more than `bound` levels deep (`{}` and `[]` are one level), or a
+ * number that is not finite. One walk with an explicit stack, reading each
+ * value once (a value from code may have getters): linear in the size of a
+ * value parsed from JSON (a tree), and it stops at the first path past the
+ * bound (so a cyclic value from code ends too).
  */
-export function nestingExceeds(value: unknown, bound: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
+function valueProblem(value: unknown, bound: number): 'too deep' | 'not finite' | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : 'not finite';
+  if (typeof value !== 'object' || value === null) return undefined;
+  let problem: 'not finite' | undefined;
   const values: object[] = [value];
   const depths: number[] = [1];
   for (let next = values.pop(); next !== undefined; next = values.pop()) {
     const depth = depths.pop()!;
-    if (depth > bound) return true;
+    if (depth > bound) return 'too deep';
     const children: unknown[] = Array.isArray(next) ? next : Object.values(next);
     for (const child of children) {
       if (typeof child === 'object' && child !== null) {
         values.push(child);
         depths.push(depth + 1);
-      }
+      } else if (typeof child === 'number' && !Number.isFinite(child)) problem = 'not finite';
     }
   }
-  return false;
+  return problem;
 }
 
 function variableTooDeep(name: string | undefined): RouterError {
