@@ -1,11 +1,11 @@
 import { buildASTSchema, Kind, parse, type ConstDirectiveNode, type ConstValueNode, type DefinitionNode, type DocumentNode, type TypeNode } from 'graphql';
-import { transformSupergraphToPublicSchema } from '@theguild/federation-composition';
 import { RouterError } from '../errors.js';
+import { apiSchemaDocument } from './api-schema.js';
 import { undoImportRenames } from './canonical-imports.js';
 import { checkFieldSets } from './check-field-sets.js';
 import { withIncrementalDirectives } from './incremental-directives.js';
 import { parseFieldSet } from './field-set.js';
-import { refuseUnsupportedJoinField } from './unsupported-features.js';
+import { refuseUnsupportedJoinField, refuseUnsupportedLinkedFeatures } from './unsupported-features.js';
 import type { FieldDef, FieldSource, KeyDef, SubgraphDef, Supergraph, TypeDef, TypeKind } from './supergraph-model.js';
 
 /** Directive names of the specs the supergraph links, after `@link(as:)` renames. */
@@ -17,7 +17,11 @@ interface SpecNames {
 /**
  * Reads a Federation v2 supergraph SDL (join spec v0.2+) into the planner's
  * model. `@link(import: [{ name, as }])` renames are undone first (see
- * canonical-imports.ts); `schema` and `apiSchema` use the spec names. Throws `SUPERGRAPH_INVALID` with a message a user can act on.
+ * canonical-imports.ts); `schema` and `apiSchema` use the spec names. A
+ * supergraph linking a feature `for: EXECUTION` or `for: SECURITY` that
+ * Switchyard does not implement is refused (unsupported-features.ts), and
+ * the API schema drops what `@inaccessible` hides (api-schema.ts). Throws
+ * `SUPERGRAPH_INVALID` with a message a user can act on.
  */
 export function readSupergraph(sdl: string): Supergraph {
   let document: DocumentNode;
@@ -26,6 +30,8 @@ export function readSupergraph(sdl: string): Supergraph {
   } catch (error) {
     throw invalid(`not valid GraphQL SDL: ${(error as Error).message}`);
   }
+  // A feature for EXECUTION or SECURITY Switchyard lacks refuses the whole supergraph, before anything else is read.
+  refuseUnsupportedLinkedFeatures(document);
   // First, so the public schema, the planner and the access rules (read from
   // `schema`) all see `@inaccessible`, `@requiresScopes`... under their own names.
   document = undoImportRenames(document);
@@ -42,8 +48,9 @@ export function readSupergraph(sdl: string): Supergraph {
   let apiSchema;
   try {
     schema = buildASTSchema(document, { assumeValidSDL: true });
-    apiSchema = withIncrementalDirectives(buildASTSchema(transformSupergraphToPublicSchema(document)));
+    apiSchema = withIncrementalDirectives(buildASTSchema(apiSchemaDocument(document, names.inaccessible)));
   } catch (error) {
+    if (error instanceof RouterError) throw error;
     throw invalid(`the supergraph does not build a schema: ${(error as Error).message}`);
   }
   const rootTypes = {
