@@ -125,4 +125,22 @@ describe('subscriptions by documentId over WebSocket', () => {
     await eventually(() => byId.events.length === 1);
     expect(byId.events[0]).toEqual({ data: { reviewAdded: { id: 'r1', body: 'Sturdy', product: TABLE } } });
   });
+
+  it("takes the client name from the connection_init payload's top level too, as Cosmo's clients send it", async () => {
+    const store = await tempDir();
+    onCleanup(() => store.remove());
+    const operations = await openOperationsStore({ provider: 'file', path: store.path });
+    const [pushed] = await operations.push('default', 'wsapp', [graphqlInput(SUBSCRIPTION)]);
+    await operations.close();
+    const setup = await setupSubscriptions({ plugins: [usePersistedOperations({ enabled: true, storage: { provider: 'file', path: store.path } })] });
+    const byId = collect(wsClient(setup, { connectionParams: { 'graphql-client-name': 'wsapp' } }), { query: '', documentId: pushed!.id } as SubscribePayload);
+    await eventually(() => setup.reviews.open() === 1);
+    setup.reviews.push({ id: 'r2', body: 'Solid', upc: 'p1' });
+    await eventually(() => byId.events.length === 1);
+    expect(byId.events[0]).toEqual({ data: { reviewAdded: { id: 'r2', body: 'Solid', product: TABLE } } });
+    // Another client's name finds nothing under that id.
+    const other = collect(wsClient(setup, { connectionParams: { 'graphql-client-name': 'other' } }), { query: '', documentId: pushed!.id } as SubscribePayload);
+    await eventually(() => other.error !== undefined);
+    expect((other.error as ErrorList)[0]!.message).toBe('PersistedQueryNotFound');
+  });
 });

@@ -24,6 +24,7 @@ import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer, type FormattedExe
 import { type RawData, WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.js';
 import type { GraphQLResponseBody, OperationRequest } from '../pipeline/stages.js';
+import { clientNameOf } from '../router/client-name.js';
 import { ClientBuffer, unboundedBuffer } from './client-buffer.js';
 import { LEGACY_GRAPHQL_WS_PROTOCOL, serveLegacyConnection, type SocketOperation, type SocketPayload } from './legacy-ws-protocol.js';
 import type { EventStream, StartedOperation } from './subscription-runner.js';
@@ -464,9 +465,10 @@ function toGraphQLErrors(body: GraphQLResponseBody): GraphQLError[] {
 }
 
 /**
- * The kernel's request: the upgrade request's headers, overlaid by a string
- * `Authorization` entry of the init payload (any case; graphql-ws clients'
- * usual way to send a token), then by string entries of its `headers` object
+ * The kernel's request: the upgrade request's headers, overlaid by string
+ * `Authorization`, `graphql-client-name` and `graphql-client-version` entries
+ * of the init payload (any case; graphql-ws clients' usual way to send a
+ * token, and Cosmo's clients' to name themselves), then by string entries of its `headers` object
  * (browsers cannot set headers on a WebSocket), names lowercased.
  */
 function operationRequest(payload: SocketPayload, upgrade: IncomingMessage, initPayload: Readonly<Record<string, unknown>> | undefined): OperationRequest {
@@ -474,7 +476,12 @@ function operationRequest(payload: SocketPayload, upgrade: IncomingMessage, init
   for (const [name, value] of Object.entries(upgrade.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  for (const [name, value] of Object.entries(initPayload ?? {})) if (typeof value === 'string' && name.toLowerCase() === 'authorization') headers.authorization = value;
+  for (const [name, value] of Object.entries(initPayload ?? {})) {
+    if (typeof value !== 'string') continue;
+    const lower = name.toLowerCase();
+    // `graphql-client-name`/`-version` at the payload's top level: where Cosmo's clients put them (client_info_from_initial_payload).
+    if (lower === 'authorization' || lower === 'graphql-client-name' || lower === 'graphql-client-version') headers[lower] = value;
+  }
   const extra = initPayload?.headers;
   if (typeof extra === 'object' && extra !== null && !Array.isArray(extra)) {
     for (const [name, value] of Object.entries(extra)) if (typeof value === 'string') headers[name.toLowerCase()] = value;
@@ -488,7 +495,7 @@ function operationRequest(payload: SocketPayload, upgrade: IncomingMessage, init
     extensions: payload.extensions ?? undefined,
     headers,
     method: 'POST',
-    clientName: headers['graphql-client-name'],
+    clientName: clientNameOf(headers),
     origin: 'websocket',
   };
 }
