@@ -119,6 +119,8 @@ export {
 export type { ErrorCatalogue, ErrorSpec } from './kernel/error-catalogue.js';
 export { createLogger, type Logger, type LoggerOptions } from './kernel/logger.js';
 export { clientValue, cutString, MAX_CLIENT_VALUE_LENGTH } from './kernel/client-value.js';
+/** Sets an own property, also for the key `__proto__` (a client may name a variable or alias so). */
+export { setOwn } from './kernel/own-property.js';
 export { splitUrlCredentials, stripUrlCredentials, type UrlWithoutCredentials } from './kernel/url-credentials.js';
 export { formatBytes, readResponseText, ResponseTooLargeError } from './kernel/response-text.js';
 export type { Counter, Gauge, GaugeAggregation, Histogram, HistogramSeries, Labels, Metrics, MetricSnapshot, ValueSeries } from './kernel/metrics/metrics.js';

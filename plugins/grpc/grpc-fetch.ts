@@ -8,7 +8,7 @@
  */
 import { BREAK, GraphQLObjectType, Kind, getArgumentValues, isObjectType, valueFromASTUntyped, visit, type FieldNode, type GraphQLField, type SelectionSetNode } from 'graphql';
 import type { Type } from 'protobufjs';
-import { RouterError, type GraphQLErrorJSON, type SubgraphRequest, type SubgraphResponse } from '../../src/index.js';
+import { RouterError, setOwn, type GraphQLErrorJSON, type SubgraphRequest, type SubgraphResponse } from '../../src/index.js';
 import { collectFields, type CollectContext } from './collect-fields.js';
 import type { FetchDocument } from './fetch-document.js';
 import { ResponseBuilder, at, pathOf, type MessageRange, type ResolverJob, type ResponsePath } from './from-proto.js';
@@ -62,7 +62,7 @@ class GrpcFetch {
     const data: Record<string, unknown> = {};
     const fields = [...collectFields(this.collect, rootType, [operation.selectionSet])];
     const runField = async ([key, nodes]: [string, FieldNode[]]): Promise<void> => {
-      data[key] = await this.rootField(rootType, key, nodes);
+      setOwn(data, key, await this.rootField(rootType, key, nodes));
     };
     if (operation.operation === 'mutation') {
       for (const field of fields) await runField(field);
@@ -217,7 +217,7 @@ class GrpcFetch {
         list.forEach((range, j) => {
           const entity = results[indexes[j]!];
           if (!isRecord(entity)) return;
-          entity[responseKey] = this.builder.fieldValue(response, resultType, resultField, field.type, nodes, at(at(at(undefined, key), indexes[j]!), responseKey), range);
+          setOwn(entity, responseKey, this.builder.fieldValue(response, resultType, resultField, field.type, nodes, at(at(at(undefined, key), indexes[j]!), responseKey), range));
         });
       };
     } catch (error) {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { JsonObject, SubgraphRequest } from '../../src/index.js';
+import { setOwn, type JsonObject, type SubgraphRequest } from '../../src/index.js';
 
 /**
  * Version of the key layout; bumped when it changes, so a new router never
@@ -49,7 +49,7 @@ export class CacheKeys {
   fetchHash(request: Pick<SubgraphRequest, 'selectionSet' | 'variables' | 'representationsVariable'>): string {
     const sent = representationsVariableOf(request);
     const others: Record<string, unknown> = {};
-    for (const name in request.variables) if (name !== sent) others[name] = request.variables[name];
+    for (const name in request.variables) if (name !== sent) setOwn(others, name, request.variables[name]);
     // 128 bits of the digest: collisions stay out of reach, keys stay short.
     return createHash('sha256').update(request.selectionSet).update('\0').update(stableStringify(others)).digest('base64url').slice(0, 22);
   }

@@ -3,6 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../src/testing/index.js';
 import { librarySubgraph, peopleSubgraph } from '../kernel/library-subgraphs.js';
 import { expectPrototypeUntouched, pollutingKeys, POLLUTING_OBJECT } from './prototype.js';
+import { CacheKeys } from '../../plugins/response-cache/cache-key.js';
+import { withEntityParts } from '../../src/kernel/execute/batch-call.js';
+import { restoreAliases } from '../../src/kernel/execute/restore-aliases.js';
+import { upstreamKey } from '../../src/kernel/subscriptions/upstream-hub.js';
+import type { UpstreamTarget } from '../../src/kernel/subscriptions/upstream-ws.js';
 
 let library: TestSubgraph;
 let people: TestSubgraph;
@@ -115,5 +120,52 @@ describe('JSON keys that reach for Object.prototype', () => {
       peopleBody = undefined;
     }
     expect((await post(JSON.stringify({ query: QUERY, variables: { id: 'b1' } }))).body).toEqual(DUNE);
+  });
+});
+
+describe('objects keyed by client names keep a __proto__ key as their own', () => {
+  const proto = (value: unknown): Record<string, unknown> => JSON.parse(`{"__proto__": ${JSON.stringify(value)}}`) as Record<string, unknown>;
+
+  it('two subscriptions differing only in $__proto__ do not share an upstream stream', () => {
+    const target = (value: string): UpstreamTarget => ({
+      subgraph: 'reviews',
+      settings: { url: 'ws://127.0.0.1:1/graphql', protocol: 'ws' } as UpstreamTarget['settings'],
+      headers: {},
+      initPayload: undefined,
+      query: 'subscription($__proto__: String) { ticks(who: $__proto__) }',
+      operationName: undefined,
+      variables: proto(value),
+    });
+    expect(upstreamKey(target('alice'))).not.toBe(upstreamKey(target('bob')));
+  });
+
+  it('the response cache keys entity fetches on a $__proto__ argument', () => {
+    const keys = new CacheKeys('');
+    const fetch = (value: string) => ({ selectionSet: '{ ... on Book { title(locale: $__proto__) } }', variables: { ...proto(value), representations: [] } });
+    expect(keys.fetchHash(fetch('en'))).not.toBe(keys.fetchHash(fetch('fr')));
+  });
+
+  it('a batched entity call sends a $__proto__ variable of its parts', () => {
+    const part = (alias: string, variable: string) => ({
+      alias,
+      variable,
+      selectionSet: '{ ... on Book { title(locale: $__proto__) } }',
+      representations: [{ __typename: 'Book', id: '1' }],
+      variables: { ...proto('en'), representations: [{ __typename: 'Book', id: '1' }] },
+      variableDefinitions: ['$__proto__: String'],
+      fetchId: 1,
+    });
+    const call = withEntityParts(
+      { subgraph: 'books', kind: 'entity', operationType: 'query', query: '', operationName: undefined, variables: {}, representations: undefined, selectionSet: '' } as never,
+      [part('_0', 'r0'), part('_1', 'r1')],
+    ) as { variables: Record<string, unknown> };
+    expect(Object.hasOwn(call.variables, '__proto__')).toBe(true);
+    expect(JSON.stringify(call.variables)).toContain('"__proto__":"en"');
+  });
+
+  it('restoring planner aliases keeps a client field aliased __proto__ beside them', () => {
+    const restored = restoreAliases(JSON.parse('{"__typename":"Movie","v__sy_0":1999,"__proto__":"Heat"}'), [{ path: [], alias: 'v__sy_0', responseKey: 'v' }], () => true);
+    expect(JSON.stringify(restored)).toBe('{"__typename":"Movie","v":1999,"__proto__":"Heat"}');
+    expectPrototypeUntouched();
   });
 });

@@ -10,6 +10,7 @@ import type { EntityCallPart, JsonObject, SubgraphRequest } from '../fetch/subgr
 import { batchOperation } from '../plan/batch-node.js';
 import type { FetchNode } from '../plan/query-plan.js';
 import { representationsVariableOf } from '../plan/representations-variable.js';
+import { setOwn } from '../own-property.js';
 
 /**
  * The request (the executor's call, or the fetch stage's input) with only
@@ -23,7 +24,7 @@ export function withEntityParts<R extends Omit<SubgraphRequest, 'headers'>>(requ
   const representations: JsonObject[] = [];
   for (const part of parts) {
     const own = representationsVariableOf(part);
-    for (const name in part.variables) if (name !== own) variables[name] = part.variables[name];
+    for (const name in part.variables) if (name !== own) setOwn(variables, name, part.variables[name]);
     variables[part.variable] = part.representations;
     for (const representation of part.representations) representations.push(representation);
   }

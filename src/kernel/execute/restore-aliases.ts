@@ -1,3 +1,4 @@
+import { setOwn } from '../own-property.js';
 import type { FetchAlias } from '../plan/query-plan.js';
 import { MAX_NESTING } from '../router/document-scan.js';
 
@@ -34,7 +35,7 @@ function restoreAt(value: unknown, alias: FetchAlias, depth: number, satisfies: 
       const target = key === alias.alias ? alias.responseKey : key;
       // The client's key may hold the field already, from a sibling fragment's copy (`rel { id }` beside
       // `... on Product { rel__sy_0: rel { name } }`): one field for the client, so the two copies merge.
-      renamed[target] = Object.hasOwn(renamed, target) ? mergeCopies(renamed[target], field, 0) : field;
+      setOwn(renamed, target, Object.hasOwn(renamed, target) ? mergeCopies(renamed[target], field, 0) : field);
     }
     return renamed;
   }
@@ -42,7 +43,7 @@ function restoreAt(value: unknown, alias: FetchAlias, depth: number, satisfies: 
     const typename = object.__typename;
     return typeof typename === 'string' && satisfies(typename, segment.slice(7)) ? restoreAt(value, alias, depth + 1, satisfies) : value;
   }
-  const child = object[segment];
+  const child = Object.hasOwn(object, segment) ? object[segment] : undefined;
   const restored = restoreAt(child, alias, depth + 1, satisfies);
   return restored === child ? value : { ...object, [segment]: restored };
 }
@@ -60,7 +61,7 @@ function mergeCopies(first: unknown, second: unknown, depth: number): unknown {
   }
   const merged: Record<string, unknown> = { ...(first as Record<string, unknown>) };
   for (const [key, value] of Object.entries(second as Record<string, unknown>)) {
-    merged[key] = Object.hasOwn(merged, key) ? mergeCopies(merged[key], value, depth + 1) : value;
+    setOwn(merged, key, Object.hasOwn(merged, key) ? mergeCopies(merged[key], value, depth + 1) : value);
   }
   return merged;
 }

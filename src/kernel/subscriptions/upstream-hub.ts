@@ -17,6 +17,7 @@
  */
 import type { GraphQLError } from 'graphql';
 import type { SubgraphResponse } from '../fetch/subgraph-types.js';
+import { setOwn } from '../own-property.js';
 import type { ClientBuffer } from './client-buffer.js';
 import type { UpstreamSubscription, UpstreamTarget } from './upstream-ws.js';
 
@@ -53,7 +54,8 @@ function stableJson(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) => {
     if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
     const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(inner).sort()) sorted[key] = (inner as Record<string, unknown>)[key];
+    // setOwn: a `$__proto__` variable must tell two subscriptions apart like any other.
+    for (const key of Object.keys(inner).sort()) setOwn(sorted, key, (inner as Record<string, unknown>)[key]);
     return sorted;
   });
 }
