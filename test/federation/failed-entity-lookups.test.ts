@@ -13,14 +13,17 @@ const LINK = 'extend schema @link(url: "https://specs.apollo.dev/federation/v2.3
 let catalog: TestSubgraph;
 let prices: TestSubgraph;
 let router: TestRouter;
+let multiFetch: TestRouter;
 
 beforeAll(async () => {
   catalog = await startSubgraph({
     name: 'catalog',
     typeDefs: `${LINK}
-      type Query { items: [Item] }
+      type Query { items: [Item] featured: Item }
       type Item @key(fields: "id") { id: ID! name: String }`,
-    resolvers: { Query: { items: () => [{ id: 'i1', name: 'one' }, null, { id: 'i2', name: 'two' }, { id: 'i3', name: 'three' }] } } as never,
+    resolvers: {
+      Query: { items: () => [{ id: 'i1', name: 'one' }, null, { id: 'i2', name: 'two' }, { id: 'i3', name: 'three' }], featured: () => ({ id: 'i1', name: 'one' }) },
+    } as never,
   });
   prices = await startSubgraph({
     name: 'prices',
@@ -36,10 +39,11 @@ beforeAll(async () => {
     } as never,
   });
   router = await startTestRouter({ subgraphs: [catalog, prices] });
+  multiFetch = await startTestRouter({ subgraphs: [catalog, prices], config: { engine: { enable_multi_fetch: true } } });
 });
 
 afterAll(async () => {
-  await Promise.all([router?.close(), catalog?.close(), prices?.close()]);
+  await Promise.all([router?.close(), multiFetch?.close(), catalog?.close(), prices?.close()]);
 });
 
 describe('an entity lookup the subgraph failed as a whole', () => {
@@ -56,6 +60,18 @@ describe('an entity lookup the subgraph failed as a whole', () => {
     expect(body).toEqual({
       data: {
         items: [{ id: 'i1', name: 'one', note: null }, null, { id: 'i2', name: 'two', note: null }, { id: 'i3', name: 'three', note: null }],
+      },
+      errors: [0, 2, 3].map((i) => ({ message: 'no price list for i3', path: ['items', i] })),
+    });
+  });
+
+  it("with engine.enable_multi_fetch: the failed lookup's error at each of its positions, the other lookup answered", async () => {
+    prices.reset();
+    const { body } = await multiFetch.query('{ items { id note } featured { note } }');
+    expect(body).toEqual({
+      data: {
+        items: [{ id: 'i1', note: null }, null, { id: 'i2', note: null }, { id: 'i3', note: null }],
+        featured: { note: 'note of i1' },
       },
       errors: [0, 2, 3].map((i) => ({ message: 'no price list for i3', path: ['items', i] })),
     });

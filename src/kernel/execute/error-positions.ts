@@ -59,6 +59,8 @@ export class EntityPositions {
   private budget: number;
   /** Errors already copied to every position: representation index, the path inside the entity, the message. */
   private readonly copied = new Set<string>();
+  /** Every position, once `everywhere` needed them. */
+  private every: Array<ReadonlyArray<string | number>> | undefined;
   /** Positions of representations asked about so far. */
   private readonly found = new Map<number, Array<ReadonlyArray<string | number>>>();
 
@@ -94,7 +96,8 @@ export class EntityPositions {
     const key = `*\u0000${message}`;
     if (this.copied.has(key)) return [first];
     this.copied.add(key);
-    const paths = this.all();
+    // Found once however many messages: each further one costs a budget check, not a walk.
+    const paths = (this.every ??= this.all());
     if (paths.length <= 1 || this.budget < paths.length - 1) return [first];
     this.budget -= paths.length - 1;
     return paths;
