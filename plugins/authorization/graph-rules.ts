@@ -147,21 +147,44 @@ function anyOfAllArg(directive: ConstDirectiveNode, argument: string): AnyOfAll 
 /**
  * The directive names the supergraph uses: from its `@link(url:, as:)`s, else
  * the spec names. `@link(import: [{ name, as }])` renames need no handling
- * here: readSupergraph undoes them before building `supergraph.schema`.
+ * here: readSupergraph undoes them before building `supergraph.schema`. A
+ * name another spec's `@link` imports (a directive of a team's own,
+ * composed in with `@composeDirective`, that happens to be called
+ * `@authenticated`) is that spec's, not Apollo's: it is not enforced.
  */
 function directiveNames(schema: GraphQLSchema): DirectiveNames {
   const names: { -readonly [K in keyof DirectiveNames]: string } = { authenticated: 'authenticated', requiresScopes: 'requiresScopes', policy: 'policy' };
-  const definitions = [schema.astNode, ...schema.extensionASTNodes];
-  for (const definition of definitions) {
-    for (const directive of definition?.directives ?? []) {
-      if (directive.name.value !== 'link') continue;
-      const url = stringArg(directive, 'url');
-      const as = stringArg(directive, 'as');
-      if (!url || !as) continue;
-      for (const [key, spec] of SPECS) if (url.includes(spec)) names[key] = as;
+  const links = [schema.astNode, ...schema.extensionASTNodes].flatMap((definition) => (definition?.directives ?? []).filter((directive) => directive.name.value === 'link'));
+  for (const directive of links) {
+    const url = stringArg(directive, 'url');
+    const as = stringArg(directive, 'as');
+    if (!url || !as) continue;
+    for (const [key, spec] of SPECS) if (url.includes(spec)) names[key] = as;
+  }
+  for (const directive of links) {
+    const url = stringArg(directive, 'url');
+    if (!url || SPECS.some(([, spec]) => url.includes(spec))) continue;
+    for (const imported of importedNames(directive)) {
+      for (const key of Object.keys(names) as Array<keyof DirectiveNames>) if (names[key] === imported) names[key] = '';
     }
   }
   return names;
+}
+
+/** The directive names a `@link(import:)` brings in, as the schema spells them (`"@x"`, or `{ name: "@x", as: "@y" }`). */
+function importedNames(link: ConstDirectiveNode): string[] {
+  const list = link.arguments?.find((a) => a.name.value === 'import')?.value;
+  if (list?.kind !== Kind.LIST) return [];
+  return list.values.flatMap((item) => {
+    const value: unknown = valueFromASTUntyped(item);
+    const name =
+      typeof value === 'string'
+        ? value
+        : typeof value === 'object' && value !== null
+          ? ((value as { as?: unknown; name?: unknown }).as ?? (value as { name?: unknown }).name)
+          : undefined;
+    return typeof name === 'string' && name.startsWith('@') ? [name.slice(1)] : [];
+  });
 }
 
 function stringArg(directive: ConstDirectiveNode, name: string): string | undefined {

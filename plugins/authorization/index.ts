@@ -24,6 +24,7 @@ import {
   type OperationRequest,
   type PluginFactory,
   type RequestState,
+  type StageEvent,
 } from '../../src/index.js';
 import { AUTHENTICATION, INTROSPECTION_WITHOUT_TOKEN, type AuthenticatedIdentity } from '../authentication/index.js';
 import { applyRemovals, UNAUTHORIZED_CODE } from './apply-removals.js';
@@ -121,6 +122,33 @@ export const useAuthorization: PluginFactory<typeof optionsSchema> = definePlugi
       return { authenticated: identity !== undefined, scopes, policies };
     };
 
+    /** The plan stage on a graph with directives: the operation without the fields the caller may not see. */
+    const filterPlan = async (event: StageEvent<'plan'>, authorization: GraphAuthorization): Promise<void> => {
+      const input = event.input;
+      const { rules, memo } = authorization;
+      const facts = memo.factsOf(input.document, input.operationName, () => operationFacts(rules, input.document, input.operationName));
+      if (!facts.restricted) return;
+      // Another caller may get another answer to the same request: no shared cache may keep this one.
+      event.state.set(privateAnswer, true);
+      const identity = event.state.get(AUTHENTICATION);
+      const grant = await grantOf(facts, identity, event.state.get(REQUEST), event.log);
+      // What the filtered form depends on besides the document: small, whatever the document's size.
+      const formKey = `${grant.authenticated ? 1 : 0} ${[...grant.scopes].join(' ')} | ${[...grant.policies].join(' ')}\n${JSON.stringify(input.operationName ?? null)}\n${JSON.stringify(input.conditions)}`;
+      const filtered = memo.formOf(input.document, formKey, () => filterOperation(rules, input.document, input.operationName, input.conditions, grant) ?? 'all');
+      if (filtered === 'all') return;
+      for (const _ of filtered.coordinates) refused.inc({ reason: grant.authenticated ? 'forbidden' : 'unauthenticated' });
+      // A subscription selects one root field: without it there is no stream to send nulls on, so it is refused.
+      const refusedRoot = filtered.operationType === 'subscription' ? filtered.removals.removed[0] : undefined;
+      if (refusedRoot) throw new RouterError(UNAUTHORIZED_CODE, `Unauthorized to access ${refusedRoot.coordinate}: ${refusedRoot.reason}.`, { status: 403 });
+      if (options.reject_operation_if_unauthorized) {
+        throw new RouterError(UNAUTHORIZED_CODE, `Unauthorized: the operation selects fields the caller may not see (${filtered.coordinates.join(', ')}).`, {
+          status: 403,
+        });
+      }
+      event.setInput({ ...input, document: filtered.document, cacheKey: filtered.cacheKey });
+      event.state.set(REMOVALS, { removals: filtered.removals, graph: rules });
+    };
+
     return {
       hooks: {
         ...(options.require_authentication || policy
@@ -142,34 +170,13 @@ export const useAuthorization: PluginFactory<typeof optionsSchema> = definePlugi
               },
             }
           : {}),
-        async onPlan(event) {
+        onPlan(event) {
           if (options.require_authentication && event.state.has(TOKEN_REQUIRED_UNLESS_INTROSPECTION)) requireTokenUnlessIntrospection(event.state, event.input.document);
           // The graph the operation was validated on (a reload during the request, or a running subscription re-planned on a new graph).
           const authorization = forGraph(event.input.graph);
+          // Most graphs have no directive to enforce: nothing to wait for (the plugin is on in every router).
           if (!authorization.rules.any) return;
-          const input = event.input;
-          const { rules, memo } = authorization;
-          const facts = memo.factsOf(input.document, input.operationName, () => operationFacts(rules, input.document, input.operationName));
-          if (!facts.restricted) return;
-          // Another caller may get another answer to the same request: no shared cache may keep this one.
-          event.state.set(privateAnswer, true);
-          const identity = event.state.get(AUTHENTICATION);
-          const grant = await grantOf(facts, identity, event.state.get(REQUEST), event.log);
-          // What the filtered form depends on besides the document: small, whatever the document's size.
-          const formKey = `${grant.authenticated ? 1 : 0} ${[...grant.scopes].join(' ')} | ${[...grant.policies].join(' ')}\n${JSON.stringify(input.operationName ?? null)}\n${JSON.stringify(input.conditions)}`;
-          const filtered = memo.formOf(input.document, formKey, () => filterOperation(rules, input.document, input.operationName, input.conditions, grant) ?? 'all');
-          if (filtered === 'all') return;
-          for (const _ of filtered.coordinates) refused.inc({ reason: grant.authenticated ? 'forbidden' : 'unauthenticated' });
-          // A subscription selects one root field: without it there is no stream to send nulls on, so it is refused.
-          const refusedRoot = filtered.operationType === 'subscription' ? filtered.removals.removed[0] : undefined;
-          if (refusedRoot) throw new RouterError(UNAUTHORIZED_CODE, `Unauthorized to access ${refusedRoot.coordinate}: ${refusedRoot.reason}.`, { status: 403 });
-          if (options.reject_operation_if_unauthorized) {
-            throw new RouterError(UNAUTHORIZED_CODE, `Unauthorized: the operation selects fields the caller may not see (${filtered.coordinates.join(', ')}).`, {
-              status: 403,
-            });
-          }
-          event.setInput({ ...input, document: filtered.document, cacheKey: filtered.cacheKey });
-          event.state.set(REMOVALS, { removals: filtered.removals, graph: rules });
+          return filterPlan(event, authorization);
         },
         onMerge(event) {
           const removed = event.state.get(REMOVALS);

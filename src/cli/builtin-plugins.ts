@@ -34,13 +34,20 @@ export const builtinSections: readonly ConfigSection[] = [
 ];
 
 /**
- * Built-in plugins with no config section, which `switchyard router` adds to
- * every router (after the configured ones, unless one of that name is
- * there): they stay idle until the graph needs them. `grpc` serves subgraphs
- * of kind `grpc`; without one it is never called and loads neither
- * @grpc/grpc-js nor protobufjs (docs/grpc.md).
+ * Built-in plugins which `switchyard router` adds to every router (after the
+ * configured ones, unless one of that name is there): they stay idle until
+ * the graph needs them. `grpc` serves subgraphs of kind `grpc`; without one
+ * it is never called and loads neither @grpc/grpc-js nor protobufjs
+ * (docs/grpc.md). `authorization`, with its defaults when neither its
+ * section nor `authentication` put it on, enforces the supergraph's
+ * `@authenticated`, `@requiresScopes` and `@policy` (every caller
+ * anonymous): those fields are never served open for want of a section, as
+ * in Cosmo's router; a graph without them costs one check per plan.
  */
 export async function graphDrivenPlugins(configured: readonly SwitchyardPlugin[]): Promise<SwitchyardPlugin[]> {
-  if (configured.some((plugin) => plugin.name === 'grpc')) return [];
-  return [(await import('../../plugins/grpc/index.js')).useGrpc()];
+  const has = (name: string) => configured.some((plugin) => plugin.name === name);
+  const added: SwitchyardPlugin[] = [];
+  if (!has('authorization')) added.push((await import('../../plugins/authorization/index.js')).useAuthorization());
+  if (!has('grpc')) added.push((await import('../../plugins/grpc/index.js')).useGrpc());
+  return added;
 }

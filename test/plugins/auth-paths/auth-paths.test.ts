@@ -16,6 +16,7 @@ import { migrateCosmoConfig } from '../../../src/cli/cosmo-config-migration.js';
 import { composeSubgraphs } from '../../../src/compose/index.js';
 import { readSupergraph } from '../../../src/kernel/graph/read-supergraph.js';
 import type { SwitchyardPlugin } from '../../../src/index.js';
+import { graphDrivenPlugins } from '../../../src/cli/builtin-plugins.js';
 import { loadRouterSetup } from '../../../src/setup/index.js';
 import { openOperationsStore, sha256Hex } from '../../../src/operations/index.js';
 import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
@@ -199,6 +200,23 @@ describe('persisted operations', () => {
 });
 
 describe('router.config.yaml', () => {
+  it('switchyard router enforces the directives with no authentication or authorization section: every caller is anonymous (fail closed, as Cosmo)', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'router.config.yaml');
+    await writeFile(path, 'version: "1"\n');
+    const setup = await loadRouterSetup({ configPath: path, env: {} });
+    // What switchyard router serves with: the configured plugins (none), then those it adds to every router.
+    const plugins = [...setup.plugins, ...(await graphDrivenPlugins(setup.plugins))];
+    expect(plugins.map((plugin) => plugin.name)).toEqual(['authorization', 'grpc']);
+    const router = await startTestRouter({ subgraphs: [shop], plugins });
+    try {
+      expect((await router.query('{ secret }')).body).toEqual({ data: null, errors: [unauthorized(['secret'])] });
+      expect((await router.query('{ item(id: "1") { name price } }')).body).toEqual({ data: { item: { name: 'Table', price: null } }, errors: [unauthorized(['item', 'price'])] });
+    } finally {
+      await router.close();
+    }
+  });
+
   it('switches both plugins on from their sections, with the options written there', async () => {
     const dir = await tempDir();
     const path = join(dir, 'router.config.yaml');

@@ -266,3 +266,30 @@ describe('reject_operation_if_unauthorized', () => {
     }
   });
 });
+
+describe("a team's own directive that is also called @authenticated", () => {
+  it('is not enforced: only the directives of the Apollo specs are', async () => {
+    const audit = await startSubgraph({
+      name: 'audit',
+      typeDefs: /* GraphQL */ `
+        extend schema
+          @link(url: "https://specs.apollo.dev/federation/v2.5", import: ["@key", "@composeDirective", "@requiresScopes"])
+          @link(url: "https://myorg.dev/audit/v1.0", import: ["@authenticated"])
+          @composeDirective(name: "@authenticated")
+        directive @authenticated(reason: String) on FIELD_DEFINITION
+        type Query { me: String @authenticated(reason: "audit only") secret: String @requiresScopes(scopes: [["admin"]]) }
+      `,
+      resolvers: { Query: { me: () => 'alice', secret: () => 's3cr3t' } },
+    });
+    const router = await startTestRouter({ subgraphs: [audit], plugins: [useAuthorization()] });
+    try {
+      expect((await router.query('{ me secret }')).body).toEqual({
+        data: { me: 'alice', secret: null },
+        errors: [{ message: 'Unauthorized to access Query.secret: not authenticated.', path: ['secret'], extensions: { code: 'UNAUTHORIZED_FIELD_OR_TYPE' } }],
+      });
+    } finally {
+      await router.close();
+      await audit.close();
+    }
+  });
+});
