@@ -4,6 +4,7 @@
  * (graphql-post-lane.ts) and the general handler (graphql-http.ts).
  */
 import type { OperationResponse } from '../pipeline/stages.js';
+import { acceptRanges, firstAcceptable, qualityOf } from './accept-ranges.js';
 
 /** Media types a single GraphQL result can be sent as; when one `Accept` entry matches both, the first listed here wins. */
 const RESULT_TYPES = ['application/json', 'application/graphql-response+json'] as const;
@@ -38,9 +39,9 @@ export type ResultFormat = ResultType | 'text/event-stream' | 'multipart/mixed';
 export function resultFormatFor(accept: string | undefined): ResultFormat | undefined {
   const type = resultTypeFor(accept);
   if (type !== undefined || !accept) return type;
-  const ranges = acceptedRanges(accept).filter((range) => range.q > 0);
-  if (ranges.some((range) => matches(range.mediaType, 'multipart/mixed'))) return 'multipart/mixed';
-  if (ranges.some((range) => matches(range.mediaType, 'text/event-stream'))) return 'text/event-stream';
+  const ranges = acceptRanges(accept);
+  if (firstAcceptable(ranges, 'multipart/mixed') >= 0) return 'multipart/mixed';
+  if (firstAcceptable(ranges, 'text/event-stream') >= 0) return 'text/event-stream';
   return undefined;
 }
 
@@ -65,61 +66,14 @@ export function resultTypeFor(accept: string | undefined): ResultType | undefine
 /** `resultTypeFor` answers by Accept value. */
 const knownAccepts = new Map<string, ResultType | undefined>();
 
-/** One range of `Accept`: its media type (lower case, `*` wildcards) and quality (0 to 1). */
-interface AcceptedRange {
-  readonly mediaType: string;
-  readonly q: number;
-}
-
 function readAccept(accept: string | undefined): ResultType | undefined {
-  const ranges = acceptedRanges(accept || '*/*');
+  const ranges = acceptRanges(accept || '*/*');
   let best: { type: ResultType; q: number; first: number } | undefined;
   for (const type of RESULT_TYPES) {
     const q = qualityOf(ranges, type);
-    const first = ranges.findIndex((range) => range.q > 0 && matches(range.mediaType, type));
+    const first = firstAcceptable(ranges, type);
     // Strictly better only: on a tie the earlier of RESULT_TYPES stays.
     if (q > 0 && (best === undefined || q > best.q || (q === best.q && first < best.first))) best = { type, q, first };
   }
   return best?.type;
-}
-
-/** How much the client wants `type`: the quality of the most specific range covering it (the first of equals), 0 when none does. */
-function qualityOf(ranges: readonly AcceptedRange[], type: string): number {
-  let q = 0;
-  let specificity = -1;
-  for (const range of ranges) {
-    if (!matches(range.mediaType, type)) continue;
-    const rank = range.mediaType === '*/*' ? 0 : range.mediaType.endsWith('/*') ? 1 : 2;
-    if (rank > specificity) {
-      specificity = rank;
-      q = range.q;
-    }
-  }
-  return q;
-}
-
-/** A quality value as RFC 9110 writes it (`0`, `0.5`, `1.000`); anything else counts as 1. */
-const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
-
-/** `Accept`'s ranges in order (whitespace dropped, lower case), those asking for a charset other than utf-8 left out. */
-function acceptedRanges(accept: string): AcceptedRange[] {
-  const ranges: AcceptedRange[] = [];
-  for (const entry of accept.replace(/\s/g, '').toLowerCase().split(',')) {
-    const [mediaType, ...params] = entry.split(';');
-    const charset = params
-      .find((param) => param.startsWith('charset='))
-      ?.slice(8)
-      .replace(/^"(.*)"$/, '$1');
-    if ((charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') || mediaType === undefined) continue;
-    const q = params.find((param) => param.startsWith('q='))?.slice(2);
-    ranges.push({ mediaType, q: q !== undefined && QVALUE.test(q) ? Number(q) : 1 });
-  }
-  return ranges;
-}
-
-/** Whether an `Accept` media type (`*` wildcards allowed) covers `type`. */
-function matches(asked: string, type: string): boolean {
-  const [pre, suf] = asked.split('/');
-  const [typePre, typeSuf] = type.split('/');
-  return (pre === '*' || pre === typePre) && (suf === '*' || suf === typeSuf);
 }

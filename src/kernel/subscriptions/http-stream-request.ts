@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import type { OperationRequest } from '../pipeline/stages.js';
 import { unreadableBodyReason } from '../router/body-encoding.js';
+import { acceptRanges, firstAcceptable, qualityOf } from '../router/accept-ranges.js';
 import { resultTypeFor } from '../router/result-head.js';
 import { paramsFromSearch, readParams } from '../router/graphql-params.js';
 import { operationRequestOf as toOperationRequest, type GraphQLParams } from '../router/operation-request.js';
@@ -50,34 +51,6 @@ export function streamingProtocolOf(accept: string | undefined): StreamingProtoc
 /** `streamingProtocolOf` answers by Accept value. */
 const knownProtocols = new Map<string, StreamingProtocol | undefined>();
 
-/** One range of `Accept` as result-head.ts reads it: media type (lower case), quality, and its parameters. */
-interface AcceptRange {
-  readonly mediaType: string;
-  readonly q: number;
-  readonly params: ReadonlyMap<string, string>;
-}
-
-/** A quality value as RFC 9110 writes it; anything else counts as 1 (as in result-head.ts). */
-const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
-
-/** `Accept`'s ranges in order, read by result-head.ts's rules: whitespace dropped, lower case, ranges asking for a charset other than utf-8 left out. */
-function acceptRanges(accept: string): AcceptRange[] {
-  const ranges: AcceptRange[] = [];
-  for (const entry of accept.replace(/\s/g, '').toLowerCase().split(',')) {
-    const [mediaType, ...rest] = entry.split(';');
-    const params = new Map<string, string>();
-    for (const param of rest) {
-      const at = param.indexOf('=');
-      if (at > 0 && !params.has(param.slice(0, at))) params.set(param.slice(0, at), param.slice(at + 1).replace(/^"(.*)"$/, '$1'));
-    }
-    const charset = params.get('charset');
-    if ((charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') || !mediaType) continue;
-    const q = params.get('q');
-    ranges.push({ mediaType, q: q !== undefined && QVALUE.test(q) ? Number(q) : 1, params });
-  }
-  return ranges;
-}
-
 function negotiate(accept: string): StreamingProtocol | undefined {
   const ranges = acceptRanges(accept);
   let stream: { protocol: StreamingProtocol; q: number; first: number } | undefined;
@@ -103,27 +76,9 @@ function negotiate(accept: string): StreamingProtocol | undefined {
   const json = resultTypeFor(accept);
   if (stream === undefined) return json === undefined && unknownSpec ? 'multipart-unsupported' : undefined;
   if (json === undefined) return stream.protocol;
-  const { q, first } = preferenceOf(ranges, json);
+  const q = qualityOf(ranges, json);
+  const first = firstAcceptable(ranges, json);
   return stream.q > q || (stream.q === q && stream.first < first) ? stream.protocol : undefined;
-}
-
-/** The quality of `type` (that of the most specific range covering it, the first of equals) and the first acceptable range covering it. */
-function preferenceOf(ranges: readonly AcceptRange[], type: string): { q: number; first: number } {
-  let q = 0;
-  let specificity = -1;
-  let first = -1;
-  ranges.forEach((range, index) => {
-    const [pre, suf] = range.mediaType.split('/');
-    const [typePre, typeSuf] = type.split('/');
-    if (!((pre === '*' || pre === typePre) && (suf === '*' || suf === typeSuf))) return;
-    if (first === -1 && range.q > 0) first = index;
-    const rank = range.mediaType === '*/*' ? 0 : suf === '*' ? 1 : 2;
-    if (rank > specificity) {
-      specificity = rank;
-      q = range.q;
-    }
-  });
-  return { q, first };
 }
 
 /** The refusal of a multipart (file upload) request that asks for a streamed answer. */
