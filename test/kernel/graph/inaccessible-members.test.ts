@@ -8,14 +8,12 @@
  * the API schema (shape-response.ts), never leaked. Same router, real
  * subgraph, over HTTP.
  */
-import { composeServices as composeWithApollo } from '@apollo/composition';
-import { composeServices as composeWithGuild } from '@theguild/federation-composition';
-import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSupergraph } from '../../../src/kernel/graph/read-supergraph.js';
 import { createLogger } from '../../../src/kernel/logger.js';
 import { createRouter, type Router } from '../../../src/kernel/router/router.js';
 import { startSubgraph, type TestSubgraph } from '../../../src/testing/index.js';
+import { COMPOSERS, composed } from './composers.js';
 
 const LINK = 'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@inaccessible", "@composeDirective"])';
 const SUBGRAPH_SDL = /* GraphQL */ `
@@ -30,18 +28,6 @@ const SUBGRAPH_SDL = /* GraphQL */ `
   type E implements H { id: ID }
   type Query { u: [U] i: [I] e: E }
 `;
-
-type Composer = (sdl: string, url: string) => { supergraphSdl?: string; errors?: readonly { message: string }[] };
-const COMPOSERS: [string, Composer][] = [
-  ['@apollo/composition', (sdl, url) => composeWithApollo([{ name: 'a', url, typeDefs: parse(sdl) }])],
-  ['@theguild/federation-composition', (sdl, url) => composeWithGuild([{ name: 'a', url, typeDefs: parse(sdl) }])],
-];
-
-function composed(composer: Composer, sdl: string, url = 'http://127.0.0.1:1/graphql'): string {
-  const result = composer(sdl, url);
-  if (result.errors?.length || !result.supergraphSdl) throw new Error(`composition failed: ${result.errors?.map((e) => e.message).join('; ')}`);
-  return result.supergraphSdl;
-}
 
 let subgraph: TestSubgraph;
 const routers: Router[] = [];
@@ -150,9 +136,7 @@ describe('what the API schema cannot mend is refused as Apollo refuses it', () =
 
   it('a union all of whose members are @inaccessible', () => {
     const sdl = `${LINK} type A @inaccessible { id: ID } type B @inaccessible { id: ID } union U = A | B type Query { u: [U] x: Int }`;
-    expect(composeWithApollo([{ name: 'a', url: 'http://127.0.0.1:1/graphql', typeDefs: parse(sdl) }]).errors?.[0]?.message).toBe(
-      'Type "U" is in the API schema but all of its members are @inaccessible.',
-    );
+    expect(COMPOSERS[0]![1](sdl, 'http://127.0.0.1:1/graphql').errors?.[0]?.message).toBe('Type "U" is in the API schema but all of its members are @inaccessible.');
     expect(refusal(composed(COMPOSERS[1]![1], sdl))).toBe('invalid supergraph: Type "U" is in the API schema but all of its members are @inaccessible.');
   });
 

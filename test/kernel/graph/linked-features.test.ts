@@ -7,9 +7,6 @@
  * for @authenticated (enforced through the router), @requiresScopes,
  * @policy, @inaccessible, @tag, @cost/@listSize and composed directives.
  */
-import { composeServices as composeWithApollo } from '@apollo/composition';
-import { composeServices as composeWithGuild } from '@theguild/federation-composition';
-import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useAuthentication } from '../../../plugins/authentication/index.js';
 import { useAuthorization } from '../../../plugins/authorization/index.js';
@@ -19,18 +16,7 @@ import { createLogger } from '../../../src/kernel/logger.js';
 import { createRouter } from '../../../src/kernel/router/router.js';
 import { startSubgraph, type TestSubgraph } from '../../../src/testing/index.js';
 import { startJwksServer, type JwksServer, signingKey } from '../../plugins/authentication/jwks-fixtures.js';
-
-type Composer = (sdl: string, url: string) => { supergraphSdl?: string; errors?: readonly { message: string }[] };
-const COMPOSERS: [string, Composer][] = [
-  ['@apollo/composition', (sdl, url) => composeWithApollo([{ name: 'a', url, typeDefs: parse(sdl) }])],
-  ['@theguild/federation-composition', (sdl, url) => composeWithGuild([{ name: 'a', url, typeDefs: parse(sdl) }])],
-];
-
-function composed(composer: Composer, sdl: string, url = 'http://127.0.0.1:1/graphql'): string {
-  const result = composer(sdl, url);
-  if (result.errors?.length || !result.supergraphSdl) throw new Error(`composition failed: ${result.errors?.map((e) => e.message).join('; ')}`);
-  return result.supergraphSdl;
-}
+import { COMPOSERS, composed } from './composers.js';
 
 function refusal(sdl: string): string {
   try {
