@@ -60,6 +60,13 @@ export class ResponseShaper extends ShapeFields {
   }
 }
 
+/** Whether selections on `abstractType` ask which object type a value is: `__typename`, or a fragment on another type. */
+function asksObjectType(selections: readonly NSelection[], abstractType: string): boolean {
+  return selections.some((selection) =>
+    selection.kind === 'Field' ? selection.name === '__typename' : selection.typeCondition !== abstractType || asksObjectType(selection.selections, abstractType),
+  );
+}
+
 /** `out.__proto__ = v` would replace the object's prototype; a client may still alias a field `__proto__`. */
 function defineOwn(out: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
@@ -164,8 +171,16 @@ class ShapeRun {
     if (field.abstract) {
       const all = view ?? [only!];
       let typename = typenameOf(all.filter((o) => typeof o.__typename === 'string' && this.shaper.objectType(o.__typename as string)));
-      // Only interface objects answered: all that is known is the interface itself.
-      if (typename === undefined && typenameOf(all) === runtimeType) typename = runtimeType;
+      // Only interface objects answered: all that is known is the interface itself. That serves the interface's own
+      // fields; asked which object it is (__typename, a fragment on an object type), the planner asked the
+      // interface's owner, and an owner that knows no such object leaves it unresolvable: null, as Apollo Gateway answers.
+      if (typename === undefined && typenameOf(all) === runtimeType) {
+        if (asksObjectType(field.selections, runtimeType)) {
+          this.error(`Abstract type "${runtimeType}" could not be resolved to an object type: the subgraph that owns it does not know this object.`, path);
+          return null;
+        }
+        typename = runtimeType;
+      }
       if (typename === undefined || !this.shaper.satisfies(typename, runtimeType)) {
         this.error(`Abstract type "${runtimeType}" was resolved to a type "${typename ?? typenameOf(all) ?? ''}" that does not exist inside the schema.`, path);
         return null;
