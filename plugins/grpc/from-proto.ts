@@ -11,6 +11,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { FieldNode, GraphQLField, GraphQLObjectType, GraphQLOutputType, SelectionSetNode } from 'graphql';
 import type { Field, Type } from 'protobufjs';
+import { setOwn } from '../../src/index.js';
 import { subSelections, type CollectContext } from './collect-fields.js';
 import { compiledObject, decoderChecks, type CompiledObject, type GeneralReader } from './compiled-object.js';
 import { decodeMessage } from './message-codec.js';
@@ -208,9 +209,8 @@ export class ResponseBuilder implements GeneralReader<PathLink | undefined> {
     const object: Record<string, unknown> = {};
     for (const step of plan.steps) {
       const value = step.kind === 'value' ? absentValue(step.codec) : step.kind === 'typename' ? step.typeName : null;
-      // `object.__proto__ = v` would replace the prototype (a client may alias a field `__proto__`); an own property, as JSON.parse makes, is then written as any other.
-      if (step.key === '__proto__') Object.defineProperty(object, step.key, { value, enumerable: true, writable: true, configurable: true });
-      else object[step.key] = value;
+      // A client may alias a field `__proto__`: an own property, as JSON.parse makes, then written as any other.
+      setOwn(object, step.key, value);
     }
     while (reader.pos < end) {
       const tag = reader.uint32();

@@ -1,10 +1,10 @@
 /**
  * Health endpoints on the main listener: `/health/live` answers 200 while the
  * process serves HTTP at all (and `/health`, Cosmo's default health check
- * path, the same, so probes written for Cosmo keep working); `/health/ready` 200 once a graph is loaded and
- * 503 before that and from the moment the router starts closing (so load
- * balancers stop sending before the listener goes). Every method, as
- * INTERFACES.md fixes them.
+ * path, the same, so probes written for Cosmo keep working); `/health/ready`
+ * 200 once a graph is loaded and 503 before that and from the moment the
+ * router starts closing (so load balancers stop sending before the listener
+ * goes). Every method, as INTERFACES.md fixes them.
  */
 import type { HttpAnswer } from '../pipeline/http-routes.js';
 import type { SwitchyardPlugin } from '../pipeline/plugin.js';

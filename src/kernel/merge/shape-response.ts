@@ -1,6 +1,7 @@
 import { GraphQLBoolean, GraphQLError, GraphQLID, GraphQLInt, GraphQLString, isEnumType, type GraphQLLeafType, type GraphQLSchema } from 'graphql';
 import type { GraphQLErrorJSON } from '../errors.js';
 import { childValues, firstValue, ownField, typenameOf, type JsonObject, type ResponseTree } from '../execute/response-tree.js';
+import { setOwn } from '../own-property.js';
 import type { NSelection } from '../plan/normalize.js';
 import { assertSameResult, compiledChecks } from '../compiled-code.js';
 import { CompiledShapes } from './compiled-shape.js';
@@ -67,11 +68,6 @@ function asksObjectType(selections: readonly NSelection[], abstractType: string)
   );
 }
 
-/** `out.__proto__ = v` would replace the object's prototype; a client may still alias a field `__proto__`. */
-function defineOwn(out: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
 class ShapeRun {
   /** The errors' paths, indexed once a null needs checking against them. */
   private coverage: ErrorCoverage | undefined;
@@ -89,12 +85,11 @@ class ShapeRun {
     for (const field of this.shaper.fields(selections, runtimeType)) {
       const key = field.responseKey;
       if (field.name === '__typename') {
-        if (key === '__proto__') defineOwn(out, key, runtimeType);
-        else out[key] = runtimeType;
+        setOwn(out, key, runtimeType);
         continue;
       }
       if (field.verbatim) {
-        defineOwn(out, key, (single ? ownField(single, key) : childValues(view!, key)[0]) ?? null);
+        setOwn(out, key, (single ? ownField(single, key) : childValues(view!, key)[0]) ?? null);
         continue;
       }
       path.push(key);
@@ -107,8 +102,8 @@ class ShapeRun {
           : this.value(undefined, childValues(view!, key), field, 0, path);
       path.pop();
       if (value === BUBBLE) return BUBBLE;
-      if (key === '__proto__') defineOwn(out, key, value);
-      else out[key] = value;
+      // A client may alias a field `__proto__`: an own key, never the prototype.
+      setOwn(out, key, value);
     }
     return out;
   }

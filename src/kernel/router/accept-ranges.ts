@@ -12,6 +12,22 @@ export interface AcceptRange {
   readonly params: ReadonlyMap<string, string>;
 }
 
+/**
+ * `decide` remembered per `Accept` value: clients send a handful of distinct
+ * ones (Apollo Client names the same list on every query), so each is read
+ * once; bounded anyway (64 values), as clients choose them.
+ */
+export function perAcceptValue<T>(decide: (accept: string) => T): (accept: string) => T {
+  const known = new Map<string, T>();
+  return (accept) => {
+    if (known.has(accept)) return known.get(accept) as T;
+    const decided = decide(accept);
+    if (known.size >= 64) known.clear();
+    known.set(accept, decided);
+    return decided;
+  };
+}
+
 /** A quality value as RFC 9110 writes it (`0`, `0.5`, `1.000`); anything else counts as 1. */
 const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
 

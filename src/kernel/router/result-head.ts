@@ -4,7 +4,7 @@
  * (graphql-post-lane.ts) and the general handler (graphql-http.ts).
  */
 import type { OperationResponse } from '../pipeline/stages.js';
-import { acceptRanges, firstAcceptable, qualityOf } from './accept-ranges.js';
+import { acceptRanges, firstAcceptable, perAcceptValue, qualityOf } from './accept-ranges.js';
 
 /** Media types a single GraphQL result can be sent as; when one `Accept` entry matches both, the first listed here wins. */
 const RESULT_TYPES = ['application/json', 'application/graphql-response+json'] as const;
@@ -54,19 +54,10 @@ export function resultFormatFor(accept: string | undefined): ResultFormat | unde
  * are left out. Undefined when no type is acceptable (406).
  */
 export function resultTypeFor(accept: string | undefined): ResultType | undefined {
-  const key = accept ?? '';
-  if (knownAccepts.has(key)) return knownAccepts.get(key);
-  const type = readAccept(accept);
-  // Clients send a handful of distinct Accept values; bounded anyway, as clients choose them.
-  if (knownAccepts.size >= 64) knownAccepts.clear();
-  knownAccepts.set(key, type);
-  return type;
+  return readAccept(accept ?? '');
 }
 
-/** `resultTypeFor` answers by Accept value. */
-const knownAccepts = new Map<string, ResultType | undefined>();
-
-function readAccept(accept: string | undefined): ResultType | undefined {
+const readAccept = perAcceptValue((accept: string): ResultType | undefined => {
   const ranges = acceptRanges(accept || '*/*');
   let best: { type: ResultType; q: number; first: number } | undefined;
   for (const type of RESULT_TYPES) {
@@ -76,4 +67,4 @@ function readAccept(accept: string | undefined): ResultType | undefined {
     if (q > 0 && (best === undefined || q > best.q || (q === best.q && first < best.first))) best = { type, q, first };
   }
   return best?.type;
-}
+});

@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import type { OperationRequest } from '../pipeline/stages.js';
 import { unreadableBodyReason } from '../router/body-encoding.js';
-import { acceptRanges, firstAcceptable, qualityOf } from '../router/accept-ranges.js';
+import { acceptRanges, firstAcceptable, perAcceptValue, qualityOf } from '../router/accept-ranges.js';
 import { resultTypeFor } from '../router/result-head.js';
 import { paramsFromSearch, readParams } from '../router/graphql-params.js';
 import { operationRequestOf as toOperationRequest, type GraphQLParams } from '../router/operation-request.js';
@@ -40,16 +40,10 @@ export function streamingProtocolOf(accept: string | undefined): StreamingProtoc
   if (!accept) return undefined;
   // Most requests name no streaming type: nothing to weigh.
   if (!/text\/event-stream|multipart\/mixed/i.test(accept)) return undefined;
-  if (knownProtocols.has(accept)) return knownProtocols.get(accept);
-  const protocol = negotiate(accept);
-  // Clients send a handful of distinct Accept values (Apollo Client names multipart/mixed on every query); bounded anyway.
-  if (knownProtocols.size >= 64) knownProtocols.clear();
-  knownProtocols.set(accept, protocol);
-  return protocol;
+  return negotiated(accept);
 }
 
-/** `streamingProtocolOf` answers by Accept value. */
-const knownProtocols = new Map<string, StreamingProtocol | undefined>();
+const negotiated = perAcceptValue(negotiate);
 
 function negotiate(accept: string): StreamingProtocol | undefined {
   const ranges = acceptRanges(accept);

@@ -464,12 +464,16 @@ function toGraphQLErrors(body: GraphQLResponseBody): GraphQLError[] {
   return errors.map((error) => new GraphQLError(error.message, { path: error.path, extensions: error.extensions }));
 }
 
+/** Init payload entries read as headers: a token, and the client's name where Cosmo's clients put them (client_info_from_initial_payload). */
+const PAYLOAD_HEADERS: ReadonlySet<string> = new Set(['authorization', 'graphql-client-name', 'graphql-client-version']);
+
 /**
  * The kernel's request: the upgrade request's headers, overlaid by string
  * `Authorization`, `graphql-client-name` and `graphql-client-version` entries
  * of the init payload (any case; graphql-ws clients' usual way to send a
- * token, and Cosmo's clients' to name themselves), then by string entries of its `headers` object
- * (browsers cannot set headers on a WebSocket), names lowercased.
+ * token, and Cosmo's clients' to name themselves), then by string entries
+ * of its `headers` object (browsers cannot set headers on a WebSocket),
+ * names lowercased.
  */
 function operationRequest(payload: SocketPayload, upgrade: IncomingMessage, initPayload: Readonly<Record<string, unknown>> | undefined): OperationRequest {
   const headers: Record<string, string> = {};
@@ -477,10 +481,8 @@ function operationRequest(payload: SocketPayload, upgrade: IncomingMessage, init
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   for (const [name, value] of Object.entries(initPayload ?? {})) {
-    if (typeof value !== 'string') continue;
     const lower = name.toLowerCase();
-    // `graphql-client-name`/`-version` at the payload's top level: where Cosmo's clients put them (client_info_from_initial_payload).
-    if (lower === 'authorization' || lower === 'graphql-client-name' || lower === 'graphql-client-version') headers[lower] = value;
+    if (typeof value === 'string' && PAYLOAD_HEADERS.has(lower)) headers[lower] = value;
   }
   const extra = initPayload?.headers;
   if (typeof extra === 'object' && extra !== null && !Array.isArray(extra)) {
