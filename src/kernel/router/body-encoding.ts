@@ -1,35 +1,92 @@
 /**
- * Whether a POST body to `/graphql` arrives in a form the router reads: not
- * compressed (the router decodes no `Content-Encoding`; a proxy in front may)
- * and UTF-8 (the only charset GraphQL over HTTP requires; others get 415, as
- * it says). The post lane (graphql-post-lane.ts) takes only requests that
- * plainly pass; the general handler (graphql-http.ts) asks here.
+ * Whether a POST body to `/graphql` arrives in a form the router reads, and
+ * its decoding: plain or compressed with one of the codings clients send
+ * (`gzip`, `deflate`, `br`: Cosmo decodes gzip, Apollo Router and Hive
+ * Gateway these and more), and UTF-8 (the only charset GraphQL over HTTP
+ * requires; others get 415, as it says). A coding the router does not
+ * decode, or a body compressed twice, is a 415 naming the coding.
+ *
+ * `limits.max_request_body` bounds both the bytes received and the bytes
+ * decoded: zlib stops at the limit, so a small body that inflates to
+ * gigabytes costs no more than a plain body at the limit. The post lane
+ * (graphql-post-lane.ts) takes only plain bodies; the general handler
+ * (graphql-http.ts) and the streaming endpoint ask here.
  */
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate, type BrotliOptions, type ZlibOptions } from 'node:zlib';
+
+/** A `Content-Encoding` the router decodes. */
+export type BodyCoding = 'gzip' | 'deflate' | 'br';
+
+type Decoder = (body: Buffer, options: ZlibOptions & BrotliOptions) => Promise<Buffer>;
+
+/** zlib on the thread pool: a request that inflates to the limit does not hold the event loop. */
+const DECODERS: Readonly<Record<BodyCoding, Decoder>> = {
+  gzip: promisify(gunzip) as Decoder,
+  deflate: promisify(inflate) as Decoder,
+  br: promisify(brotliDecompress) as Decoder,
+};
+
+/** What a `Content-Encoding` header asks of the reader. */
+export type BodyEncoding = { readonly coding: BodyCoding | undefined } | { readonly refused: string };
 
 /**
- * The 415 message for a body sent compressed or in a charset other than
- * UTF-8; undefined when the body can be read. `contentType` is the first
- * entry of the header, as the handler reads it.
+ * How the body of a request with this `Content-Type` (its first entry, as
+ * the handler reads it) and `Content-Encoding` is read: plain (`coding`
+ * undefined), decoded with one coding, or refused with the 415 message.
  */
-export function unreadableBodyReason(contentType: string, contentEncoding: string | undefined): string | undefined {
-  const coding = contentEncoding === undefined ? undefined : codingOtherThanIdentity(contentEncoding);
-  if (coding !== undefined) {
-    return `Content-Encoding${quoted(coding)} is not supported: the router does not decode request bodies. Send the body uncompressed (no Content-Encoding, or identity).`;
+export function bodyEncoding(contentType: string, contentEncoding: string | undefined): BodyEncoding {
+  const codings = contentEncoding === undefined ? [] : codingsOf(contentEncoding);
+  if (codings.length > 1) {
+    return { refused: `Content-Encoding lists ${codings.length} codings: the router decodes one (gzip, deflate or br). Compress the body once.` };
+  }
+  const coding = codings[0];
+  if (coding !== undefined && !isDecoded(coding)) {
+    return {
+      refused: `Content-Encoding${quoted(coding)} is not supported: the router decodes gzip, deflate and br. Send the body with one of those, or uncompressed (no Content-Encoding, or identity).`,
+    };
   }
   const charset = charsetOf(contentType);
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    return `The Content-Type charset${quoted(charset)} is not supported: send the body as UTF-8 (charset=utf-8, or no charset).`;
+    return { refused: `The Content-Type charset${quoted(charset)} is not supported: send the body as UTF-8 (charset=utf-8, or no charset).` };
   }
-  return undefined;
+  return { coding };
 }
 
-/** The first coding of a `Content-Encoding` list (lower case) other than `identity`; undefined when there is none. */
-function codingOtherThanIdentity(header: string): string | undefined {
+/** A body that does not decompress with the coding it was sent with (400). */
+export class BodyDecodingError extends Error {
+  override readonly name = 'BodyDecodingError';
+  constructor(coding: BodyCoding, reason: string) {
+    // zlib's reasons are fixed phrases ("incorrect header check"), never the body's bytes.
+    super(`The request body does not decompress as ${coding} (${reason}).`);
+  }
+}
+
+/**
+ * The body decoded; undefined when the decoded bytes pass `limit` (decoding
+ * stopped there). Throws `BodyDecodingError` for data that is not `coding`.
+ */
+export async function decodeBody(body: Buffer, coding: BodyCoding, limit: number): Promise<Buffer | undefined> {
+  try {
+    return await DECODERS[coding](body, { maxOutputLength: Math.max(1, limit) });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
+    throw new BodyDecodingError(coding, error instanceof Error ? error.message : 'unreadable data');
+  }
+}
+
+/** The codings of a `Content-Encoding` list, lower case, `identity` left out; `x-gzip` is gzip (RFC 9110, 8.4.1.3). */
+function codingsOf(header: string): string[] {
+  const codings: string[] = [];
   for (const entry of header.split(',')) {
     const coding = entry.trim().toLowerCase();
-    if (coding !== '' && coding !== 'identity') return coding;
+    if (coding !== '' && coding !== 'identity') codings.push(coding === 'x-gzip' ? 'gzip' : coding);
   }
-  return undefined;
+  return codings;
+}
+
+function isDecoded(coding: string): coding is BodyCoding {
+  return Object.hasOwn(DECODERS, coding);
 }
 
 /** The `charset` parameter of a media type, lower case and unquoted; undefined when it has none. */

@@ -9,8 +9,9 @@
  * the ones graphql-yoga gave before the router took them over, kept byte for
  * byte (test/kernel/router/graphql-http.test.ts), except where those were
  * unbounded or too lenient: a 406 lists each offered type once, a multipart
- * `map` must be well formed (multipart-body.ts), a compressed or non-UTF-8
- * body is a 415 (body-encoding.ts), and no error quotes the body's text.
+ * `map` must be well formed (multipart-body.ts), a body compressed with a
+ * coding the router does not decode or in a charset other than UTF-8 is a
+ * 415 (body-encoding.ts), and no error quotes the body's text.
  *
  * The request is reached through `GraphQLHttpRequest`, so node's
  * `IncomingMessage` and a fetch `Request` (the router's in-process `handle`)
@@ -19,7 +20,7 @@
 import { GraphQLError } from 'graphql';
 import { memoOn } from '../object-memo.js';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
-import { unreadableBodyReason } from './body-encoding.js';
+import { BodyDecodingError, bodyEncoding, decodeBody, type BodyCoding } from './body-encoding.js';
 import { badRequest, jsonSyntaxReason, paramsFromSearch, readParams } from './graphql-params.js';
 import { parseMultipart } from './multipart-body.js';
 import { operationRequestOf, type GraphQLParams } from './operation-request.js';
@@ -87,13 +88,15 @@ export async function answerGraphQL(request: GraphQLHttpRequest, options: GraphQ
   const kind = contentType === undefined ? undefined : BODY_KINDS.get(contentType.split(';')[0]!.trim().toLowerCase());
   // Not read at all: no GraphQL answer describes it.
   if (method === 'POST' && kind === undefined) return { status: 415, headers: {}, body: undefined };
-  const unreadable = contentType === undefined ? undefined : unreadableBodyReason(contentType, request.header('content-encoding'));
-  if (unreadable !== undefined) return format === undefined ? { status: 415, headers: {}, body: undefined } : errorAnswer(requestError(unreadable, 415), format);
+  const encoding = contentType === undefined ? undefined : bodyEncoding(contentType, request.header('content-encoding'));
+  if (encoding !== undefined && 'refused' in encoding) {
+    return format === undefined ? { status: 415, headers: {}, body: undefined } : errorAnswer(requestError(encoding.refused, 415), format);
+  }
   // Nothing could be sent back: the body is not read and nothing runs.
   if (format === undefined) return notAcceptable();
   let parsed: unknown;
   try {
-    parsed = kind === undefined ? paramsFromSearch(new URLSearchParams(request.search)) : await readBody(request, kind, options.maxBodyBytes);
+    parsed = kind === undefined ? paramsFromSearch(new URLSearchParams(request.search)) : await readBody(request, kind, encoding?.coding, options.maxBodyBytes);
   } catch (error) {
     if (error instanceof GraphQLError) return errorAnswer(error, format);
     throw error;
@@ -193,9 +196,11 @@ function firstContentType(header: string | undefined): string | undefined {
 }
 
 /** The parsed body: a parameter object, a batch (array), or what the client sent instead (checked by `checkEntry`). */
-async function readBody(request: GraphQLHttpRequest, kind: BodyKind, limit: number): Promise<unknown> {
-  const bytes = await request.readBody(limit);
-  if (bytes === undefined) throw tooLarge(limit);
+/** The body as its kind reads it; `limit` bounds the bytes received and, for a compressed body, the bytes decoded. */
+async function readBody(request: GraphQLHttpRequest, kind: BodyKind, coding: BodyCoding | undefined, limit: number): Promise<unknown> {
+  const received = await request.readBody(limit);
+  if (received === undefined) throw tooLarge(limit);
+  const bytes = coding === undefined ? received : await decoded(received, coding, limit);
   switch (kind) {
     case 'json':
       return parseJsonBody(bytes);
@@ -206,6 +211,18 @@ async function readBody(request: GraphQLHttpRequest, kind: BodyKind, limit: numb
     case 'multipart':
       return parseMultipart(bytes, request.header('content-type')!);
   }
+}
+
+async function decoded(received: Buffer, coding: BodyCoding, limit: number): Promise<Buffer> {
+  let bytes: Buffer | undefined;
+  try {
+    bytes = await decodeBody(received, coding, limit);
+  } catch (error) {
+    if (error instanceof BodyDecodingError) throw badRequest(error.message);
+    throw error;
+  }
+  if (bytes === undefined) throw tooLarge(limit);
+  return bytes;
 }
 
 function parseJsonBody(bytes: Buffer): unknown {

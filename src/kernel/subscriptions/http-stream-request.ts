@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import type { OperationRequest } from '../pipeline/stages.js';
-import { unreadableBodyReason } from '../router/body-encoding.js';
+import { BodyDecodingError, bodyEncoding, decodeBody } from '../router/body-encoding.js';
 import { acceptRanges, firstAcceptable, perAcceptValue, qualityOf } from '../router/accept-ranges.js';
 import { resultTypeFor } from '../router/result-head.js';
 import { paramsFromSearch, readParams } from '../router/graphql-params.js';
@@ -116,9 +116,16 @@ export async function readGraphQLParams(req: IncomingMessage, maxBodyBytes: numb
     if (type !== 'application/json' && type !== 'application/graphql+json') {
       return { ok: false, status: 415, message: 'A streamed GraphQL request must be a GET or an application/json POST.' };
     }
-    const unreadable = unreadableBodyReason(req.headers['content-type']!, req.headers['content-encoding']);
-    if (unreadable !== undefined) return { ok: false, status: 415, message: unreadable };
-    const body = await readNodeBody(req, maxBodyBytes);
+    const encoding = bodyEncoding(req.headers['content-type']!, req.headers['content-encoding']);
+    if ('refused' in encoding) return { ok: false, status: 415, message: encoding.refused };
+    const received = await readNodeBody(req, maxBodyBytes);
+    let body: Buffer | undefined;
+    try {
+      body = received === undefined || encoding.coding === undefined ? received : await decodeBody(received, encoding.coding, maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyDecodingError) return { ok: false, status: 400, message: error.message };
+      throw error;
+    }
     // The rest stays unread: the refusal closes the connection (streaming-http.ts).
     if (body === undefined) return { ok: false, status: 413, message: tooLargeMessage(maxBodyBytes) };
     let parsed: unknown;

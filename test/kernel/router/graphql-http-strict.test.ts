@@ -1,13 +1,15 @@
 /**
  * What `/graphql` refuses rather than guesses at: bodies it cannot read as
- * sent (compressed, or in a charset other than UTF-8: 415), malformed
+ * sent (a coding it does not decode, compressed twice, or in a charset other
+ * than UTF-8: 415; compressed data that does not decompress: 400; more than
+ * `limits.max_request_body` once decompressed: 413), malformed
  * multipart `map`s (400), and types the client marks `q=0` in `Accept`
  * (never chosen; 406 when nothing else fits). Errors never quote the body.
  * Every request goes over a socket (the post lane takes what it may, the
  * general handler the rest) and in-process (the general handler alone).
  */
 import { request as httpRequest } from 'node:http';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { TestRouter, TestSubgraph } from '../../../src/testing/index.js';
 import { useLibraryRouter } from '../library-hooks.js';
@@ -77,11 +79,21 @@ const refused = (message: string | RegExp) => ({
 });
 
 describe('request bodies the router cannot read as sent: 415, nothing run', () => {
-  const notDecoded = /^Content-Encoding "gzip" is not supported: the router does not decode request bodies\./;
   const cases: Array<[name: string, headers: Record<string, string>, body: string | Buffer, expected: Partial<Answer>]> = [
-    ['a gzip body', { 'content-encoding': 'gzip' }, gzipSync(QUERY), { status: 415, type: JSON_TYPE, body: refused(notDecoded) }],
-    ['a plain body declared gzip twice', { 'content-encoding': 'gzip, gzip' }, QUERY, { status: 415, body: refused(notDecoded) }],
-    ['a plain body declared br', { 'content-encoding': 'BR' }, QUERY, { status: 415, body: refused(/^Content-Encoding "br" is not supported/) }],
+    [
+      'a body compressed twice',
+      { 'content-encoding': 'gzip, gzip' },
+      gzipSync(gzipSync(QUERY)),
+      { status: 415, type: JSON_TYPE, body: refused(/^Content-Encoding lists 2 codings: the router decodes one \(gzip, deflate or br\)\./) },
+    ],
+    [
+      'a coding not decoded (zstd)',
+      { 'content-encoding': 'ZSTD' },
+      QUERY,
+      { status: 415, body: refused(/^Content-Encoding "zstd" is not supported: the router decodes gzip, deflate and br\./) },
+    ],
+    ['a coding not decoded (compress)', { 'content-encoding': 'compress' }, QUERY, { status: 415, body: refused(/^Content-Encoding "compress" is not supported/) }],
+    ['a coding that is no token, unnamed', { 'content-encoding': '<b>x</b>' }, QUERY, { status: 415, body: refused(/^Content-Encoding is not supported/) }],
     ['charset=utf-16', { 'content-type': 'application/json; charset=utf-16' }, QUERY, { status: 415, body: refused(/^The Content-Type charset "utf-16" is not supported/) }],
     ['charset=latin1', { 'content-type': 'application/json;charset=latin1' }, QUERY, { status: 415, body: refused(/^The Content-Type charset "latin1" is not supported/) }],
     [
@@ -96,7 +108,13 @@ describe('request bodies the router cannot read as sent: 415, nothing run', () =
       QUERY,
       { status: 415, type: SPEC_TYPE },
     ],
-    ['an unsupported coding, Accept that fits nothing: 415 first, without a body', { 'content-encoding': 'gzip', accept: 'text/html' }, QUERY, { status: 415, body: undefined }],
+    [
+      'a gzip body in a charset other than UTF-8',
+      { 'content-type': 'application/json; charset=utf-16', 'content-encoding': 'gzip' },
+      gzipSync(QUERY),
+      { status: 415, body: refused(/charset "utf-16" is not supported/) },
+    ],
+    ['an unsupported coding, Accept that fits nothing: 415 first, without a body', { 'content-encoding': 'zstd', accept: 'text/html' }, QUERY, { status: 415, body: undefined }],
   ];
   for (const [name, headers, body, expected] of cases) {
     it(`refuses ${name}`, async () => {
@@ -115,6 +133,67 @@ describe('request bodies the router cannot read as sent: 415, nothing run', () =
   for (const [name, headers] of accepted) {
     it(`runs a body sent with ${name}`, async () => {
       expect(await both({ headers: { 'content-type': 'application/json', ...headers }, body: QUERY })).toMatchObject({ status: 200, body: books });
+    });
+  }
+});
+
+describe('compressed request bodies: decoded (gzip, deflate, br), bounded by limits.max_request_body', () => {
+  const compressed: Array<[coding: string, body: Buffer]> = [
+    ['gzip', gzipSync(QUERY)],
+    ['GZip', gzipSync(QUERY)],
+    ['x-gzip', gzipSync(QUERY)],
+    ['identity, gzip', gzipSync(QUERY)],
+    ['deflate', deflateSync(QUERY)],
+    ['br', brotliCompressSync(QUERY)],
+  ];
+  for (const [coding, body] of compressed) {
+    it(`runs a JSON body sent with Content-Encoding: ${coding}`, async () => {
+      expect(await both({ headers: { 'content-type': 'application/json', 'content-encoding': coding }, body })).toMatchObject({ status: 200, body: books });
+    });
+  }
+
+  it('runs a gzip GraphQL document body and a gzip form body', async () => {
+    const document = gzipSync('{ books { id } }');
+    expect(await both({ headers: { 'content-type': 'application/graphql', 'content-encoding': 'gzip' }, body: document })).toMatchObject({ status: 200, body: books });
+    // A form body is a cross-site "simple" request: CSRF prevention wants a preflight header on it.
+    const form = gzipSync(`query=${encodeURIComponent('{ books { id } }')}`);
+    const formHeaders = { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip', 'graphql-preflight': '1' };
+    expect(await both({ headers: formHeaders, body: form })).toMatchObject({ status: 200, body: books });
+  });
+
+  it('answers 413 REQUEST_TOO_LARGE, unrun, for a small gzip body that inflates past the limit (1,000,000 bytes), and for one of 200 MB', async () => {
+    const before = library.calls.length;
+    const padded = (bytes: number) => gzipSync(JSON.stringify({ query: '{ books { id } }', extensions: { pad: ' '.repeat(bytes) } }));
+    // 200 MB once inflated: gzip members one after another are one gzip body (RFC 1952, 2.2).
+    const spaces = gzipSync(' '.repeat(10 * 1024 * 1024));
+    const huge = Buffer.concat([gzipSync('{"query": "{ books { id } }", "extensions": {"pad": "'), ...Array<Buffer>(20).fill(spaces), gzipSync('"}}')]);
+    for (const body of [padded(1_000_000), huge]) {
+      expect(body.length).toBeLessThan(256 * 1024);
+      const answer = await both({ headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body });
+      expect(answer).toMatchObject({ status: 413, body: { errors: [{ extensions: { code: 'REQUEST_TOO_LARGE' } }] } });
+    }
+    // Just under the limit once inflated: read and run.
+    expect(await both({ headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: padded(1_000_000 - 200) })).toMatchObject({
+      status: 200,
+      body: books,
+    });
+    // Both ways (over a socket and in-process) ran it.
+    expect(library.calls.length).toBe(before + 2);
+  });
+
+  const corrupt: Array<[name: string, coding: string, body: Buffer]> = [
+    ['a plain body declared gzip', 'gzip', Buffer.from(QUERY)],
+    ['a gzip body cut short', 'gzip', gzipSync(QUERY).subarray(0, 20)],
+    ['an empty body declared gzip', 'gzip', Buffer.alloc(0)],
+    ['raw deflate (no zlib header) declared deflate', 'deflate', deflateRawSync(QUERY)],
+    ['a plain body declared br', 'br', Buffer.from(QUERY)],
+  ];
+  for (const [name, coding, body] of corrupt) {
+    it(`answers 400 BAD_REQUEST, unrun, for ${name}`, async () => {
+      const before = library.calls.length;
+      const answer = await both({ headers: { 'content-type': 'application/json', 'content-encoding': coding }, body });
+      expect(answer).toMatchObject({ status: 400, body: refused(new RegExp(`^The request body does not decompress as ${coding} \\([A-Za-z ]+\\)\\.$`)) });
+      expect(library.calls.length).toBe(before);
     });
   }
 });
@@ -227,8 +306,19 @@ describe('Accept quality values: q=0 is "not acceptable", higher q preferred', (
 });
 
 describe('streamed requests (Accept: text/event-stream) read their body the same way', () => {
-  it('refuses a gzip body with 415, naming the encoding', async () => {
-    const answer = await overHttp({ headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', accept: 'text/event-stream' }, body: gzipSync(QUERY) });
-    expect(answer).toMatchObject({ status: 415, body: refused(/^Content-Encoding "gzip" is not supported: the router does not decode request bodies\./) });
+  const stream = (headers: Record<string, string>, body: Buffer | string) =>
+    overHttp({ headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers }, body });
+
+  it('streams the answer to a gzip body', async () => {
+    const answer = await stream({ 'content-encoding': 'gzip' }, gzipSync(QUERY));
+    expect(answer).toMatchObject({ status: 200, type: 'text/event-stream' });
+    expect(answer.body).toMatch(/^(:\n\n)?event: next\ndata: \{"data":\{"books":\[\{"id":"b1"\}/);
+  });
+
+  it('refuses a coding it does not decode (415), data that does not decompress (400), and past the limit once decoded (413)', async () => {
+    expect(await stream({ 'content-encoding': 'zstd' }, QUERY)).toMatchObject({ status: 415, body: refused(/^Content-Encoding "zstd" is not supported/) });
+    expect(await stream({ 'content-encoding': 'gzip' }, QUERY)).toMatchObject({ status: 400, body: refused(/^The request body does not decompress as gzip/) });
+    const bomb = gzipSync(JSON.stringify({ query: '{ books { id } }', extensions: { pad: ' '.repeat(2 * 1024 * 1024) } }));
+    expect(await stream({ 'content-encoding': 'gzip' }, bomb)).toMatchObject({ status: 413, body: { errors: [{ extensions: { code: 'REQUEST_TOO_LARGE' } }] } });
   });
 });
