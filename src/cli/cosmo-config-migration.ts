@@ -387,7 +387,9 @@ function migrateTrafficShaping(m: Migrator): void {
   }
   // Cosmo accepts request bodies up to 5MB; Switchyard 1MB.
   m.put(['limits', 'max_request_body'], m.get(['traffic_shaping', 'router', 'max_request_body_size']) ?? '5MB', ['traffic_shaping', 'router', 'max_request_body_size']);
-  m.rest(['traffic_shaping', 'router'], ['max_request_body_size'], 'not configurable');
+  // Same names, same defaults (decoding on, gzip answers from 4KiB): carried only when the file sets them.
+  for (const key of ['decompression_enabled', 'response_compression_min_size']) m.put(['traffic_shaping', 'router', key], m.get(['traffic_shaping', 'router', key]));
+  m.rest(['traffic_shaping', 'router'], ['max_request_body_size', 'decompression_enabled', 'response_compression_min_size'], 'not configurable');
   m.rest(['traffic_shaping'], ['all', 'subgraphs', 'router']);
 }
 

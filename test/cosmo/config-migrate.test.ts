@@ -192,6 +192,8 @@ traffic_shaping:
       request_timeout: 5s
   router:
     max_request_body_size: 2MB
+    decompression_enabled: false
+    response_compression_min_size: 16KiB
 engine:
   enable_single_flight: false
   execution_plan_cache_size: 256
@@ -302,6 +304,7 @@ rate_limit:
       traffic_shaping: {
         all: { request_timeout: '15s', retry: { enabled: true, max_attempts: 3, interval: '100ms', max_duration: '3s' } },
         subgraphs: { library: { request_timeout: '5s' } },
+        router: { decompression_enabled: false, response_compression_min_size: '16KiB' },
       },
       limits: { max_request_body: '2MB', max_depth: 10, max_fields: 500 },
       engine: { enable_single_flight: false, execution_plan_cache_size: 256 },

@@ -278,9 +278,20 @@ export const coreConfigShape = {
       max_age: duration({ timer: false }).prefault('5m'),
     })
     .prefault({}),
-  /** Subgraph request timeouts. Default: 30s for every subgraph. */
+  /** Subgraph request timeouts (30s), and how client request and response bodies are encoded (Cosmo's `router` keys). */
   traffic_shaping: z
     .strictObject({
+      /** Client-facing bodies on `/graphql`, under Cosmo's names. */
+      router: z
+        .strictObject({
+          /** Decode request bodies sent with `Content-Encoding: gzip`, `deflate` or `br` (else 415). Default: `true`. */
+          decompression_enabled: flag(true),
+          /** Compress answers with gzip for clients whose `Accept-Encoding` takes it. Default: `true`. */
+          response_compression_enabled: flag(true),
+          /** Answers smaller than this are sent uncompressed. Default: `4KiB`. */
+          response_compression_min_size: byteSize().prefault('4KiB'),
+        })
+        .prefault({}),
       /** Rules for every subgraph. */
       all: z
         .strictObject({

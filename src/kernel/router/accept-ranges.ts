@@ -31,6 +31,11 @@ export function perAcceptValue<T>(decide: (accept: string) => T): (accept: strin
 /** A quality value as RFC 9110 writes it (`0`, `0.5`, `1.000`); anything else counts as 1. */
 const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
 
+/** A `q` parameter's value as a number; text that is no quality value counts as 1 (as for `Accept`). */
+export function qualityValue(text: string): number {
+  return QVALUE.test(text) ? Number(text) : 1;
+}
+
 /** `Accept`'s ranges in order (whitespace dropped, lower case), those asking for a charset other than utf-8 left out. */
 export function acceptRanges(accept: string): AcceptRange[] {
   const ranges: AcceptRange[] = [];
@@ -44,7 +49,7 @@ export function acceptRanges(accept: string): AcceptRange[] {
     const charset = params.get('charset');
     if ((charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') || !mediaType) continue;
     const q = params.get('q');
-    ranges.push({ mediaType, q: q !== undefined && QVALUE.test(q) ? Number(q) : 1, params });
+    ranges.push({ mediaType, q: q === undefined ? 1 : qualityValue(q), params });
   }
   return ranges;
 }

@@ -34,9 +34,16 @@ export type BodyEncoding = { readonly coding: BodyCoding | undefined } | { reado
  * How the body of a request with this `Content-Type` (its first entry, as
  * the handler reads it) and `Content-Encoding` is read: plain (`coding`
  * undefined), decoded with one coding, or refused with the 415 message.
+ * `decode` false (`traffic_shaping.router.decompression_enabled`) refuses
+ * every coding.
  */
-export function bodyEncoding(contentType: string, contentEncoding: string | undefined): BodyEncoding {
+export function bodyEncoding(contentType: string, contentEncoding: string | undefined, decode: boolean): BodyEncoding {
   const codings = contentEncoding === undefined ? [] : codingsOf(contentEncoding);
+  if (!decode && codings.length > 0) {
+    return {
+      refused: `Content-Encoding${quoted(codings[0]!)} is not supported: this router does not decode request bodies (traffic_shaping.router.decompression_enabled). Send the body uncompressed.`,
+    };
+  }
   if (codings.length > 1) {
     return { refused: `Content-Encoding lists ${codings.length} codings: the router decodes one (gzip, deflate or br). Compress the body once.` };
   }

@@ -54,6 +54,8 @@ export interface GraphQLHttpOptions {
   readonly maxBodyBytes: number;
   /** `limits.max_batch_size`; 0 refuses batches. */
   readonly maxBatchSize: number;
+  /** `traffic_shaping.router.decompression_enabled`: decode compressed bodies (else 415). */
+  readonly decompress: boolean;
   readonly execute: (request: OperationRequest, signal: AbortSignal) => Promise<OperationResponse>;
 }
 
@@ -88,7 +90,7 @@ export async function answerGraphQL(request: GraphQLHttpRequest, options: GraphQ
   const kind = contentType === undefined ? undefined : BODY_KINDS.get(contentType.split(';')[0]!.trim().toLowerCase());
   // Not read at all: no GraphQL answer describes it.
   if (method === 'POST' && kind === undefined) return { status: 415, headers: {}, body: undefined };
-  const encoding = contentType === undefined ? undefined : bodyEncoding(contentType, request.header('content-encoding'));
+  const encoding = contentType === undefined ? undefined : bodyEncoding(contentType, request.header('content-encoding'), options.decompress);
   if (encoding !== undefined && 'refused' in encoding) {
     return format === undefined ? { status: 415, headers: {}, body: undefined } : errorAnswer(requestError(encoding.refused, 415), format);
   }

@@ -16,12 +16,15 @@ import type { OperationRequest, OperationResponse } from '../pipeline/stages.js'
 import { readParams } from './graphql-params.js';
 import { headersFromRaw, operationRequestOf, type GraphQLParams } from './operation-request.js';
 import { readNodeBody } from './request-body.js';
+import { sendAnswer, type ResponseCompression } from './response-compression.js';
 import { resultContentType, resultStatus, resultTypeFor } from './result-head.js';
 
 /** What the lane needs from the server. */
 export interface PostLaneOptions {
   /** `limits.max_request_body` in bytes. */
   readonly maxBodyBytes: number;
+  /** gzip for answers (`traffic_shaping.router`); undefined: off. */
+  readonly compression: ResponseCompression | undefined;
   readonly execute: (request: OperationRequest, signal: AbortSignal) => Promise<OperationResponse>;
   /** The response body's JSON as text or bytes (shared answers have theirs made once). */
   readonly serialize: (body: OperationResponse['body']) => string | Buffer;
@@ -58,13 +61,8 @@ export async function answerPost(req: IncomingMessage, res: ServerResponse, opti
   const response = await options.execute(operation, aborted.signal);
   res.off('close', onClose);
   if (res.destroyed) return;
-  const body = options.serialize(response.body);
-  res.writeHead(resultStatus(response, resultType), {
-    'Content-Type': resultContentType(resultType),
-    'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length,
-    ...response.headers,
-  });
-  res.end(body);
+  const headers = { 'Content-Type': resultContentType(resultType), ...response.headers };
+  await sendAnswer(res, resultStatus(response, resultType), headers, options.serialize(response.body), options.compression);
 }
 
 /** The body's parameters when they are valid; undefined leaves the answer (an error, a batch) to the general handler. */

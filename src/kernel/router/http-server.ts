@@ -14,6 +14,8 @@ import { parseListenAddress } from './listen-address.js';
 import { bindListener, guardHttpServer, MAIN_LISTENER_TIMEOUTS, type ListenerTimeouts } from './listener-guard.js';
 import { headersFromRaw } from './operation-request.js';
 import { closeIfBodyPending, readFetchBody, readNodeBody, requestTooLarge } from './request-body.js';
+import { responseCompressionOf, sendAnswer, type ResponseCompression } from './response-compression.js';
+import { mergeVary } from './vary.js';
 
 /** Where the router listens. */
 export interface ListenInfo {
@@ -55,6 +57,8 @@ export class HttpServer {
   private readonly graphql: GraphQLHttpOptions;
   /** The lane for plain JSON POSTs (graphql-post-lane.ts). */
   private readonly postLane: PostLaneOptions;
+  /** gzip for `/graphql` answers (`traffic_shaping.router`); undefined: off. */
+  private readonly compression: ResponseCompression | undefined;
   /** `csrf_prevention.*`. */
   private readonly csrf: CsrfGuard;
   /** `beforeGraphQL` steps; empty (and skipped) when no plugin has one. */
@@ -68,9 +72,17 @@ export class HttpServer {
     const { config } = options;
     this.csrf = new CsrfGuard(config.csrf_prevention);
     this.steps = options.routes.graphqlSteps;
-    this.graphql = { maxBodyBytes: config.limits.max_request_body, maxBatchSize: config.limits.max_batch_size, execute: options.execute };
+    const { router } = config.traffic_shaping;
+    this.compression = responseCompressionOf(router);
+    this.graphql = {
+      maxBodyBytes: config.limits.max_request_body,
+      maxBatchSize: config.limits.max_batch_size,
+      decompress: router.decompression_enabled,
+      execute: options.execute,
+    };
     this.postLane = {
       maxBodyBytes: config.limits.max_request_body,
+      compression: this.compression,
       execute: options.execute,
       serialize: serializeResult,
       fallback: (req, res, body) => this.answerGraphQL(req, res, body),
@@ -205,7 +217,7 @@ export class HttpServer {
     // the connection cannot carry another request without node reading all of it first.
     if (request.cut) res.setHeader('connection', 'close');
     else closeIfBodyPending(req, res);
-    writeGraphQLAnswer(res, answer);
+    await sendAnswer(res, answer.status, answer.headers, answer.body, this.compression);
   }
 
   /** A plugin route's answer, or 404. */
@@ -384,14 +396,6 @@ function writeAnswer(res: ServerResponse, answer: HttpAnswer): void {
   res.end(answer.body);
 }
 
-/** The general handler's answer on node's response, with its length. */
-function writeGraphQLAnswer(res: ServerResponse, answer: GraphQLHttpAnswer): void {
-  const { body } = answer;
-  const headers = body === undefined ? answer.headers : { ...answer.headers, 'content-length': String(Buffer.byteLength(body)) };
-  res.writeHead(answer.status, headers);
-  res.end(body);
-}
-
 /** An answer as a fetch `Response`; `extra` (a step's headers) added as `withStepHeaders` does. */
 function toResponse(answer: HttpAnswer | GraphQLHttpAnswer, method: string, extra?: Readonly<Record<string, string>>): Response {
   const headers = extra === undefined ? answer.headers : withStepHeaders(answer.headers, extra);
@@ -410,22 +414,6 @@ function withStepHeaders(own: Readonly<Record<string, string>> | undefined, step
   for (const name in steps) {
     if (name === 'vary') merged.vary = mergeVary(merged.vary, steps.vary!);
     else if (!Object.hasOwn(merged, name)) merged[name] = steps[name]!;
-  }
-  return merged;
-}
-
-/** `Vary` with `added`'s entries appended, those it lists already (or all, with `*`) left out. */
-function mergeVary(current: string | undefined, added: string): string {
-  if (!current) return added;
-  const listed = new Set(current.split(',').map((entry) => entry.trim().toLowerCase()));
-  if (listed.has('*')) return current;
-  let merged = current;
-  for (const entry of added.split(',')) {
-    const name = entry.trim();
-    if (name !== '' && !listed.has(name.toLowerCase())) {
-      listed.add(name.toLowerCase());
-      merged = `${merged}, ${name}`;
-    }
   }
   return merged;
 }

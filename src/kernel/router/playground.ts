@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { asset, assetsByFile, loadPlaygroundBundle, type PlaygroundAsset } from './playground-assets.js';
 import { TRACE_PANEL_SCRIPT, TRACE_PANEL_STYLES } from './playground-trace-panel.js';
+import { acceptsGzip } from './response-compression.js';
 
 /** Path prefix of the playground's assets. */
 export const PLAYGROUND_ASSETS_PATH = '/playground/';
@@ -76,7 +77,7 @@ export class Playground {
       return { status: 404, headers: { 'content-type': 'application/json; charset=utf-8', ...NO_SNIFF }, body: JSON.stringify({ errors: [{ message: `Not found: ${path}` }] }) };
     }
     const headers = { 'content-type': asset.contentType, 'cache-control': IMMUTABLE, vary: 'accept-encoding', ...NO_SNIFF };
-    if (acceptsGzip(acceptEncoding)) return { status: 200, headers: { ...headers, 'content-encoding': 'gzip' }, body: await asset.gzipped() };
+    if (acceptEncoding !== undefined && acceptsGzip(acceptEncoding)) return { status: 200, headers: { ...headers, 'content-encoding': 'gzip' }, body: await asset.gzipped() };
     return { status: 200, headers, body: asset.bytes };
   }
 
@@ -147,10 +148,6 @@ async function buildPlayground({ endpoint = '/graphql', title = 'Switchyard play
   const files = new Map(assetsByFile(bundle));
   if (panel) for (const extra of [panel.js, panel.css]) files.set(extra.file, extra);
   return { page, contentSecurityPolicy, files };
-}
-
-function acceptsGzip(acceptEncoding: string | undefined): boolean {
-  return acceptEncoding !== undefined && /(^|[\s,])gzip(?![^,]*;\s*q=0(\.0*)?\s*(,|$))/i.test(acceptEncoding);
 }
 
 /** JSON that is safe inside a `<script>` element. */

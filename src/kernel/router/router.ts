@@ -189,6 +189,7 @@ class SwitchyardRouter implements Router {
           maxQueuedBytes: subscriptions.max_queued_bytes,
           othersActive: () => webSocket?.active ?? 0,
           maxBodyBytes: this.config.limits.max_request_body,
+          decompress: this.config.traffic_shaping.router.decompression_enabled,
         })
       : undefined;
     this.server = new HttpServer({

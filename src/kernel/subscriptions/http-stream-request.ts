@@ -99,7 +99,7 @@ export type { GraphQLParams };
  * `SUBSCRIPTION_NOT_SUPPORTED`). The parameters themselves are read and
  * checked by the router's one parameter reader (router/graphql-params.ts), as for queries.
  */
-export async function readGraphQLParams(req: IncomingMessage, maxBodyBytes: number): Promise<ParamsOutcome> {
+export async function readGraphQLParams(req: IncomingMessage, maxBodyBytes: number, decompress: boolean): Promise<ParamsOutcome> {
   let raw: Record<string, unknown>;
   if (req.method === 'GET') {
     try {
@@ -116,7 +116,7 @@ export async function readGraphQLParams(req: IncomingMessage, maxBodyBytes: numb
     if (type !== 'application/json' && type !== 'application/graphql+json') {
       return { ok: false, status: 415, message: 'A streamed GraphQL request must be a GET or an application/json POST.' };
     }
-    const encoding = bodyEncoding(req.headers['content-type']!, req.headers['content-encoding']);
+    const encoding = bodyEncoding(req.headers['content-type']!, req.headers['content-encoding'], decompress);
     if ('refused' in encoding) return { ok: false, status: 415, message: encoding.refused };
     const received = await readNodeBody(req, maxBodyBytes);
     let body: Buffer | undefined;

@@ -27,6 +27,8 @@ export interface StreamingHttpOptions {
   readonly othersActive?: () => number;
   /** `limits.max_request_body`. */
   readonly maxBodyBytes: number;
+  /** `traffic_shaping.router.decompression_enabled`: decode compressed bodies (else 415). Default: true. */
+  readonly decompress?: boolean;
   /** `subscriptions.max_queued_bytes`: data queued for one response before its stream ends with an error; 0 = no limit. Default: 0. */
   readonly maxQueuedBytes?: number;
   /** Interval of multipart heartbeats; default the protocol's 5 s (tests shorten it). */
@@ -71,7 +73,7 @@ export function createStreamingHttpEndpoint(options: StreamingHttpOptions): Stre
       refuse(res, 503, 'The router is shutting down.', 'GRAPH_NOT_READY');
       return;
     }
-    const params = await readGraphQLParams(req, options.maxBodyBytes);
+    const params = await readGraphQLParams(req, options.maxBodyBytes, options.decompress ?? true);
     if (!params.ok) {
       const code = params.code ?? (params.status === 413 ? 'REQUEST_TOO_LARGE' : 'BAD_REQUEST');
       refuse(res, params.status, params.message, code, params.headers);

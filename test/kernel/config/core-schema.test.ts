@@ -57,6 +57,7 @@ describe('core config defaults', () => {
         max_age: 300_000,
       },
       traffic_shaping: {
+        router: { decompression_enabled: true, response_compression_enabled: true, response_compression_min_size: 4096 },
         all: {
           request_timeout: 30_000,
           max_response_body: 67_108_864,
