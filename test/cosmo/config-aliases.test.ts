@@ -1,7 +1,7 @@
 /**
  * Cosmo's names for settings Switchyard has (INTERFACES.md, "Config"):
  * `storage_providers.redis[]`, `response_cache.storage.provider: redis`,
- * `telemetry.metrics.prometheus.*`. They load as Switchyard's names; one
+ * `telemetry.metrics.prometheus.*`, `traffic_shaping.router.max_request_body_size`. They load as Switchyard's names; one
  * setting under both names is an error naming both; any other Cosmo key still
  * stops startup with its path.
  */
@@ -54,6 +54,36 @@ telemetry:
 `);
     expect(config.core.metrics).toEqual({ enabled: true, listen_addr: '127.0.0.1:9090', path: '/prom' });
     expect(config.sections).not.toHaveProperty('telemetry');
+  });
+
+  it('traffic_shaping.router.max_request_body_size is limits.max_request_body, beside the router keys both share', () => {
+    const config = load(`version: "1"
+traffic_shaping:
+  router:
+    max_request_body_size: 5MB
+    decompression_enabled: false
+    response_compression_min_size: 8KiB
+`);
+    expect(config.core.limits.max_request_body).toBe(5_000_000);
+    expect(config.core.traffic_shaping.router).toEqual({ decompression_enabled: false, response_compression_enabled: true, response_compression_min_size: 8192 });
+    expect(
+      failure(`version: "1"
+limits:
+  max_request_body: 2MB
+traffic_shaping:
+  router:
+    max_request_body_size: 5MB
+`),
+    ).toContain(
+      "traffic_shaping.router.max_request_body_size: and limits.max_request_body set the same thing (traffic_shaping.router.max_request_body_size is Cosmo's name for it); keep one of them (line 6)",
+    );
+    expect(
+      failure(`version: "1"
+traffic_shaping:
+  router:
+    max_request_body_size: lots
+`),
+    ).toMatch(/traffic_shaping\.router\.max_request_body_size: .*\(line 4\)/);
   });
 
   it('is the same config as the one written with Switchyard names', () => {

@@ -189,7 +189,8 @@ function isMapping(value: unknown): value is Record<string, unknown> {
  * (INTERFACES.md, "Config"): `storage_providers.redis[]` is
  * `storage_providers.sharedstore[]`, `response_cache.storage.provider: redis`
  * is `sharedstore`, `telemetry.metrics.prometheus.{enabled, listen_addr,
- * path}` are `metrics.*`. One setting under both names is an issue naming
+ * path}` are `metrics.*`, `traffic_shaping.router.max_request_body_size` is
+ * `limits.max_request_body`. One setting under both names is an issue naming
  * both. Runs on the raw document, before environment overrides and
  * validation; any other key is left for validation to judge.
  */
@@ -221,6 +222,20 @@ export function applyCosmoAliases(source: Record<string, unknown>): AliasApplica
   const cache = config.response_cache;
   if (isMapping(cache) && isMapping(cache.storage) && cache.storage.provider === 'redis') {
     config.response_cache = { ...cache, storage: { ...cache.storage, provider: 'sharedstore' } };
+  }
+
+  const traffic = config.traffic_shaping;
+  if (isMapping(traffic) && isMapping(traffic.router) && traffic.router.max_request_body_size !== undefined) {
+    const from = ['traffic_shaping', 'router', 'max_request_body_size'];
+    const limits: Record<string, unknown> = isMapping(config.limits) ? { ...config.limits } : {};
+    if (limits.max_request_body !== undefined) both(from, ['limits', 'max_request_body']);
+    else {
+      limits.max_request_body = traffic.router.max_request_body_size;
+      renamed.push({ from, to: ['limits', 'max_request_body'] });
+      config.limits = limits;
+    }
+    const { max_request_body_size: _moved, ...router } = traffic.router;
+    config.traffic_shaping = { ...traffic, router };
   }
 
   const telemetry = config.telemetry;
