@@ -1,10 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { recipeGraph } from './graphs/recipes.js';
+import { cookbookSubgraph, pantrySubgraph, recipeGraph } from './graphs/recipes.js';
 import { staffGraph } from './graphs/staff.js';
 import { useFederatedGraph } from './support/use-federated-graph.js';
 
 const graph = useFederatedGraph(recipeGraph);
 const staff = useFederatedGraph(staffGraph);
+/** A cookbook deployed ahead of the supergraph: it answers a Cuisine value no subgraph of the supergraph declares. */
+const ahead = useFederatedGraph(() => [
+  { ...cookbookSubgraph(), reply: () => ({ body: JSON.stringify({ data: { recipe: { title: 'Bibimbap', cuisine: 'KOREAN' } } }) }) },
+  pantrySubgraph(),
+]);
 
 describe('enum intersections', () => {
   it('returns output enum values that only one subgraph defines', async () => {
@@ -18,10 +23,17 @@ describe('enum intersections', () => {
     });
   });
 
-  it('nulls an @inaccessible enum value a subgraph returns, with an error at its path', async () => {
+  it('nulls an @inaccessible enum value a subgraph returns, with an error at its path that does not name the value', async () => {
     expect(await graph().query('{ recipe(id: "r3") { title cuisine } }')).toEqual({
       data: { recipe: null },
-      errors: [{ message: 'Enum "Cuisine" cannot represent value: "FAMILY_SECRET"', path: ['recipe', 'cuisine'] }],
+      errors: [{ message: 'Enum "Cuisine" cannot represent a value that is not part of the schema.', path: ['recipe', 'cuisine'] }],
+    });
+  });
+
+  it('names an enum value that no subgraph of the supergraph declares, which helps find the subgraph that sent it', async () => {
+    expect(await ahead().query('{ recipe(id: "r9") { title cuisine } }')).toEqual({
+      data: { recipe: null },
+      errors: [{ message: 'Enum "Cuisine" cannot represent value: "KOREAN"', path: ['recipe', 'cuisine'] }],
     });
   });
 

@@ -61,7 +61,7 @@ export class LoadedGraph implements GraphInfo {
       }
     }
     this.subgraphs = subgraphs;
-    this.shaper = new ResponseShaper(this.apiSchema);
+    this.shaper = new ResponseShaper(this.apiSchema, this.supergraph.schema);
     this.plans = new LRUCache({
       max: Math.max(1, planCacheSize),
       maxSize: PLAN_CACHE_BYTES,

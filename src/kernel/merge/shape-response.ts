@@ -24,9 +24,28 @@ type Shaped = unknown | typeof BUBBLE;
 export class ResponseShaper extends ShapeFields {
   private readonly compiled: CompiledShapes;
 
-  constructor(schema: GraphQLSchema) {
+  /**
+   * `schema` is the API schema answers are shaped to; `supergraph`, the
+   * whole supergraph schema, tells which names a subgraph sends that
+   * `@inaccessible` hides: errors about them do not name them.
+   */
+  constructor(
+    schema: GraphQLSchema,
+    private readonly supergraph: GraphQLSchema = schema,
+  ) {
     super(schema);
     this.compiled = new CompiledShapes(this);
+  }
+
+  /** Whether `name` is a type the supergraph has and the API schema hides. */
+  hidesType(name: string): boolean {
+    return this.supergraph.getType(name) !== undefined && this.schema.getType(name) === undefined;
+  }
+
+  /** Whether `value` is a value of the supergraph's enum `enumName` that the API schema hides. */
+  hidesEnumValue(enumName: string, value: unknown): boolean {
+    const full = this.supergraph.getType(enumName);
+    return typeof value === 'string' && isEnumType(full) && full.getValue(value) !== undefined;
   }
 
   shape(tree: ResponseTree, rootType: string, selections: readonly NSelection[], extraRoots: readonly JsonObject[], errors: GraphQLErrorJSON[]): Record<string, unknown> | null {
@@ -73,7 +92,7 @@ class ShapeRun {
   private coverage: ErrorCoverage | undefined;
 
   constructor(
-    private readonly shaper: ShapeFields,
+    private readonly shaper: ResponseShaper,
     private readonly tree: ResponseTree,
     private readonly errors: GraphQLErrorJSON[],
   ) {}
@@ -177,7 +196,9 @@ class ShapeRun {
         typename = runtimeType;
       }
       if (typename === undefined || !this.shaper.satisfies(typename, runtimeType)) {
-        this.error(`Abstract type "${runtimeType}" was resolved to a type "${typename ?? typenameOf(all) ?? ''}" that does not exist inside the schema.`, path);
+        const sent = typename ?? typenameOf(all) ?? '';
+        const named = this.shaper.hidesType(sent) ? '' : ` "${sent}"`;
+        this.error(`Abstract type "${runtimeType}" was resolved to a type${named} that does not exist inside the schema.`, path);
         return null;
       }
       runtimeType = typename;
@@ -205,7 +226,11 @@ class ShapeRun {
       if (serialized === undefined) throw new GraphQLError(`${type.name} cannot represent value: ${JSON.stringify(value)}`);
       return serialized;
     } catch (error) {
-      const message = isEnumType(type) ? `Enum "${type.name}" cannot represent value: ${JSON.stringify(value)}` : (error as Error).message;
+      const message = !isEnumType(type)
+        ? (error as Error).message
+        : this.shaper.hidesEnumValue(type.name, value)
+          ? `Enum "${type.name}" cannot represent a value that is not part of the schema.`
+          : `Enum "${type.name}" cannot represent value: ${JSON.stringify(value)}`;
       this.error(message, path);
       return null;
     }

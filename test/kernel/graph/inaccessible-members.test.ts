@@ -79,8 +79,9 @@ async function startRouter(supergraphSdl: string) {
   };
 }
 
-const hidden = (abstract: string, type: string, path: unknown[]) => ({
-  message: `Abstract type "${abstract}" was resolved to a type "${type}" that does not exist inside the schema.`,
+/** The error for an object of a hidden type: the type is not named (@inaccessible hides the name too). */
+const hidden = (abstract: string, path: unknown[]) => ({
+  message: `Abstract type "${abstract}" was resolved to a type that does not exist inside the schema.`,
   path,
 });
 
@@ -105,15 +106,15 @@ describe.each(COMPOSERS)('a supergraph composed by %s', (_, composer) => {
     for (let run = 0; run < 3; run++) {
       const response = await post('{ u { __typename ... on A { id } } }');
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ data: { u: [{ __typename: 'A', id: 'a1' }, null] }, errors: [hidden('U', 'B', ['u', 1])] });
+      expect(response.body).toEqual({ data: { u: [{ __typename: 'A', id: 'a1' }, null] }, errors: [hidden('U', ['u', 1])] });
     }
     const withoutTypename = await post('{ u { ... on A { id } } }');
-    expect(withoutTypename.body).toEqual({ data: { u: [{ id: 'a1' }, null] }, errors: [hidden('U', 'B', ['u', 1])] });
+    expect(withoutTypename.body).toEqual({ data: { u: [{ id: 'a1' }, null] }, errors: [hidden('U', ['u', 1])] });
   });
 
   it('answers an item of a hidden implementation with null and an error', async () => {
     const response = await post('{ i { __typename id } }');
-    expect(response.body).toEqual({ data: { i: [{ __typename: 'C', id: 'c1' }, null] }, errors: [hidden('I', 'D', ['i', 1])] });
+    expect(response.body).toEqual({ data: { i: [{ __typename: 'C', id: 'c1' }, null] }, errors: [hidden('I', ['i', 1])] });
     expect(JSON.stringify(response.body)).not.toContain('d1');
   });
 
