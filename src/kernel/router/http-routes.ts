@@ -25,6 +25,19 @@ export interface OwnedStep {
   readonly step: (request: HttpRequest) => GraphQLRequestStep | undefined;
 }
 
+/** Routes that give way to a plugin serving the same path (`yieldingRoute`). */
+const YIELDING = new WeakSet<HttpRoute>();
+
+/**
+ * Marks a built-in route as one that gives way: added after every plugin's
+ * routes, and left out when one of them serves its path (the `/health`
+ * alias, which a user plugin serving `/health` itself keeps).
+ */
+export function yieldingRoute(route: HttpRoute): HttpRoute {
+  YIELDING.add(route);
+  return route;
+}
+
 export class HttpRoutes {
   private readonly exact = new Map<string, OwnedRoute>();
   private readonly prefixes: OwnedRoute[] = [];
@@ -33,12 +46,17 @@ export class HttpRoutes {
 
   constructor(instances: ReadonlyArray<{ readonly name: string; readonly instance: PluginInstance; readonly log: Logger }>) {
     const steps: OwnedStep[] = [];
+    const yielding: OwnedRoute[] = [];
     for (const { name, instance, log } of instances) {
       const http = instance.http;
       if (!http) continue;
-      for (const route of http.routes ?? []) this.add({ plugin: name, log, route });
+      for (const route of http.routes ?? []) {
+        if (YIELDING.has(route)) yielding.push({ plugin: name, log, route });
+        else this.add({ plugin: name, log, route });
+      }
       if (http.beforeGraphQL) steps.push({ plugin: name, log, step: http.beforeGraphQL.bind(http) });
     }
+    for (const owned of yielding) if (!this.taken(owned.route)) this.add(owned);
     this.graphqlSteps = steps;
   }
 
@@ -58,10 +76,15 @@ export class HttpRoutes {
     if (overlaps(route, { path: GRAPHQL_PATH })) {
       throw new RouterError('PLUGIN_ERROR', `[${plugin}] the route ${route.path} would take ${GRAPHQL_PATH}, which the router serves`);
     }
-    const taken = [...this.exact.values(), ...this.prefixes].find((other) => overlaps(route, other.route));
+    const taken = this.taken(route);
     if (taken) throw new RouterError('PLUGIN_DUPLICATE', `[${plugin}] the route ${route.path} overlaps ${taken.route.path}, served by plugin "${taken.plugin}"`);
     if (route.prefix) this.prefixes.push(owned);
     else this.exact.set(route.path, owned);
+  }
+
+  /** The route already serving some path `route` would serve. */
+  private taken(route: HttpRoute): OwnedRoute | undefined {
+    return [...this.exact.values(), ...this.prefixes].find((other) => overlaps(route, other.route));
   }
 }
 

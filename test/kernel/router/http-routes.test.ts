@@ -196,6 +196,16 @@ describe('routes are checked at startup', () => {
     await free.close();
   });
 
+  it('leaves /health to a plugin that serves it (the built-in alias of /health/live gives way), and keeps /health/live', async () => {
+    const own = await start([routePlugin('my-health', { path: '/health', handle: () => ({ status: 200, body: 'mine' }) })]);
+    const health = await own.fetch('/health');
+    expect([health.status, await health.text()]).toEqual([200, 'mine']);
+    expect(await (await own.fetch('/health/live')).json()).toEqual({ status: 'ok' });
+    await own.close();
+    // A prefix over /health/live still clashes with the built-in routes.
+    await expect(start([routePlugin('health-prefix', { path: '/health', prefix: true })])).rejects.toThrow(/overlaps \/health\/live, served by plugin "switchyard\/health"/);
+  });
+
   it('refuses a route without a path starting with / or without a handler', async () => {
     await expect(start([routePlugin('no-slash', { path: 'x' })])).rejects.toThrow(/\[no-slash\] an HTTP route needs a path starting with "\/"/);
     await expect(start([routePlugin('no-handler', { handle: undefined })])).rejects.toMatchObject({ code: 'PLUGIN_ERROR' });
