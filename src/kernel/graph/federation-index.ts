@@ -15,6 +15,8 @@ const NO_TYPES: readonly string[] = [];
 export class FederationIndex {
   readonly supergraph: Supergraph;
   private readonly possibleTypesCache = new Map<string, readonly string[]>();
+  /** `possibleTypes` as sets, for `satisfies` (an interface may have thousands of implementations). */
+  private readonly possibleTypeSets = new Map<string, ReadonlySet<string>>();
   private readonly possibleTypesInCache = new Map<string, readonly string[]>();
   private readonly resolveCache = new Map<string, boolean>();
 
@@ -58,7 +60,12 @@ export class FederationIndex {
   /** Whether an object of runtime type `objectType` satisfies a fragment on `condition`. */
   satisfies(objectType: string, condition: string): boolean {
     if (objectType === condition) return true;
-    return this.possibleTypes(condition).includes(objectType);
+    let set = this.possibleTypeSets.get(condition);
+    if (!set) {
+      set = new Set(this.possibleTypes(condition));
+      this.possibleTypeSets.set(condition, set);
+    }
+    return set.has(objectType);
   }
 
   /** Whether the subgraph knows the type (as itself, or an interface as an `@interfaceObject`). */

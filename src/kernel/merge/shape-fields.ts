@@ -6,6 +6,7 @@ import {
   isListType,
   isNonNullType,
   isObjectType,
+  isUnionType,
   type GraphQLInterfaceType,
   type GraphQLLeafType,
   type GraphQLNamedType,
@@ -42,6 +43,8 @@ const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
  */
 export class ShapeFields {
   private readonly fieldCache = new WeakMap<readonly NSelection[], Map<string, ShapeField[]>>();
+  private readonly conditionsCache = new Map<string, ReadonlySet<string>>();
+  private unionMembership: ReadonlyMap<string, readonly string[]> | undefined;
 
   constructor(readonly schema: GraphQLSchema) {}
 
@@ -54,7 +57,7 @@ export class ShapeFields {
     let fields = byType.get(runtimeType);
     if (!fields) {
       fields = [];
-      this.collect(selections, runtimeType, fields);
+      this.collect(selections, runtimeType, this.conditionsMetBy(runtimeType), fields, new Map());
       byType.set(runtimeType, fields);
     }
     return fields;
@@ -78,20 +81,57 @@ export class ShapeFields {
     return isObjectType(type) || isInterfaceType(type) ? type : undefined;
   }
 
-  private collect(selections: readonly NSelection[], runtimeType: string, into: ShapeField[]): void {
+  /**
+   * The type conditions an object of `runtimeType` meets: itself, its
+   * interfaces and the unions it belongs to (an interface object: itself).
+   * A set, so each fragment of a selection costs one lookup, also with
+   * thousands of fragments on a union answered with as many object types.
+   */
+  private conditionsMetBy(runtimeType: string): ReadonlySet<string> {
+    const known = this.conditionsCache.get(runtimeType);
+    if (known) return known;
+    const met = new Set([runtimeType]);
+    const type = this.schema.getType(runtimeType);
+    if (isObjectType(type)) {
+      for (const implemented of type.getInterfaces()) met.add(implemented.name);
+      for (const union of this.unionsOf().get(runtimeType) ?? []) met.add(union);
+    }
+    // Kept for the schema's own types only: the cache stays as small as the schema.
+    if (type) this.conditionsCache.set(runtimeType, met);
+    return met;
+  }
+
+  /** The unions each object type is a member of. */
+  private unionsOf(): ReadonlyMap<string, readonly string[]> {
+    if (!this.unionMembership) {
+      const membership = new Map<string, string[]>();
+      for (const type of Object.values(this.schema.getTypeMap())) {
+        if (!isUnionType(type)) continue;
+        for (const member of type.getTypes()) {
+          const unions = membership.get(member.name);
+          if (unions) unions.push(type.name);
+          else membership.set(member.name, [type.name]);
+        }
+      }
+      this.unionMembership = membership;
+    }
+    return this.unionMembership;
+  }
+
+  private collect(selections: readonly NSelection[], runtimeType: string, met: ReadonlySet<string>, into: ShapeField[], byKey: Map<string, ShapeField>): void {
     const type = this.fieldsOwner(runtimeType);
     for (const selection of selections) {
       if (selection.kind === 'Fragment') {
-        if (this.satisfies(runtimeType, selection.typeCondition)) this.collect(selection.selections, runtimeType, into);
+        if (met.has(selection.typeCondition)) this.collect(selection.selections, runtimeType, met, into, byKey);
         continue;
       }
-      const existing = into.find((f) => f.responseKey === selection.responseKey);
+      const existing = byKey.get(selection.responseKey);
       if (existing) {
         if (existing.selections && selection.selections) existing.selections.push(...selection.selections);
         continue;
       }
       const definition = selection.name === '__typename' ? undefined : type?.getFields()[selection.name];
-      into.push({
+      const field: ShapeField = {
         responseKey: selection.responseKey,
         name: selection.name,
         wrappers: definition ? wrappersOf(definition.type) : [],
@@ -101,7 +141,9 @@ export class ShapeFields {
         verbatim: INTROSPECTION_FIELDS.has(selection.name),
         leafType: definition && isLeafType(getNamedType(definition.type)) ? (getNamedType(definition.type) as GraphQLLeafType) : undefined,
         abstract: !!definition && isAbstractType(getNamedType(definition.type)),
-      });
+      };
+      into.push(field);
+      byKey.set(field.responseKey, field);
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { FederationIndex } from '../graph/federation-index.js';
 import type { FetchGroup } from './fetch-group.js';
-import type { SelectionTree, TreeField } from './selection-tree.js';
+import type { SelectionTree } from './selection-tree.js';
 
 /**
  * Fetch merging: entity fetches to one subgraph that become ready in the
@@ -23,24 +23,35 @@ import type { SelectionTree, TreeField } from './selection-tree.js';
  * subgraph validates the merged document as one). Groups with aliased
  * fields, and groups selecting outside of type conditions, stay alone.
  *
+ * The work stays linear in the size of the groups (a client can make
+ * thousands with aliases or fragments): a cluster keeps, per object type,
+ * the one selection its members make on it, and one shape per response
+ * key over all its members, so a group is checked against those, not
+ * against every member; and a group tries at most `MAX_CLUSTERS_TRIED`
+ * clusters of its bucket before starting its own (groups left apart are
+ * still batched into one request, below).
+ *
  * Returns the groups left, the merged ones in place of their first member.
  */
 export function mergeFetchGroups(index: FederationIndex, groups: readonly FetchGroup[]): FetchGroup[] {
   const present = new Set(groups);
   const waves = waveOf(groups, present);
-  const buckets = new Map<string, FetchGroup[][]>();
+  const buckets = new Map<string, Cluster[]>();
   const absorbed = new Map<FetchGroup, FetchGroup>();
   for (const group of groups) {
     if (!mergeable(group)) continue;
     const key = `${group.scope}|${group.subgraph}|${waves.get(group)}`;
     const clusters = buckets.get(key) ?? [];
     buckets.set(key, clusters);
-    const cluster = clusters.find((members) => members.every((member) => compatible(index, member, group)));
+    const selections = selectionsOf(index, group);
+    const cluster = clusters.slice(-MAX_CLUSTERS_TRIED).find((candidate) => candidate.admits(selections));
     if (cluster) {
-      cluster.push(group);
-      absorbed.set(group, cluster[0]!);
+      cluster.add(selections);
+      absorbed.set(group, cluster.lead);
     } else {
-      clusters.push([group]);
+      const own = new Cluster(group);
+      own.add(selections);
+      clusters.push(own);
     }
   }
   if (absorbed.size === 0) return [...groups];
@@ -124,63 +135,96 @@ function mergeable(group: FetchGroup): boolean {
   return true;
 }
 
-/**
- * Whether two groups can share one call: every type condition one of them
- * selects on that could match the other's entities is the same condition
- * with the same selection (and the same `__typename` in representations).
- */
-function compatible(index: FederationIndex, a: FetchGroup, b: FetchGroup): boolean {
-  for (const [conditionA, treeA] of a.tree.fragments) {
-    for (const [conditionB, treeB] of b.tree.fragments) {
-      // Types no object has both of still answer into one `_entities` list: a key they share must have one shape there.
-      if (!overlap(index, conditionA, conditionB)) {
-        if (!sameShapes(treeA, treeB)) return false;
-        continue;
-      }
-      if (conditionA !== conditionB || treeA.print() !== treeB.print()) return false;
-      const typenameA = a.representations.get(conditionA)?.typename;
-      const typenameB = b.representations.get(conditionB)?.typename;
-      if (JSON.stringify(typenameA) !== JSON.stringify(typenameB)) return false;
-    }
-  }
-  return true;
+/** Clusters of one bucket a group is checked against before it starts its own (bounds the work per group). */
+const MAX_CLUSTERS_TRIED = 8;
+
+/** A group's selection on one type condition, as merging compares it. */
+interface ConditionSelection {
+  readonly condition: string;
+  readonly tree: SelectionTree;
+  /** The selection's text. */
+  readonly text: string;
+  /** The `__typename` its representations carry, as JSON. */
+  readonly typename: string;
+  /** The object types the condition covers. */
+  readonly objectTypes: readonly string[];
 }
 
-/**
- * Whether every response key both selections use has one shape in both (the
- * subgraph's type, and the same for their sub-selections): the subgraph
- * refuses a document where `name: String!` and `name: String` share a key,
- * even under fragments on different types.
- */
-function sameShapes(a: SelectionTree, b: SelectionTree): boolean {
-  const fieldsB = fieldsByKey(b);
-  for (const [key, fieldsA] of fieldsByKey(a)) {
-    for (const fieldA of fieldsA) {
-      for (const other of fieldsB.get(key) ?? []) {
-        if (fieldA.typeText !== other.typeText) return false;
-        if (fieldA.children && other.children && !sameShapes(fieldA.children, other.children)) return false;
-      }
-    }
-  }
-  return true;
+function selectionsOf(index: FederationIndex, group: FetchGroup): ConditionSelection[] {
+  return [...group.tree.fragments].map(([condition, tree]) => ({
+    condition,
+    tree,
+    text: tree.print(),
+    typename: JSON.stringify(group.representations.get(condition)?.typename),
+    objectTypes: possible(index, condition),
+  }));
 }
 
-/** The fields of a selection and of its fragments (one level of response objects), by response key. */
-function fieldsByKey(tree: SelectionTree, into = new Map<string, TreeField[]>()): Map<string, TreeField[]> {
+/** The shape one response key has in a cluster: the subgraph's type, and its sub-selection's keys. */
+interface KeyShape {
+  readonly typeText: string;
+  readonly children: Map<string, KeyShape>;
+}
+
+/** Groups merged into one call: its first member, what its members select per object type, and its shapes. */
+class Cluster {
+  /** The selection made on each object type (members covering one type make the same selection on it). */
+  private readonly byObjectType = new Map<string, ConditionSelection>();
+  /** One shape per response key, over every member's selections. */
+  private readonly shapes = new Map<string, KeyShape>();
+
+  constructor(readonly lead: FetchGroup) {}
+
+  /**
+   * Whether a group can join: every type condition it selects on that could
+   * match the cluster's entities is the same condition with the same
+   * selection (and the same `__typename` in representations), and a key it
+   * shares with the cluster has one shape in both (types no object has both
+   * of still answer into one `_entities` list, which the subgraph validates
+   * as one document).
+   */
+  admits(selections: readonly ConditionSelection[]): boolean {
+    for (const selection of selections) {
+      for (const objectType of selection.objectTypes) {
+        const there = this.byObjectType.get(objectType);
+        if (there && (there.condition !== selection.condition || there.text !== selection.text || there.typename !== selection.typename)) return false;
+      }
+      if (!fitsShapes(this.shapes, selection.tree)) return false;
+    }
+    return true;
+  }
+
+  add(selections: readonly ConditionSelection[]): void {
+    for (const selection of selections) {
+      for (const objectType of selection.objectTypes) if (!this.byObjectType.has(objectType)) this.byObjectType.set(objectType, selection);
+      addShapes(this.shapes, selection.tree);
+    }
+  }
+}
+
+/** Whether every field of a selection (its fragments' too) has the shape the map has for its key, sub-selections included. */
+function fitsShapes(shapes: ReadonlyMap<string, KeyShape>, tree: SelectionTree): boolean {
   for (const field of tree.fields.values()) {
-    const fields = into.get(field.responseKey);
-    if (fields) fields.push(field);
-    else into.set(field.responseKey, [field]);
+    const shape = shapes.get(field.responseKey);
+    if (!shape) continue;
+    if (shape.typeText !== field.typeText) return false;
+    if (field.children && !fitsShapes(shape.children, field.children)) return false;
   }
-  for (const fragment of tree.fragments.values()) fieldsByKey(fragment, into);
-  return into;
+  for (const fragment of tree.fragments.values()) if (!fitsShapes(shapes, fragment)) return false;
+  return true;
 }
 
-/** Whether some object could match both type conditions. */
-function overlap(index: FederationIndex, a: string, b: string): boolean {
-  if (a === b) return true;
-  const typesB = new Set(possible(index, b));
-  return possible(index, a).some((type) => typesB.has(type));
+/** Records a selection's shapes (the first shape of a key stays). */
+function addShapes(shapes: Map<string, KeyShape>, tree: SelectionTree): void {
+  for (const field of tree.fields.values()) {
+    let shape = shapes.get(field.responseKey);
+    if (!shape) {
+      shape = { typeText: field.typeText, children: new Map() };
+      shapes.set(field.responseKey, shape);
+    }
+    if (field.children) addShapes(shape.children, field.children);
+  }
+  for (const fragment of tree.fragments.values()) addShapes(shapes, fragment);
 }
 
 function possible(index: FederationIndex, condition: string): readonly string[] {

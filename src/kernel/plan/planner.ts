@@ -209,7 +209,8 @@ export class Planner {
     const here = this.runtimeTypesAt(position);
     // Objects here that the client's condition covers (by the supergraph), and whether the subgraph's
     // own view of the condition covers them all: implementations can differ per subgraph.
-    const needed = here.filter((t) => index.satisfies(t, condition));
+    // An object condition covers itself only: one scan of `here`, not a check per type (`here` may hold thousands).
+    const needed = index.isAbstract(condition) ? here.filter((t) => index.satisfies(t, condition)) : here.includes(condition) ? [condition] : [];
     const conditionHere = index.possibleTypesIn(condition, subgraph);
     if (index.hasType(condition, subgraph) && needed.length > 0 && needed.every((t) => conditionHere.includes(t))) {
       const tree = position.tree.fragment(condition);

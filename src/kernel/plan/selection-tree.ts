@@ -23,6 +23,13 @@ export class SelectionTree {
   readonly fragments = new Map<string, SelectionTree>();
   /** For a fragment's tree: the tree the fragment sits in (same response objects). */
   private readonly outer: SelectionTree | undefined;
+  /**
+   * On the outermost tree of a level: every field of the level (its own and
+   * its fragments', nested ones too) by response key, so a new field is
+   * checked against the fields sharing its key only, not against every
+   * fragment (a selection with thousands of fragments stays linear).
+   */
+  private byKey: Map<string, TreeField[]> | undefined;
 
   constructor(outer?: SelectionTree) {
     this.outer = outer;
@@ -45,7 +52,10 @@ export class SelectionTree {
       return existing;
     }
     // Sibling fragments answer into the same objects: one key may not hold fields of different types.
-    for (const other of this.level().fieldsAtLevel(responseKey)) {
+    const level = this.level();
+    level.byKey ??= new Map();
+    const sharing = level.byKey.get(responseKey);
+    for (const other of sharing ?? []) {
       if (other.name !== name || other.argumentsKey !== argumentsKey || (typeText && other.typeText && other.typeText !== typeText)) return undefined;
     }
     const field: TreeField = {
@@ -57,6 +67,8 @@ export class SelectionTree {
       typeText,
     };
     this.fields.set(responseKey, field);
+    if (sharing) sharing.push(field);
+    else level.byKey.set(responseKey, [field]);
     return field;
   }
 
@@ -69,15 +81,6 @@ export class SelectionTree {
     let tree: SelectionTree = this;
     while (tree.outer) tree = tree.outer;
     return tree;
-  }
-
-  /** Fields under a response key in this tree and all its fragments. */
-  private fieldsAtLevel(responseKey: string): TreeField[] {
-    const found: TreeField[] = [];
-    const own = this.fields.get(responseKey);
-    if (own) found.push(own);
-    for (const tree of this.fragments.values()) found.push(...tree.fieldsAtLevel(responseKey));
-    return found;
   }
 
   fragment(typeCondition: string): SelectionTree {

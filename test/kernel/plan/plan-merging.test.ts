@@ -3,11 +3,13 @@
  * entity fetches become one call, which stay apart, and how the plan shows
  * a merged call.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { benchSubgraphs } from '../../../bench/graph/subgraphs.js';
 import { BENCH_QUERY } from '../../../bench/graph/operation.js';
+import { FederationIndex } from '../../../src/kernel/graph/federation-index.js';
 import { FetchGroup } from '../../../src/kernel/plan/fetch-group.js';
 import { batchFetchGroups, mergeFetchGroups } from '../../../src/kernel/plan/merge-fetches.js';
+import { SelectionTree } from '../../../src/kernel/plan/selection-tree.js';
 import { gatewaysBenchGraph, TWO_ROOT_QUERY } from '../../federation/graphs/gateways-bench.js';
 import { linkFederation } from '../../federation/support/sdl.js';
 import { plannerFor } from './plan-helpers.js';
@@ -186,6 +188,57 @@ describe('mergeFetchGroups', () => {
     const aliased = entityGroup(2, 'User', 'name', [root]);
     aliased.aliases.push({ path: [], alias: 'name__sy_0', responseKey: 'name' });
     expect(mergeFetchGroups(abstract.index, [root, plain, aliased])).toEqual([root, plain, aliased]);
+  });
+
+  it('does work linear in the number of groups (a client makes thousands with aliases), and still merges them all', () => {
+    // What grows with the comparisons made: reading a group's selection text.
+    const prints = vi.spyOn(SelectionTree.prototype, 'print');
+    const printsFor = (n: number): number => {
+      const root = new FetchGroup(0, 'a', 'root', 'query', [], 0);
+      const groups = Array.from({ length: n }, (_, i) => entityGroup(i + 1, i % 2 === 0 ? 'User' : 'Team', 'name', [root]));
+      prints.mockClear();
+      const kept = mergeFetchGroups(abstract.index, [root, ...groups]);
+      expect(kept).toEqual([root, groups[0]]);
+      expect(groups[0]!.mergedWith).toHaveLength(n - 1);
+      return prints.mock.calls.length;
+    };
+    const small = printsFor(250);
+    const large = printsFor(2000);
+    prints.mockRestore();
+    // 8 times the groups: about 8 times the reads (every pair compared would be 64 times).
+    expect(large / small).toBeLessThan(10);
+  });
+
+  it('keeps the fetches of hundreds of fragments on a union of entities linear to plan, merged into one call', () => {
+    const members = 600;
+    const union = plannerFor([
+      {
+        name: 'a',
+        typeDefs: `${linkFederation('key')}
+          type Query { all: [U] }
+          union U = ${Array.from({ length: members }, (_, i) => `T${i}`).join(' | ')}
+          ${Array.from({ length: members }, (_, i) => `type T${i} @key(fields: "id") { id: ID! }`).join('\n')}`,
+      },
+      {
+        name: 'b',
+        typeDefs: `${linkFederation('key')}
+          ${Array.from({ length: members }, (_, i) => `type T${i} @key(fields: "id") { id: ID! y${i}: Int }`).join('\n')}`,
+      },
+    ]);
+    // What grows with the comparisons made: asking which objects a type condition covers.
+    const lookups = vi.spyOn(FederationIndex.prototype, 'possibleTypes');
+    const query = (n: number) => `{ all { ${Array.from({ length: n }, (_, i) => `... on T${i} { y${i} }`).join(' ')} } }`;
+    const countFor = (n: number): number => {
+      lookups.mockClear();
+      const plan = union.plan(query(n));
+      expect(plan.fetches).toHaveLength(2);
+      return lookups.mock.calls.length;
+    };
+    const small = countFor(60);
+    const large = countFor(600);
+    lookups.mockRestore();
+    // 10 times the fragments: about 10 times the lookups (every pair compared would be 100 times).
+    expect(large / small).toBeLessThan(14);
   });
 });
 
