@@ -8,12 +8,21 @@
  *
  * `limits.max_request_body` bounds both the bytes received and the bytes
  * decoded: zlib stops at the limit, so a small body that inflates to
- * gigabytes costs no more than a plain body at the limit. The post lane
+ * gigabytes costs no more than a plain body at the limit. Decoding also
+ * stops past `MAX_RATIO` times the bytes received (beyond a first
+ * `RATIO_FREE_BYTES`): without that, a client could make the router read
+ * and parse a megabyte for every hundred bytes it sends. The post lane
  * (graphql-post-lane.ts) takes only plain bodies; the general handler
  * (graphql-http.ts) and the streaming endpoint ask here.
  */
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, type BrotliOptions, type ZlibOptions } from 'node:zlib';
+import { tooLargeMessage } from './request-body.js';
+
+/** A body may decode to at most this many times its size... */
+const MAX_RATIO = 100;
+/** ...once it decodes past this many bytes (small compressed requests compress well). */
+const RATIO_FREE_BYTES = 64 * 1024;
 
 /** A `Content-Encoding` the router decodes. */
 export type BodyCoding = 'gzip' | 'deflate' | 'br';
@@ -69,15 +78,28 @@ export class BodyDecodingError extends Error {
   }
 }
 
+/** A body that decodes past the limit, or past `MAX_RATIO` times its size (413); decoding stopped there. */
+export class DecodedBodyTooLargeError extends Error {
+  override readonly name = 'DecodedBodyTooLargeError';
+}
+
 /**
- * The body decoded; undefined when the decoded bytes pass `limit` (decoding
- * stopped there). Throws `BodyDecodingError` for data that is not `coding`.
+ * The body decoded. Throws `DecodedBodyTooLargeError` when the decoded
+ * bytes would pass `limit` or the ratio, `BodyDecodingError` for data that
+ * is not `coding`.
  */
-export async function decodeBody(body: Buffer, coding: BodyCoding, limit: number): Promise<Buffer | undefined> {
+export async function decodeBody(body: Buffer, coding: BodyCoding, limit: number): Promise<Buffer> {
+  const byRatio = Math.max(RATIO_FREE_BYTES, body.length * MAX_RATIO);
   try {
-    return await DECODERS[coding](body, { maxOutputLength: Math.max(1, limit) });
+    return await DECODERS[coding](body, { maxOutputLength: Math.max(1, Math.min(limit, byRatio)) });
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
+    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new DecodedBodyTooLargeError(
+        byRatio < limit
+          ? `The request body decompresses to more than ${MAX_RATIO} times its size (${byRatio} bytes from ${body.length}); send it less compressed, or uncompressed.`
+          : tooLargeMessage(limit),
+      );
+    }
     throw new BodyDecodingError(coding, error instanceof Error ? error.message : 'unreadable data');
   }
 }

@@ -20,7 +20,7 @@
 import { GraphQLError } from 'graphql';
 import { memoOn } from '../object-memo.js';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
-import { BodyDecodingError, bodyEncoding, decodeBody, type BodyCoding } from './body-encoding.js';
+import { BodyDecodingError, bodyEncoding, DecodedBodyTooLargeError, decodeBody, type BodyCoding } from './body-encoding.js';
 import { badRequest, jsonSyntaxReason, paramsFromSearch, readParams } from './graphql-params.js';
 import { parseMultipart } from './multipart-body.js';
 import { operationRequestOf, type GraphQLParams } from './operation-request.js';
@@ -216,15 +216,13 @@ async function readBody(request: GraphQLHttpRequest, kind: BodyKind, coding: Bod
 }
 
 async function decoded(received: Buffer, coding: BodyCoding, limit: number): Promise<Buffer> {
-  let bytes: Buffer | undefined;
   try {
-    bytes = await decodeBody(received, coding, limit);
+    return await decodeBody(received, coding, limit);
   } catch (error) {
     if (error instanceof BodyDecodingError) throw badRequest(error.message);
+    if (error instanceof DecodedBodyTooLargeError) throw tooLarge(limit, error.message);
     throw error;
   }
-  if (bytes === undefined) throw tooLarge(limit);
-  return bytes;
 }
 
 function parseJsonBody(bytes: Buffer): unknown {
@@ -253,8 +251,8 @@ function requestError(message: string, status: number, http: { headers?: Record<
 }
 
 /** 413 `REQUEST_TOO_LARGE`: `limits.max_request_body`. */
-function tooLarge(limit: number): GraphQLError {
-  return new GraphQLError(tooLargeMessage(limit), {
+function tooLarge(limit: number, message = tooLargeMessage(limit)): GraphQLError {
+  return new GraphQLError(message, {
     extensions: { code: 'REQUEST_TOO_LARGE', http: { status: 413 } },
   });
 }

@@ -8,9 +8,13 @@
  *
  * An answer that large says `Vary: Accept-Encoding` whether it went out
  * compressed or not, so a cache in front keeps the two apart; a smaller one
- * is the same for every client and says nothing. Streamed answers (SSE,
- * multipart) are not compressed: each event must reach the client when it
- * is sent.
+ * is the same for every client and says nothing. Answers in a streaming
+ * format (SSE, multipart; also the single-result ones the general handler
+ * sends while subscriptions are off) and answers that name their own
+ * `Content-Encoding` are never compressed: each event must reach the client
+ * when it is sent, and proxies read `content-encoding: none` on SSE as "do
+ * not buffer". The bytes of an answer shared by several requests (single
+ * flight) are compressed once for all of them.
  */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
@@ -66,7 +70,7 @@ export function sendAnswer(
   compression: ResponseCompression | undefined,
 ): void | Promise<void> {
   const length = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-  if (body === undefined || compression === undefined || length < compression.minBytes) {
+  if (body === undefined || compression === undefined || length < compression.minBytes || !compressible(headers)) {
     res.writeHead(status, body === undefined ? headers : { ...headers, 'content-length': length });
     res.end(body);
     return;
@@ -81,11 +85,29 @@ export function sendAnswer(
   return sendGzipped(res, status, varied, body);
 }
 
+/** Compressed bytes of shared answers (`serializeResult` gives requests sharing an answer one Buffer). */
+const sharedGzip = new WeakMap<Buffer, Promise<Buffer>>();
+
 async function sendGzipped(res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body: string | Buffer): Promise<void> {
-  const compressed = await gzipAsync(body);
+  let pending = typeof body === 'string' ? undefined : sharedGzip.get(body);
+  if (pending === undefined) {
+    pending = gzipAsync(body);
+    if (typeof body !== 'string') sharedGzip.set(body, pending);
+  }
+  const compressed = await pending;
   if (res.destroyed) return;
   res.writeHead(status, { ...headers, 'content-encoding': 'gzip', 'content-length': compressed.length });
   res.end(compressed);
+}
+
+/** Whether an answer may be compressed: not in a streaming format, and no `Content-Encoding` of its own. */
+function compressible(headers: OutgoingHttpHeaders): boolean {
+  for (const name in headers) {
+    const lower = name.toLowerCase();
+    if (lower === 'content-encoding') return false;
+    if (lower === 'content-type' && /^\s*(?:text\/event-stream|multipart\/)/i.test(String(headers[name]))) return false;
+  }
+  return true;
 }
 
 /** The headers with `Accept-Encoding` in their `Vary` (whatever the case of its name there). */

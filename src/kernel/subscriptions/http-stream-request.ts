@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import type { OperationRequest } from '../pipeline/stages.js';
-import { BodyDecodingError, bodyEncoding, decodeBody } from '../router/body-encoding.js';
+import { BodyDecodingError, bodyEncoding, DecodedBodyTooLargeError, decodeBody } from '../router/body-encoding.js';
 import { acceptRanges, firstAcceptable, perAcceptValue, qualityOf } from '../router/accept-ranges.js';
 import { resultTypeFor } from '../router/result-head.js';
 import { paramsFromSearch, readParams } from '../router/graphql-params.js';
@@ -124,6 +124,7 @@ export async function readGraphQLParams(req: IncomingMessage, maxBodyBytes: numb
       body = received === undefined || encoding.coding === undefined ? received : await decodeBody(received, encoding.coding, maxBodyBytes);
     } catch (error) {
       if (error instanceof BodyDecodingError) return { ok: false, status: 400, message: error.message };
+      if (error instanceof DecodedBodyTooLargeError) return { ok: false, status: 413, message: error.message };
       throw error;
     }
     // The rest stays unread: the refusal closes the connection (streaming-http.ts).

@@ -8,6 +8,7 @@
  * Every request goes over a socket (the post lane takes what it may, the
  * general handler the rest) and in-process (the general handler alone).
  */
+import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -161,24 +162,42 @@ describe('compressed request bodies: decoded (gzip, deflate, br), bounded by lim
     expect(await both({ headers: formHeaders, body: form })).toMatchObject({ status: 200, body: books });
   });
 
-  it('answers 413 REQUEST_TOO_LARGE, unrun, for a small gzip body that inflates past the limit (1,000,000 bytes), and for one of 200 MB', async () => {
+  const gzipHeaders = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+  /** A gzip JSON body padded with `pad` (spaces compress a thousandfold; hex digits about twofold). */
+  const padded = (pad: string) => gzipSync(JSON.stringify({ query: '{ books { id } }', extensions: { pad } }));
+  const tooLarge = (message: string | RegExp) => ({
+    status: 413,
+    body: { errors: [{ message: typeof message === 'string' ? message : expect.stringMatching(message), extensions: { code: 'REQUEST_TOO_LARGE' } }] },
+  });
+
+  it('answers 413 REQUEST_TOO_LARGE, unrun, for a gzip body that inflates past the limit (1,000,000 bytes), also one of 200 MB from 200 KB', async () => {
     const before = library.calls.length;
-    const padded = (bytes: number) => gzipSync(JSON.stringify({ query: '{ books { id } }', extensions: { pad: ' '.repeat(bytes) } }));
+    const limit = 'The request body is larger than the limit of 1000000 bytes.';
+    expect(await both({ headers: gzipHeaders, body: padded(randomBytes(510_000).toString('hex')) })).toMatchObject(tooLarge(limit));
     // 200 MB once inflated: gzip members one after another are one gzip body (RFC 1952, 2.2).
     const spaces = gzipSync(' '.repeat(10 * 1024 * 1024));
     const huge = Buffer.concat([gzipSync('{"query": "{ books { id } }", "extensions": {"pad": "'), ...Array<Buffer>(20).fill(spaces), gzipSync('"}}')]);
-    for (const body of [padded(1_000_000), huge]) {
-      expect(body.length).toBeLessThan(256 * 1024);
-      const answer = await both({ headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body });
-      expect(answer).toMatchObject({ status: 413, body: { errors: [{ extensions: { code: 'REQUEST_TOO_LARGE' } }] } });
-    }
+    expect(huge.length).toBeLessThan(256 * 1024);
+    expect(await both({ headers: gzipHeaders, body: huge })).toMatchObject(tooLarge(limit));
     // Just under the limit once inflated: read and run.
-    expect(await both({ headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: padded(1_000_000 - 200) })).toMatchObject({
-      status: 200,
-      body: books,
-    });
+    const under = padded(randomBytes(499_000).toString('hex'));
+    expect(await both({ headers: gzipHeaders, body: under })).toMatchObject({ status: 200, body: books });
     // Both ways (over a socket and in-process) ran it.
     expect(library.calls.length).toBe(before + 2);
+  });
+
+  it('answers 413, unrun, for a body that inflates more than 100 times past 64 KiB, so a small request cannot make the router parse a large one', async () => {
+    const before = library.calls.length;
+    const bomb = padded(' '.repeat(600_000));
+    expect(bomb.length).toBeLessThan(2_000);
+    expect(await both({ headers: gzipHeaders, body: bomb })).toMatchObject(
+      tooLarge(/^The request body decompresses to more than 100 times its size \(\d+ bytes from \d+\); send it less compressed, or uncompressed\.$/),
+    );
+    expect(library.calls.length).toBe(before);
+    // Within the ratio, or within the first 64 KiB whatever the ratio: read and run.
+    expect(await both({ headers: gzipHeaders, body: padded(' '.repeat(60_000)) })).toMatchObject({ status: 200, body: books });
+    const repetitive = padded(`${randomBytes(3_000).toString('hex')}${' '.repeat(200_000)}`);
+    expect(await both({ headers: gzipHeaders, body: repetitive })).toMatchObject({ status: 200, body: books });
   });
 
   const corrupt: Array<[name: string, coding: string, body: Buffer]> = [

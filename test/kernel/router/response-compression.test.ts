@@ -126,11 +126,32 @@ describe('with the defaults (gzip from 4 KiB)', () => {
     expect(json(raw)).toEqual(largeData);
   });
 
+  it('gives requests sharing one answer (single flight) the same compressed bytes, each whole', async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => send(defaults, { headers: { ...JSON_POST, 'accept-encoding': 'gzip' }, body: LARGE })));
+    for (const raw of answers) {
+      expect(raw.headers['content-encoding']).toBe('gzip');
+      expect(json(raw)).toEqual(largeData);
+    }
+  });
+
   it('does not compress streamed answers', async () => {
     const raw = await send(defaults, { headers: { ...JSON_POST, accept: 'text/event-stream', 'accept-encoding': 'gzip' }, body: LARGE });
     expect(raw.headers['content-type']).toBe('text/event-stream');
     expect(raw.headers['content-encoding']).not.toBe('gzip');
     expect(raw.bytes.toString()).toContain('abcdef'.repeat(1000));
+  });
+});
+
+describe('with subscriptions off (streaming formats answered whole by the general handler)', () => {
+  it('sends SSE and multipart answers uncompressed, SSE keeping its content-encoding: none', async () => {
+    const noStreams = await router({ subscriptions: { enabled: false } });
+    const sse = await send(noStreams, { headers: { ...JSON_POST, accept: 'text/event-stream', 'accept-encoding': 'gzip' }, body: LARGE });
+    expect(sse.headers).toMatchObject({ 'content-type': 'text/event-stream', 'content-encoding': 'none' });
+    expect(sse.bytes.toString()).toContain('abcdef'.repeat(1000));
+    const multipart = await send(noStreams, { headers: { ...JSON_POST, accept: 'multipart/mixed', 'accept-encoding': 'gzip' }, body: LARGE });
+    expect(multipart.headers['content-type']).toMatch(/^multipart\/mixed/);
+    expect(multipart.headers['content-encoding']).toBeUndefined();
+    expect(multipart.bytes.toString()).toContain('abcdef'.repeat(1000));
   });
 });
 
