@@ -1,4 +1,4 @@
-import { Kind, type SelectionSetNode } from 'graphql';
+import { Kind, type FieldNode, type SelectionSetNode } from 'graphql';
 import type { FederationIndex } from '../graph/federation-index.js';
 import { subFieldSet } from '../graph/field-set.js';
 import type { KeyDef } from '../graph/supergraph-model.js';
@@ -74,6 +74,8 @@ export class Planner {
   private readonly groups: FetchGroup[] = [];
   private readonly rootGroups = new Map<string, FetchGroup>();
   private readonly entityGroups = new Map<string, FetchGroup[]>();
+  /** `obtainableFields` answers of this plan, by subgraph, type, excluded target, key depth and field names. */
+  private readonly obtainable = new Map<string, ReadonlyMap<string, number>>();
   private readonly introspectionFields: NField[] = [];
   /** The client's response keys, for the fields the planner adds itself (made on the first one). */
   private clientKeys: ClientKeys | undefined;
@@ -546,11 +548,14 @@ export class Planner {
     let bestCost = Number.POSITIVE_INFINITY;
     for (const target of targets) {
       const existing = this.entityGroups.get(this.entityGroupKey(target.subgraph, position))?.length ?? 0;
-      const keyLocal = this.index.resolvableKeys(target.entityType, target.subgraph).some((k) => this.fieldSetLocal(position, k.selectionSet));
+      // Each entity hop its key takes costs as much as fetching a key from elsewhere did before chains were planned.
+      const keyHops = Math.min(
+        ...this.index.resolvableKeys(target.entityType, target.subgraph).map((k) => this.fieldSetHops(position, k.selectionSet, target.subgraph) ?? MAX_KEY_DEPTH),
+      );
       const childType = this.index.fieldNamedTypeIn(target.entityType, field.name, target.subgraph);
       const jumps = field.selections ? estimateJumps(this.index, target.subgraph, childType, field.selections, undefined) : 0;
       const requires = this.index.fieldSource(target.entityType, field.name, target.subgraph)?.requires ? 1 : 0;
-      const cost = jumps * 2 + (existing > 0 ? 0 : 1) + (keyLocal ? 0 : 3) + requires;
+      const cost = jumps * 2 + (existing > 0 ? 0 : 1) + keyHops * 3 + requires;
       if (cost < bestCost) {
         best = target;
         bestCost = cost;
@@ -586,22 +591,74 @@ export class Planner {
 
   /** Whether every top-level field of a field set resolves somewhere the position can reach (not the target itself). */
   private fieldSetReachable(position: Position, set: SelectionSetNode, target: string): boolean {
+    return this.fieldSetHops(position, set, target) !== undefined;
+  }
+
+  /**
+   * How many entity hops the position needs to obtain a field set without
+   * asking `target` (0: all here; the most any of its fields needs), or
+   * undefined when it cannot. A field only a re-entry reaches counts one.
+   */
+  private fieldSetHops(position: Position, set: SelectionSetNode, target: string): number | undefined {
+    if (this.fieldSetLocal(position, set)) return 0;
+    if (set.selections.some((selection) => selection.kind !== Kind.FIELD)) return undefined;
+    const names = set.selections.map((selection) => (selection as FieldNode).name.value);
+    const hops = this.obtainableFields(position, names, target);
+    // Not wholly here (a nested field may be missing): one hop at least.
+    let most = 1;
+    for (const name of names) {
+      const needed = hops.get(name) ?? (this.findReentry(position, name, target) !== undefined ? 1 : undefined);
+      if (needed === undefined) return undefined;
+      most = Math.max(most, needed);
+    }
+    return most;
+  }
+
+  /**
+   * Which of `names` (and of the type's key fields) the position can obtain
+   * without asking `exclude`, each with the entity hops it takes: 0 for
+   * those resolvable here, then those a subgraph resolves whose key is
+   * obtained so far, hop after hop, as far as the key depth left allows (a
+   * key may be reachable only through a chain of other keys: k0 gives k1
+   * in one subgraph, k1 gives k2 in the next). Polynomial in subgraphs,
+   * keys and hops, whatever the chain.
+   */
+  private obtainableFields(position: Position, names: readonly string[], exclude: string): ReadonlyMap<string, number> {
+    const { index } = this;
     const from = position.group.subgraph;
-    return set.selections.every((selection) => {
-      if (selection.kind !== Kind.FIELD) return false;
-      const name = selection.name.value;
-      if (this.resolvableHere(position, name)) return true;
-      const jump = this.index
-        .subgraphNames()
-        .some(
-          (s) =>
-            s !== from &&
-            s !== target &&
-            this.index.canResolve(position.parentType, name, s) &&
-            this.index.resolvableKeys(position.parentType, s).some((k) => this.fieldSetLocal(position, k.selectionSet)),
-        );
-      return jump || this.findReentry(position, name, target) !== undefined;
-    });
+    const type = position.parentType;
+    // The same question comes back for every field planned at such a position: answered once (fields @provides
+    // makes available depend on the path, so those positions are not remembered).
+    const memoKey = position.provided ? undefined : `${from}|${type}|${exclude}|${position.keyDepth}|${names.join(',')}`;
+    const known = memoKey === undefined ? undefined : this.obtainable.get(memoKey);
+    if (known) return known;
+    const subgraphs = index.subgraphNames().filter((s) => s !== from && s !== exclude);
+    const keysOf = new Map(subgraphs.map((s) => [s, index.resolvableKeys(type, s)] as const));
+    const wanted = new Set(names);
+    for (const keys of keysOf.values())
+      for (const key of keys) for (const selection of key.selectionSet.selections) if (selection.kind === Kind.FIELD) wanted.add(selection.name.value);
+    const have = new Map<string, number>();
+    for (const name of wanted) if (this.resolvableHere(position, name)) have.set(name, 0);
+    const hops = Math.max(0, MAX_KEY_DEPTH - position.keyDepth);
+    for (let hop = 1; hop <= hops; hop++) {
+      const gained: string[] = [];
+      for (const s of subgraphs) {
+        // The first hop needs a key wholly here (nested fields too); later ones, a key whose fields earlier hops obtain.
+        const entered = keysOf
+          .get(s)!
+          .some((key) =>
+            hop === 1
+              ? this.fieldSetLocal(position, key.selectionSet)
+              : key.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && have.has(selection.name.value)),
+          );
+        if (!entered) continue;
+        for (const name of wanted) if (!have.has(name) && index.canResolve(type, name, s)) gained.push(name);
+      }
+      if (gained.length === 0) break;
+      for (const name of gained) if (!have.has(name)) have.set(name, hop);
+    }
+    if (memoKey !== undefined) this.obtainable.set(memoKey, have);
+    return have;
   }
 
   /**
