@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SubgraphOptions } from '../../src/testing/index.js';
+import { plannerFor } from '../kernel/plan/plan-helpers.js';
 import { linkFederation } from './support/sdl.js';
 import { useFederatedGraph } from './support/use-federated-graph.js';
 
@@ -23,10 +24,10 @@ function keyChain(): SubgraphOptions[] {
   return [
     {
       name: 'orders',
-      typeDefs: `${linkFederation('key')}
+      typeDefs: `${linkFederation('key', 'shareable')}
         type Query { parcels: [Parcel!]! }
-        type Parcel @key(fields: "id") { id: ID! }`,
-      resolvers: { Query: { parcels: () => PARCELS.map(({ id }) => ({ id })) }, Parcel: by('id') },
+        type Parcel @key(fields: "id") { id: ID! weight: Int }`,
+      resolvers: { Query: { parcels: () => PARCELS.map(({ id }) => ({ id, weight: 2 })) }, Parcel: by('id') },
     },
     {
       name: 'labels',
@@ -43,7 +44,7 @@ function keyChain(): SubgraphOptions[] {
     {
       name: 'routes',
       typeDefs: `${linkFederation('key', 'shareable')}
-        type Parcel @key(fields: "route") { route: String! @shareable eta: String! }`,
+        type Parcel @key(fields: "route") { route: String! @shareable eta: String! @shareable }`,
       resolvers: { Parcel: by('route') },
     },
   ];
@@ -74,5 +75,34 @@ describe('keys reachable only through other keys', () => {
       },
     });
     expect(graph().calls('routes')).toHaveLength(0);
+  });
+});
+
+describe('a key chain beside a shorter way', () => {
+  it('fetches the field from a subgraph that serves it at the root rather than through three key hops', () => {
+    const planner = plannerFor([
+      ...keyChain().map(({ name, typeDefs }) => ({ name, typeDefs: typeDefs.replace('parcels: [Parcel!]!', 'parcels: [Parcel!]! @shareable') })),
+      {
+        name: 'tracker',
+        typeDefs: `${linkFederation('key', 'shareable')}
+          type Query { parcels: [Parcel!]! @shareable }
+          type Parcel @key(fields: "id", resolvable: false) { id: ID! eta: String! @shareable }`,
+      },
+    ]);
+    // `weight` only orders has; `eta`, tracker at the root or routes three hops after orders.
+    expect(planner.print('{ parcels { weight eta } }')).toBe(
+      [
+        'QueryPlan {',
+        '  Parallel {',
+        '    Fetch(service: "orders") {',
+        '      { parcels { weight } }',
+        '    },',
+        '    Fetch(service: "tracker") {',
+        '      { parcels { eta } }',
+        '    }',
+        '  }',
+        '}',
+      ].join('\n'),
+    );
   });
 });

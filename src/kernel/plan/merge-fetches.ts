@@ -168,8 +168,8 @@ interface KeyShape {
 
 /** Groups merged into one call: its first member, what its members select per object type, and its shapes. */
 class Cluster {
-  /** The selection made on each object type (members covering one type make the same selection on it). */
-  private readonly byObjectType = new Map<string, ConditionSelection>();
+  /** The selections made on each object type, one per condition covering it (members agree on each). */
+  private readonly byObjectType = new Map<string, ConditionSelection[]>();
   /** One shape per response key, over every member's selections. */
   private readonly shapes = new Map<string, KeyShape>();
 
@@ -186,8 +186,9 @@ class Cluster {
   admits(selections: readonly ConditionSelection[]): boolean {
     for (const selection of selections) {
       for (const objectType of selection.objectTypes) {
-        const there = this.byObjectType.get(objectType);
-        if (there && (there.condition !== selection.condition || there.text !== selection.text || there.typename !== selection.typename)) return false;
+        for (const there of this.byObjectType.get(objectType) ?? []) {
+          if (there.condition !== selection.condition || there.text !== selection.text || there.typename !== selection.typename) return false;
+        }
       }
       if (!fitsShapes(this.shapes, selection.tree)) return false;
     }
@@ -196,7 +197,12 @@ class Cluster {
 
   add(selections: readonly ConditionSelection[]): void {
     for (const selection of selections) {
-      for (const objectType of selection.objectTypes) if (!this.byObjectType.has(objectType)) this.byObjectType.set(objectType, selection);
+      for (const objectType of selection.objectTypes) {
+        const there = this.byObjectType.get(objectType);
+        // A group may select one type through two conditions (`User` and `Node`): both are kept, each one checked.
+        if (!there) this.byObjectType.set(objectType, [selection]);
+        else if (!there.some((known) => known.condition === selection.condition)) there.push(selection);
+      }
       addShapes(this.shapes, selection.tree);
     }
   }

@@ -284,9 +284,12 @@ export class Planner {
       return holders;
     }
     const targets = this.jumpTargets(position, field);
-    if (targets.length > 0) return this.planJump(position, field, targets);
+    // A target whose key takes a chain of other keys is the last resort: a re-fetch through an ancestor comes first.
+    const direct = targets.filter((target) => this.keyHops(position, target) <= 1);
+    if (direct.length > 0) return this.planJump(position, field, direct);
     const reentry = this.planReentry(position, field);
     if (reentry) return reentry;
+    if (targets.length > 0) return this.planJump(position, field, targets);
     throw planningError(`cannot reach ${position.parentType}.${field.name} from subgraph "${subgraph}" at ${position.path.join('.') || 'the root'}`);
   }
 
@@ -549,9 +552,7 @@ export class Planner {
     for (const target of targets) {
       const existing = this.entityGroups.get(this.entityGroupKey(target.subgraph, position))?.length ?? 0;
       // Each entity hop its key takes costs as much as fetching a key from elsewhere did before chains were planned.
-      const keyHops = Math.min(
-        ...this.index.resolvableKeys(target.entityType, target.subgraph).map((k) => this.fieldSetHops(position, k.selectionSet, target.subgraph) ?? MAX_KEY_DEPTH),
-      );
+      const keyHops = this.keyHops(position, target);
       const childType = this.index.fieldNamedTypeIn(target.entityType, field.name, target.subgraph);
       const jumps = field.selections ? estimateJumps(this.index, target.subgraph, childType, field.selections, undefined) : 0;
       const requires = this.index.fieldSource(target.entityType, field.name, target.subgraph)?.requires ? 1 : 0;
@@ -587,6 +588,12 @@ export class Planner {
       }
     }
     return true;
+  }
+
+  /** The fewest entity hops the position needs to obtain a key of the target (0: one is here). */
+  private keyHops(position: Position, target: JumpTarget): number {
+    const keys = this.index.resolvableKeys(target.entityType, target.subgraph);
+    return Math.min(MAX_KEY_DEPTH, ...keys.map((k) => this.fieldSetHops(position, k.selectionSet, target.subgraph) ?? MAX_KEY_DEPTH));
   }
 
   /** Whether every top-level field of a field set resolves somewhere the position can reach (not the target itself). */

@@ -96,7 +96,7 @@ export async function decodeBody(body: Buffer, coding: BodyCoding, limit: number
     if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
       throw new DecodedBodyTooLargeError(
         byRatio < limit
-          ? `The request body decompresses to more than ${MAX_RATIO} times its size (${byRatio} bytes from ${body.length}); send it less compressed, or uncompressed.`
+          ? `The request body decompresses past ${byRatio} bytes from ${body.length} (more than ${MAX_RATIO} times its size); send it less compressed, or uncompressed.`
           : tooLargeMessage(limit),
       );
     }

@@ -92,7 +92,12 @@ async function sendGzipped(res: ServerResponse, status: number, headers: Outgoin
   let pending = typeof body === 'string' ? undefined : sharedGzip.get(body);
   if (pending === undefined) {
     pending = gzipAsync(body);
-    if (typeof body !== 'string') sharedGzip.set(body, pending);
+    if (typeof body !== 'string') {
+      const shared = body;
+      sharedGzip.set(shared, pending);
+      // A failure is this request's alone: the next one tries again.
+      pending.catch(() => sharedGzip.delete(shared));
+    }
   }
   const compressed = await pending;
   if (res.destroyed) return;

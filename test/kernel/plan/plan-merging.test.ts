@@ -182,6 +182,24 @@ describe('mergeFetchGroups', () => {
     expect(mergeFetchGroups(abstract.index, [root, byName, byEmail, byInterface])).toEqual([root, byName, byEmail, byInterface]);
   });
 
+  it('keeps apart a group that selects a type like another group, when that group also selects it through its interface', () => {
+    for (const order of [
+      ['User', 'Node'],
+      ['Node', 'User'],
+    ]) {
+      const root = new FetchGroup(0, 'a', 'root', 'query', [], 0);
+      const both = new FetchGroup(1, 'b', 'entity', 'query', ['x', '1'], 0);
+      for (const condition of order) {
+        both.representation(condition, { kind: 'runtime' }).add([{ name: 'id', responseKey: 'id', children: undefined }]);
+        both.tree.fragment(condition).add(condition === 'User' ? 'name' : 'email', condition === 'User' ? 'name' : 'email', [], false);
+      }
+      both.dependsOn.add(root);
+      const user = entityGroup(2, 'User', 'name', [root]);
+      // Merged, the second group's users would be asked for `... on Node { email }` too.
+      expect(mergeFetchGroups(abstract.index, [root, both, user]), order.join(', ')).toEqual([root, both, user]);
+    }
+  });
+
   it('keeps apart groups with fields renamed by aliases', () => {
     const root = new FetchGroup(0, 'a', 'root', 'query', [], 0);
     const plain = entityGroup(1, 'User', 'name', [root]);
