@@ -5,10 +5,9 @@
  * - `OTEL_SERVICE_NAME`: `service.name`, unless `telemetry.service_name` is set;
  * - `OTEL_EXPORTER_OTLP_PROTOCOL` / `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` /
  *   `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL`: the protocol of the default exporter
- *   (the one used when the config lists none): `http/protobuf` (the default)
- *   or `grpc`; any other value (`http/json`: the router sends protobuf only)
- *   falls back to `http/protobuf` with a warning, as the OpenTelemetry JS
- *   SDK does (a collector's OTLP/HTTP endpoint takes protobuf as well);
+ *   (the one used when the config lists none): `http/protobuf` (the default),
+ *   `http/json` or `grpc`; any other value falls back to `http/protobuf`
+ *   with a warning, as the OpenTelemetry JS SDK does;
  * - `OTEL_EXPORTER_OTLP_ENDPOINT`: base URL of the collector; for OTLP/HTTP the
  *   signal's path (`/v1/traces`, `/v1/metrics`) is appended, for gRPC it is
  *   used as it is;
@@ -27,12 +26,19 @@
 import { ConfigError } from '../../src/index.js';
 import { DEFAULT_METRICS_PATH, DEFAULT_OTLP_ENDPOINT, DEFAULT_OTLP_GRPC_ENDPOINT, DEFAULT_SERVICE_NAME, DEFAULT_TRACES_PATH, type ExporterProtocol } from './options.js';
 
+/**
+ * How one exporter speaks: a configured `exporter` (`http`, `grpc`), or
+ * `http/json`, which only `OTEL_EXPORTER_OTLP_[SIGNAL_]PROTOCOL` selects
+ * (Cosmo's config has no name for it).
+ */
+export type TargetProtocol = ExporterProtocol | 'http/json';
+
 /** One place to export one signal to. */
 export interface ExportTarget {
-  /** `http`: OTLP/HTTP with protobuf bodies; `grpc`: OTLP/gRPC. */
-  readonly protocol: ExporterProtocol;
+  /** `http`: OTLP/HTTP with protobuf bodies; `http/json`: OTLP/HTTP with JSON bodies; `grpc`: OTLP/gRPC. */
+  readonly protocol: TargetProtocol;
   /**
-   * `http`: the URL exports are posted to (path included). `grpc`: the
+   * `http`, `http/json`: the URL exports are posted to (path included). `grpc`: the
    * collector's address, `http://host:port` (plaintext) or `https://host:port`
    * (TLS). Either may carry `user:password@`, sent as Basic authorization.
    */
@@ -49,7 +55,7 @@ export interface ExportTarget {
 
 interface ExporterEntry {
   readonly disabled: boolean;
-  readonly exporter?: ExporterProtocol;
+  readonly exporter?: TargetProtocol;
   readonly endpoint?: string | undefined;
   readonly path?: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
@@ -92,7 +98,7 @@ export function exportTargets(signal: 'traces' | 'metrics', exporters: readonly 
         ...(fromEnv?.unsupported ? { unsupportedProtocol: fromEnv.unsupported } : {}),
       };
       if (entry.exporter === 'grpc') return { protocol: 'grpc', ...grpcAddressOf(signal, entry, env), ...common };
-      return { protocol: 'http', url: urlOf(signal, entry, env), ...common };
+      return { protocol: entry.exporter === 'http/json' ? 'http/json' : 'http', url: urlOf(signal, entry, env), ...common };
     });
 }
 
@@ -101,7 +107,7 @@ export function exportTargets(signal: 'traces' | 'metrics', exporters: readonly 
  * says (the signal's variable wins); a value the router does not speak is
  * reported and OTLP/HTTP with protobuf used.
  */
-function protocolFromEnv(signal: 'traces' | 'metrics', env: NodeJS.ProcessEnv): { protocol: ExporterProtocol; unsupported?: { variable: string; value: string } } {
+function protocolFromEnv(signal: 'traces' | 'metrics', env: NodeJS.ProcessEnv): { protocol: TargetProtocol; unsupported?: { variable: string; value: string } } {
   const specific = env[SIGNAL[signal].protocol]?.trim();
   const general = env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim();
   const [variable, value] = specific ? [SIGNAL[signal].protocol, specific] : general ? ['OTEL_EXPORTER_OTLP_PROTOCOL', general] : [undefined, undefined];
@@ -111,6 +117,8 @@ function protocolFromEnv(signal: 'traces' | 'metrics', env: NodeJS.ProcessEnv): 
       return { protocol: 'grpc' };
     case 'http/protobuf':
       return { protocol: 'http' };
+    case 'http/json':
+      return { protocol: 'http/json' };
     default:
       // Cut: the value comes from the environment and goes into a log line.
       return { protocol: 'http', unsupported: { variable, value: value.slice(0, 64) } };

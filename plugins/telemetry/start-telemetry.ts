@@ -3,8 +3,9 @@
  * one SDK batching processor per trace exporter, and a meter provider with a
  * periodic reader per metric exporter, which exports the router's own
  * metrics (metric-producer.ts). Exporters speak OTLP/HTTP with protobuf
- * bodies, or OTLP/gRPC (grpc-exporters.ts, loaded only when one is
- * configured). Loaded only when a signal is enabled. Nothing is registered
+ * bodies, OTLP/HTTP with JSON bodies (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`)
+ * or OTLP/gRPC (grpc-exporters.ts); the JSON and gRPC exporters are loaded
+ * only when one is used. Loaded only when a signal is enabled. Nothing is registered
  * globally (two routers in one process keep their own).
  */
 
@@ -57,11 +58,21 @@ export async function startTelemetry(ctx: PluginContext, options: ResolvedTeleme
   const resource = processResource(serviceName, cluster.isWorker ? cluster.worker?.id : undefined);
   const traceTargets = options.tracing.enabled ? exportTargets('traces', options.tracing.exporters, env) : [];
   const metricTargets = options.metrics.otlp.enabled ? exportTargets('metrics', options.metrics.otlp.exporters, env) : [];
-  const grpc = [...traceTargets, ...metricTargets].some((target) => target.protocol === 'grpc') ? await import('./grpc-exporters.js') : undefined;
+  const uses = (protocol: ExportTarget['protocol']): boolean => [...traceTargets, ...metricTargets].some((target) => target.protocol === protocol);
+  const grpc = uses('grpc') ? await import('./grpc-exporters.js') : undefined;
+  const json = uses('http/json') ? await jsonExporters() : undefined;
   const spanExporterOf = (target: ExportTarget): SpanExporter =>
-    target.protocol === 'grpc' ? grpc!.grpcSpanExporter(exporterOptions(target)) : new OTLPTraceExporter(exporterOptions(target));
+    target.protocol === 'grpc'
+      ? grpc!.grpcSpanExporter(exporterOptions(target))
+      : target.protocol === 'http/json'
+        ? new json!.JsonTraceExporter(exporterOptions(target))
+        : new OTLPTraceExporter(exporterOptions(target));
   const metricExporterOf = (target: ExportTarget): PushMetricExporter =>
-    target.protocol === 'grpc' ? grpc!.grpcMetricExporter(exporterOptions(target)) : new OTLPMetricExporter(exporterOptions(target));
+    target.protocol === 'grpc'
+      ? grpc!.grpcMetricExporter(exporterOptions(target))
+      : target.protocol === 'http/json'
+        ? new json!.JsonMetricExporter(exporterOptions(target))
+        : new OTLPMetricExporter(exporterOptions(target));
   for (const [signal, targets] of [
     ['traces', traceTargets],
     ['metrics', metricTargets],
@@ -120,7 +131,7 @@ export async function startTelemetry(ctx: PluginContext, options: ResolvedTeleme
       // Credentials in an endpoint (`user:password@`) stay out of logs.
       trace_exporters: traceTargets.map((t) => stripUrlCredentials(t.url)),
       metric_exporters: metricTargets.map((t) => stripUrlCredentials(t.url)),
-      // `http` (OTLP/HTTP, protobuf) or `grpc`, one per exporter above.
+      // `http` (OTLP/HTTP, protobuf), `http/json` or `grpc`, one per exporter above.
       trace_protocols: traceTargets.map((t) => t.protocol),
       metric_protocols: metricTargets.map((t) => t.protocol),
     },
@@ -153,6 +164,12 @@ export async function startTelemetry(ctx: PluginContext, options: ResolvedTeleme
  * configured `Authorization` header wins), over gRPC as `authorization`
  * metadata.
  */
+/** The OpenTelemetry OTLP/HTTP exporters with JSON bodies (the SDK's own), loaded only when `http/json` is asked for. */
+async function jsonExporters() {
+  const [traces, metrics] = await Promise.all([import('@opentelemetry/exporter-trace-otlp-http'), import('@opentelemetry/exporter-metrics-otlp-http')]);
+  return { JsonTraceExporter: traces.OTLPTraceExporter, JsonMetricExporter: metrics.OTLPMetricExporter };
+}
+
 function exporterOptions(target: ExportTarget): GrpcExporterOptions & { url: string; headers: Record<string, string>; timeoutMillis: number } {
   const { url, authorization } = splitUrlCredentials(target.url);
   const headers: Record<string, string> = { ...target.headers };

@@ -218,22 +218,71 @@ describe('telemetry: OTEL_EXPORTER_OTLP_PROTOCOL', () => {
     ]);
   });
 
-  it('falls back to OTLP/HTTP with protobuf for http/json and unknown protocols, with a warning naming the variable', async () => {
-    expect(exportTargets('traces', [], { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).map((t) => [t.protocol, t.url, t.unsupportedProtocol])).toEqual([
-      ['http', 'http://localhost:4318/v1/traces', { variable: 'OTEL_EXPORTER_OTLP_PROTOCOL', value: 'http/json' }],
+  it('http/json sends both signals of the default exporter as OTLP/JSON to the OTLP/HTTP endpoint', async () => {
+    const receiver = await startOtlpReceiver();
+    vi.stubEnv('OTEL_EXPORTER_OTLP_PROTOCOL', 'http/json');
+    vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', receiver.endpoint);
+    const { logger, lines } = captureLogs('info');
+    const router = await startRouter(
+      { tracing: { enabled: true, exporters: [], max_export_batch_size: 1 }, metrics: { otlp: { enabled: true, export_interval: '30ms' } } },
+      logger,
+    );
+    vi.unstubAllEnvs();
+    const traceId = traceIdOf();
+    try {
+      expect((await router.query({ query: TOP_PRODUCTS, headers: { traceparent: `00-${traceId}-a1b2c3d4e5f60718-01` } })).body).toEqual({ data: TOP_PRODUCTS_DATA });
+      // The ids arrive in hex, as OTLP/JSON writes them: the tree links up and matches what the subgraphs were sent.
+      const spans = (await receiver.waitForSpans((all) => all.filter((s) => s.traceId === traceId).length >= 8, 10_000)).filter((s) => s.traceId === traceId);
+      const server = byName(spans, 'query TopProducts');
+      expect(server).toMatchObject({ kind: SERVER, parentSpanId: 'a1b2c3d4e5f60718', scope: 'switchyard' });
+      expect(server.attributes['http.response.status_code']).toBe(200);
+      const execute = byName(spans, 'execute');
+      expect(execute.parentSpanId).toBe(server.spanId);
+      for (const subgraph of [products, reviews, users]) {
+        const fetch = byName(spans, `fetch ${subgraph.name}`);
+        expect(fetch).toMatchObject({ kind: CLIENT, parentSpanId: execute.spanId });
+        expect(subgraph.calls.at(-1)!.headers.traceparent).toBe(`00-${traceId}-${fetch.spanId}-01`);
+      }
+      const points = await receiver.waitForPoints((all) => all.some((p) => p.metric === 'http.server.request.duration' && p.value >= 1));
+      expect(points.find((p) => p.metric === 'http.server.request.duration')!.resource['service.name']).toBe('switchyard');
+      expect(receiver.encodings).toMatchObject({ protobuf: 0 });
+      expect(receiver.encodings.json).toBeGreaterThanOrEqual(2);
+      expect(receiver.lastHeaders['content-type']).toBe('application/json');
+      expect(new Set(receiver.requests)).toEqual(new Set(['/v1/traces', '/v1/metrics']));
+      expect(lines.find((line) => line.msg === 'Telemetry enabled')).toMatchObject({
+        trace_exporters: [`${receiver.endpoint}/v1/traces`],
+        trace_protocols: ['http/json'],
+        metric_protocols: ['http/json'],
+      });
+      expect(lines.filter((line) => line.level === 'warn')).toEqual([]);
+    } finally {
+      await router.close();
+      await receiver.close();
+    }
+  });
+
+  it('falls back to OTLP/HTTP with protobuf for an unknown protocol, with a warning naming the variable', async () => {
+    expect(exportTargets('traces', [], { OTEL_EXPORTER_OTLP_PROTOCOL: 'HTTP/JSON' }).map((t) => [t.protocol, t.url, t.unsupportedProtocol])).toEqual([
+      ['http/json', 'http://localhost:4318/v1/traces', undefined],
     ]);
     expect(exportTargets('metrics', [], { OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'udp' }).map((t) => [t.protocol, t.unsupportedProtocol])).toEqual([
       ['http', { variable: 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL', value: 'udp' }],
     ]);
-    vi.stubEnv('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'http/json');
+    const receiver = await startOtlpReceiver();
+    vi.stubEnv('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'http/xml');
+    vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', receiver.endpoint);
     const { logger, lines } = captureLogs('info');
-    const router = await startRouter({ tracing: { enabled: true } }, logger);
+    const router = await startRouter({ tracing: { enabled: true, exporters: [], max_export_batch_size: 1 } }, logger);
+    vi.unstubAllEnvs();
     try {
       expect((await router.query({ query: TOP_PRODUCTS })).body).toEqual({ data: TOP_PRODUCTS_DATA });
       const warning = lines.find((line) => String(line.msg).startsWith('Telemetry protocol not supported'));
-      expect(warning).toMatchObject({ level: 'warn', signal: 'traces', variable: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', value: 'http/json' });
+      expect(warning).toMatchObject({ level: 'warn', signal: 'traces', variable: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', value: 'http/xml' });
+      await receiver.waitForSpans((all) => all.some((s) => s.name === 'query TopProducts'), 10_000);
+      expect(receiver.encodings).toMatchObject({ json: 0 });
     } finally {
       await router.close();
+      await receiver.close();
     }
   });
 });

@@ -1,7 +1,9 @@
 /**
  * A real OTLP/HTTP receiver on 127.0.0.1 for the telemetry tests: it accepts
- * `POST /v1/traces` and `POST /v1/metrics` with protobuf bodies and decodes
- * them into plain objects (gzip-compressed bodies too, as collectors take them).
+ * `POST /v1/traces` and `POST /v1/metrics` with protobuf or JSON bodies
+ * (`Content-Type: application/json`, OTLP's JSON mapping: ids in hex) and
+ * decodes them into plain objects (gzip-compressed bodies too, as collectors
+ * take them).
  *
  * The installed @opentelemetry/otlp-transformer (0.2xx) writes OTLP but no
  * longer ships a decoder for requests, so the messages the tests read are
@@ -206,6 +208,8 @@ export interface OtlpReceiver extends ReceivedExports {
   readonly endpoint: string;
   /** Lower-case headers of the last export request. */
   lastHeaders: Readonly<Record<string, string>>;
+  /** Export requests by body encoding, as their `Content-Type` said. */
+  readonly encodings: { protobuf: number; json: number };
   /** `ok` answers 200; `hang` never answers; `fail` answers 503. */
   mode: 'ok' | 'hang' | 'fail';
   close(): Promise<void>;
@@ -220,6 +224,7 @@ export async function startOtlpReceiver(mode: OtlpReceiver['mode'] = 'ok'): Prom
     ...received,
     endpoint: '',
     lastHeaders: {},
+    encodings: { protobuf: 0, json: 0 },
     mode,
     close: () => closeServer(server, sockets),
   };
@@ -236,15 +241,21 @@ export async function startOtlpReceiver(mode: OtlpReceiver['mode'] = 'ok'): Prom
         return;
       }
       const raw = Buffer.concat(chunks);
-      const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
-      if (req.url === '/v1/traces') spans.push(...decodeSpans(body));
-      else if (req.url === '/v1/metrics') points.push(...decodePoints(body));
-      else {
+      const inflated = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
+      const json = req.headers['content-type']?.split(';')[0]?.trim() === 'application/json';
+      if (req.url !== '/v1/traces' && req.url !== '/v1/metrics') {
         res.writeHead(404).end();
         return;
       }
-      // An empty ExportXServiceResponse.
-      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      const traces = req.url === '/v1/traces';
+      // JSON bodies are turned into the protobuf message they stand for, then decoded as protobuf ones are.
+      const body = json ? jsonToProtobuf(traces ? TraceRequest : MetricsRequest, inflated) : inflated;
+      receiver.encodings[json ? 'json' : 'protobuf']++;
+      if (traces) spans.push(...decodeSpans(body));
+      else points.push(...decodePoints(body));
+      // An empty ExportXServiceResponse, in the request's encoding.
+      if (json) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
       notify();
     });
   });
@@ -330,6 +341,28 @@ export function decodePoints(body: Buffer): ReceivedPoint[] {
     }
   }
   return out;
+}
+
+/**
+ * An OTLP/JSON export request as the protobuf message it stands for. OTLP's
+ * JSON mapping writes trace and span ids in hex (not proto3 JSON's base64);
+ * the rest (lowerCamelCase names, 64-bit integers as strings, enums as
+ * numbers) protobufjs reads as it is.
+ */
+function jsonToProtobuf(type: protobuf.Type, body: Buffer): Buffer {
+  const request = JSON.parse(body.toString('utf8')) as Decoded;
+  for (const resourceSpans of (request.resourceSpans as Decoded[] | undefined) ?? []) {
+    for (const scopeSpans of (resourceSpans.scopeSpans as Decoded[] | undefined) ?? []) {
+      for (const span of (scopeSpans.spans as Decoded[] | undefined) ?? []) {
+        for (const id of ['traceId', 'spanId', 'parentSpanId']) {
+          if (typeof span[id] !== 'string') continue;
+          if (!/^(?:[0-9a-f]{2})*$/.test(span[id])) throw new Error(`OTLP/JSON: ${id} is not hex: ${span[id]}`);
+          span[id] = Buffer.from(span[id], 'hex');
+        }
+      }
+    }
+  }
+  return Buffer.from(type.encode(type.fromObject(request)).finish());
 }
 
 function hex(bytes: unknown): string {
