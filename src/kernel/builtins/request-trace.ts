@@ -10,6 +10,7 @@ import { subgraphErrorPolicy } from '../execute/subgraph-errors.js';
 import { LoadedGraph } from '../graph/loaded-graph.js';
 import type { SwitchyardPlugin } from '../pipeline/plugin.js';
 import type { QueryPlan } from '../plan/query-plan.js';
+import { planCacheKey } from '../router/plan-stage.js';
 import { REQUEST_TRACE, RequestTrace, TRACE_HEADER } from '../router/request-trace.js';
 
 export function requestTracePlugin(errors: SubgraphErrorPropagationConfig): SwitchyardPlugin {
@@ -37,7 +38,7 @@ export function requestTracePlugin(errors: SubgraphErrorPropagationConfig): Swit
           const plan = trace.beginPlan();
           // The plan cache of the graph this operation is planned on (not the current one, should a reload come in between).
           const { graph } = event.input;
-          const cached: QueryPlan | undefined = graph instanceof LoadedGraph ? graph.plans.peek(event.input.cacheKey) : undefined;
+          const cached: QueryPlan | undefined = graph instanceof LoadedGraph ? graph.plans.peek(planCacheKey(graph, event.input).key) : undefined;
           event.whenSettled(() => plan.done());
           return (after) => {
             if (after.output.operation.operationType === 'subscription') {

@@ -1,7 +1,7 @@
 import { getNamedType, isListType, isNonNullType, isObjectType, isInterfaceType, type GraphQLOutputType } from 'graphql';
 import type { FieldDef, FieldSource, KeyDef, Supergraph, TypeDef } from './supergraph-model.js';
 import { fieldSetFieldNames } from './field-set.js';
-import { isOverrideLabelActive } from './override-label.js';
+import { isOverrideLabelActive, NO_LABELS } from './override-label.js';
 
 const NO_KEYS: readonly KeyDef[] = [];
 const NO_TYPES: readonly string[] = [];
@@ -10,7 +10,8 @@ const NO_TYPES: readonly string[] = [];
  * Answers the planner's questions about a supergraph: which subgraph can
  * resolve a field, which keys a subgraph accepts, which object types an
  * abstract type can be at runtime (overall and per subgraph).
- * Built once per graph load; every answer is memoized.
+ * Built once per graph load (and once per set of override labels on,
+ * LoadedGraph.planningIndex); every answer is memoized.
  */
 export class FederationIndex {
   readonly supergraph: Supergraph;
@@ -19,9 +20,12 @@ export class FederationIndex {
   private readonly possibleTypeSets = new Map<string, ReadonlySet<string>>();
   private readonly possibleTypesInCache = new Map<string, readonly string[]>();
   private readonly resolveCache = new Map<string, boolean>();
+  /** The override labels on for the plans made with this index (`percent(100)` is on whatever this says). */
+  readonly overrideLabels: ReadonlySet<string>;
 
-  constructor(supergraph: Supergraph) {
+  constructor(supergraph: Supergraph, overrideLabels: ReadonlySet<string> = NO_LABELS.on) {
     this.supergraph = supergraph;
+    this.overrideLabels = overrideLabels;
   }
 
   type(name: string): TypeDef | undefined {
@@ -141,7 +145,7 @@ export class FederationIndex {
     // one while it is not. The label decides before `usedOverridden`: composers
     // also mark the original's field so when it is part of one of its keys.
     if (source.overrideLabel === undefined) return !source.usedOverridden;
-    const active = isOverrideLabelActive(source.overrideLabel);
+    const active = isOverrideLabelActive(source.overrideLabel, this.overrideLabels);
     return source.overrideFrom === undefined ? !active : active;
   }
 

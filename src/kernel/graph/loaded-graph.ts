@@ -7,6 +7,7 @@ import type { QueryPlan } from '../plan/query-plan.js';
 import { estimateDocumentBytes } from '../router/document-scan.js';
 import type { GraphSource, SubgraphRecord } from './execution-config.js';
 import { FederationIndex } from './federation-index.js';
+import { OverrideLabels, type LabelsOn } from './override-label.js';
 import { readSupergraph } from './read-supergraph.js';
 import type { Supergraph } from './supergraph-model.js';
 
@@ -45,6 +46,10 @@ export class LoadedGraph implements GraphInfo {
   readonly plans: LRUCache<string, QueryPlan>;
   /** Validation errors by operation text (LRU, bounded by count and estimated size: errors hold their document's AST). */
   readonly validations: LRUCache<string, readonly GraphQLError[]>;
+  /** The graph's override labels that can be on or off: `percent(x)` (0 < x < 100), drawn for each operation (plan-stage.ts), and custom ones. */
+  readonly overrideLabels: OverrideLabels;
+  /** Indexes for the sets of labels on other than none, by LabelsOn.key. */
+  private readonly labelIndexes = new LRUCache<string, FederationIndex>({ max: MAX_LABEL_INDEXES });
 
   constructor(source: GraphSource, planCacheSize: number) {
     this.supergraph = readSupergraph(source.supergraphSdl);
@@ -62,6 +67,7 @@ export class LoadedGraph implements GraphInfo {
     }
     this.subgraphs = subgraphs;
     this.shaper = new ResponseShaper(this.apiSchema, this.supergraph.schema);
+    this.overrideLabels = new OverrideLabels(overrideLabelsOf(this.supergraph));
     this.plans = new LRUCache({
       max: Math.max(1, planCacheSize),
       maxSize: PLAN_CACHE_BYTES,
@@ -73,6 +79,29 @@ export class LoadedGraph implements GraphInfo {
       maxSize: VALIDATION_CACHE_BYTES,
       sizeCalculation: (errors, key) => Math.max(1, key.length * 2 + (errors.length > 0 ? estimateDocumentBytes(errors[0]!.source?.body ?? '') + errors.length * 512 : 0)),
     });
+  }
+
+  /** The index to plan with when `labels` are on: `index` when none is. */
+  planningIndex(labels: LabelsOn): FederationIndex {
+    if (labels.key === '') return this.index;
+    let index = this.labelIndexes.get(labels.key);
+    if (!index) {
+      index = new FederationIndex(this.supergraph, labels.on);
+      this.labelIndexes.set(labels.key, index);
+    }
+    return index;
+  }
+}
+
+/** Indexes kept for sets of override labels on (2^n sets for n labels; a graph rarely has more than one or two). */
+const MAX_LABEL_INDEXES = 16;
+
+/** Every `@join__field(overrideLabel:)` of the supergraph. */
+function* overrideLabelsOf(supergraph: Supergraph): Iterable<string> {
+  for (const type of supergraph.types.values()) {
+    for (const field of type.fields.values()) {
+      for (const source of field.sources.values()) if (source.overrideLabel !== undefined) yield source.overrideLabel;
+    }
   }
 }
 

@@ -11,7 +11,7 @@ import { parseOverrideLabel } from './override-label.js';
 /**
  * Throws for a `@join__field` on `owner` (`Type.field`) that needs a feature
  * the planner lacks: contextual arguments (`@context`/`@fromContext`), or a
- * progressive override label Switchyard cannot honour.
+ * progressive override label that is not a label (`percent(150)`).
  */
 export function refuseUnsupportedJoinField(owner: string, directive: ConstDirectiveNode): void {
   const contextArguments = argument(directive, 'contextArguments');
@@ -23,9 +23,6 @@ export function refuseUnsupportedJoinField(owner: string, directive: ConstDirect
   const parsed = parseOverrideLabel(label.value);
   if (parsed.kind === 'malformed') {
     throw unsupported(`${owner}: @override label "${label.value}" is not a valid percent(x) with 0 <= x <= 100`);
-  }
-  if (parsed.kind === 'percent' && parsed.percent !== 0 && parsed.percent !== 100) {
-    throw unsupported(`${owner}: progressive @override label "${label.value}" is not supported; only percent(0), percent(100) and custom labels (never active in Switchyard) are`);
   }
 }
 

@@ -65,8 +65,17 @@ export interface PlanInput {
   readonly operationName: string | undefined;
   /** Values of the variables `@skip`/`@include` read (they shape the plan). */
   readonly conditions: Readonly<Record<string, unknown>>;
-  /** Plan cache key: operation text, operation name and condition values. */
+  /** Plan cache key: operation text, operation name and condition values (the kernel adds `overrideLabels` to it). */
   readonly cacheKey: string;
+  /**
+   * Progressive `@override` labels on for this operation: the graph's
+   * `percent(x)` labels drawn for it (each on for x% of operations), sorted;
+   * usually none. A plan hook may add custom labels of the graph (a beta for
+   * some clients) or take labels out. The operation is planned with these
+   * and `percent(100)` labels on, and its plan cached per set of labels;
+   * labels the graph does not have are ignored.
+   */
+  readonly overrideLabels: readonly string[];
   /**
    * The graph the operation was validated on and is planned on: the one
    * current when the request arrived (a reload during the request does not

@@ -13,6 +13,8 @@ import { runStage, type StageScope } from '../pipeline/stage-runner.js';
 import { buildQueryPlan } from '../plan/build-plan.js';
 import { conditionVariables } from '../plan/normalize.js';
 import type { QueryPlan } from '../plan/query-plan.js';
+import type { LabelsOn } from '../graph/override-label.js';
+import type { PlanInput } from '../pipeline/stages.js';
 import type { StageHooks } from './plugin-host.js';
 
 /** What is planned: a parsed, valid operation and the values its `@skip`/`@include` read. */
@@ -31,14 +33,27 @@ export function planStage(graph: LoadedGraph, hooks: StageHooks, scope: StageSco
   const conditions: Record<string, unknown> = {};
   for (const name of names) setOwn(conditions, name, coercedVariables[name]);
   const cacheKey = names.length > 0 ? `${operationName ?? ''}\n${JSON.stringify(conditions)}\n${query}` : `${operationName ?? ''}\n${query}`;
+  // Progressive @override: the percent(x) labels on for this operation, drawn anew each time.
+  const overrideLabels = graph.overrideLabels.draw();
   // The plan comes from `graph` whatever a hook does to the input: hooks read the graph, they do not pick it.
-  return runStage('plan', hooks.plan, { document, operationName, conditions, cacheKey, graph }, scope, (input) => {
-    const cached = graph.plans.get(input.cacheKey);
+  return runStage('plan', hooks.plan, { document, operationName, conditions, cacheKey, overrideLabels, graph }, scope, (input) => {
+    const { key, labels } = planCacheKey(graph, input);
+    const cached = graph.plans.get(key);
     if (cached) return cached;
-    const built = buildQueryPlan(graph.index, input.document, input.operationName, input.conditions);
-    graph.plans.set(input.cacheKey, built);
+    const built = buildQueryPlan(graph.planningIndex(labels), input.document, input.operationName, input.conditions);
+    graph.plans.set(key, built);
     return built;
   });
+}
+
+/**
+ * The key of the plan for `input` in the graph's plan cache: the input's
+ * `cacheKey` (which a plan hook may have replaced) with the override labels on.
+ */
+export function planCacheKey(graph: LoadedGraph, input: Pick<PlanInput, 'cacheKey' | 'overrideLabels'>): { key: string; labels: LabelsOn } {
+  const labels = graph.overrideLabels.labelsOn(input.overrideLabels);
+  // The NUL keeps the two kinds of key apart: no operation text or JSON value (the kernel's keys end with one) begins with it.
+  return { key: labels.key === '' ? input.cacheKey : `${labels.key}\n\u0000${input.cacheKey}`, labels };
 }
 
 const conditionCache = new WeakMap<DocumentNode, string[]>();
