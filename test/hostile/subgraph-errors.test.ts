@@ -169,6 +169,20 @@ describe('each option', () => {
     expect((await query('{ secret }', { omit_extensions: true })).errors).toEqual([{ message: 'the ledger is down', path: ['secret'] }]);
   });
 
+  it('omit_extensions: true leaves no extensions, the router-added service name and code included, as Cosmo', async () => {
+    rootErrors({ message: 'plain', path: ['secret'] });
+    entityErrors(hostileError(['_entities', 0, 'plan']));
+    const added = { attach_service_name: true, default_extension_code: 'DOWNSTREAM_SERVICE_ERROR', omit_extensions: true } as const;
+    expect((await query('{ secret me { plan } }', added)).errors).toEqual([
+      { message: 'plain', path: ['secret'] },
+      { message: 'the ledger is down', path: ['me', 'plan'] },
+    ]);
+    // Wrapped (Cosmo's advice for hiding what subgraphs say): the fetch's error alone, without the subgraph's errors.
+    const wrapped = await query('{ secret me { plan } }', { ...added, mode: 'wrapped' });
+    expect(wrapped.errors).toEqual([{ message: "Failed to fetch from Subgraph 'accounts'." }, { message: "Failed to fetch from Subgraph 'billing' at Path 'me'." }]);
+    expect(JSON.stringify(wrapped)).not.toContain('ledger');
+  });
+
   it('attach_service_name: true adds the subgraph name, replacing one the subgraph claimed', async () => {
     rootErrors(hostileError(['secret']));
     entityErrors(hostileError(['_entities', 0, 'plan']));
@@ -242,7 +256,8 @@ describe('wrapped mode', () => {
         },
       },
       {
-        message: "Failed to fetch from Subgraph 'billing'.",
+        // An entity fetch's wrapper names where its objects sit, as Cosmo's does.
+        message: "Failed to fetch from Subgraph 'billing' at Path 'me'.",
         extensions: { errors: [{ message: 'the ledger is down', path: ['me', 'plan'], extensions: { code: 'LEDGER_DOWN' } }] },
       },
     ]);
@@ -319,7 +334,7 @@ describe('disabled propagation', () => {
     const body = await query('{ secret other me { plan } }', { enabled: false });
     expect(body).toEqual({
       data: { secret: null, other: null, me: { plan: null } },
-      errors: [{ message: "Failed to fetch from Subgraph 'accounts'." }, { message: "Failed to fetch from Subgraph 'billing'." }],
+      errors: [{ message: "Failed to fetch from Subgraph 'accounts'." }, { message: "Failed to fetch from Subgraph 'billing' at Path 'me'." }],
     });
   });
 

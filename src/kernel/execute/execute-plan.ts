@@ -96,8 +96,8 @@ class PlanWalker {
   }
 
   /** The errors of one subgraph answer, as the policy lets clients see them (callers skip answers without errors). */
-  private reportErrors(subgraph: string, errors: NonNullable<SubgraphResponse['errors']>, clientPath: ErrorPathMapper): void {
-    this.errorPolicy.report(this.errors, subgraph, errors, clientPath);
+  private reportErrors(subgraph: string, errors: NonNullable<SubgraphResponse['errors']>, clientPath: ErrorPathMapper, fetchPath?: readonly string[]): void {
+    this.errorPolicy.report(this.errors, subgraph, errors, clientPath, fetchPath);
   }
 
   /** Records an answer: the tree now depends on it (or on a copy of it, which nobody shares). */
@@ -256,6 +256,7 @@ class PlanWalker {
         node.subgraph,
         response.errors,
         (error) => entityErrorPath(error, '_entities', positions) ?? (noList ? wholeLookupErrorPath(error, '_entities', positions) : undefined),
+        node.mergePath,
       );
     }
     this.mergeEntities(prepared, response.data?._entities);
@@ -327,11 +328,16 @@ class PlanWalker {
     const byAlias = new Map(sent.map((s) => [s.part.alias, s.prepared]));
     if (response.errors?.length) {
       const positions: Record<string, EntityPositions> = {};
-      this.reportErrors(node.subgraph, response.errors, (error) => {
-        const alias = error.path?.[0];
-        const prepared = partIndexOf(alias) === undefined ? undefined : byAlias.get(alias as string);
-        return prepared ? entityErrorPath(error, alias as string, (positions[alias as string] ??= this.positions(prepared))) : undefined;
-      });
+      this.reportErrors(
+        node.subgraph,
+        response.errors,
+        (error) => {
+          const alias = error.path?.[0];
+          const prepared = partIndexOf(alias) === undefined ? undefined : byAlias.get(alias as string);
+          return prepared ? entityErrorPath(error, alias as string, (positions[alias as string] ??= this.positions(prepared))) : undefined;
+        },
+        sharedPath(sent.map((s) => s.prepared.node)),
+      );
     }
     for (const { prepared, part } of sent) this.mergeEntities(prepared, response.data?.[part.alias]);
   }
@@ -369,13 +375,18 @@ class PlanWalker {
     // One request, one answer: its errors are reported once, each at the path of the part it belongs to.
     if (response.errors?.length) {
       const positions: EntityPositions[] = [];
-      this.reportErrors(merged.subgraph, response.errors, (error) => {
-        const field = error.path?.[0];
-        const n = typeof field === 'string' && /^_e\d+$/.test(field) ? Number(field.slice(2)) : undefined;
-        // Only the field the router sent (`_e0`, never `_e00`): each part has one set of positions, and one copy budget.
-        const part = n !== undefined && field === `_e${n}` ? parts[n] : undefined;
-        return part ? entityErrorPath(error, field as string, (positions[n!] ??= this.positions(part))) : undefined;
-      });
+      this.reportErrors(
+        merged.subgraph,
+        response.errors,
+        (error) => {
+          const field = error.path?.[0];
+          const n = typeof field === 'string' && /^_e\d+$/.test(field) ? Number(field.slice(2)) : undefined;
+          // Only the field the router sent (`_e0`, never `_e00`): each part has one set of positions, and one copy budget.
+          const part = n !== undefined && field === `_e${n}` ? parts[n] : undefined;
+          return part ? entityErrorPath(error, field as string, (positions[n!] ??= this.positions(part))) : undefined;
+        },
+        sharedPath(present.map((p) => p.node)),
+      );
     }
     parts.forEach((part, i) => {
       if (part) this.mergeEntities(part, response.data?.[`_e${i}`]);
@@ -458,4 +469,12 @@ function invalidResponse(subgraph: string, reason: string, path: ReadonlyArray<s
   };
   if (path.length > 0) json.path = [...path];
   return json;
+}
+
+/** The path the entity fetches sent as one request share, named in a wrapped error; undefined when they look up objects at different paths. */
+function sharedPath(nodes: readonly FetchNode[]): readonly string[] | undefined {
+  const first = nodes[0]?.mergePath;
+  if (!first) return undefined;
+  const text = first.join('\u0000');
+  return nodes.every((node) => node.mergePath.join('\u0000') === text) ? first : undefined;
 }

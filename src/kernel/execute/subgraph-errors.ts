@@ -6,8 +6,11 @@
  *
  * - `pass-through`: each subgraph error becomes one client error, filtered.
  * - `wrapped`: one error per fetch that got errors,
- *   `Failed to fetch from Subgraph '<name>'.`, with the filtered subgraph
- *   errors in `extensions.errors`.
+ *   `Failed to fetch from Subgraph '<name>'.` (`... at Path 'a.@.b'.` for an
+ *   entity fetch, as Cosmo writes it), with the filtered subgraph errors in
+ *   `extensions.errors`.
+ * - `omit_extensions`: no `extensions` at all on what clients get of
+ *   subgraph errors (in `wrapped` mode, then, just the message), as Cosmo.
  * - `enabled: false`: one such error per fetch, without the subgraph's errors.
  *
  * Errors a transport or plugin builds itself inside a subgraph answer (a gRPC
@@ -54,8 +57,10 @@ export interface SubgraphErrorPolicy {
    * Appends to `out` what clients see of the errors of one subgraph answer.
    * `clientPath` rewrites a subgraph error's path to the client's (used
    * when `rewrite_paths` is on, and always for router-made errors).
+   * `fetchPath`: where an entity fetch's objects sit (`a`, `@`, `b`), named in
+   * the one error of a wrapped or withheld fetch; none for a root fetch.
    */
-  report(out: GraphQLErrorJSON[], subgraph: string, errors: readonly GraphQLErrorJSON[], clientPath: ErrorPathMapper): void;
+  report(out: GraphQLErrorJSON[], subgraph: string, errors: readonly GraphQLErrorJSON[], clientPath: ErrorPathMapper, fetchPath?: readonly string[]): void;
 }
 
 /** Error fields with options of their own; `allowed_fields` cannot name them. */
@@ -86,7 +91,7 @@ class CompiledErrorPolicy implements SubgraphErrorPolicy {
     this.defaultCode = config.default_extension_code;
   }
 
-  report(out: GraphQLErrorJSON[], subgraph: string, errors: readonly GraphQLErrorJSON[], clientPath: ErrorPathMapper): void {
+  report(out: GraphQLErrorJSON[], subgraph: string, errors: readonly GraphQLErrorJSON[], clientPath: ErrorPathMapper, fetchPath?: readonly string[]): void {
     let forwarded: GraphQLErrorJSON[] | undefined;
     let withheld = false;
     for (const error of errors) {
@@ -103,8 +108,8 @@ class CompiledErrorPolicy implements SubgraphErrorPolicy {
         else into.push(this.filter(error, subgraph, path));
       }
     }
-    if (withheld) out.push(this.fetchError(subgraph, undefined));
-    if (forwarded) out.push(this.fetchError(subgraph, forwarded));
+    if (withheld) out.push(this.fetchError(subgraph, fetchPath, undefined));
+    if (forwarded) out.push(this.fetchError(subgraph, fetchPath, forwarded));
   }
 
   /** One subgraph error as clients see it. */
@@ -124,10 +129,11 @@ class CompiledErrorPolicy implements SubgraphErrorPolicy {
     return json;
   }
 
-  /** The forwarded `extensions` of one error: allowed fields, then the default code and the service name. */
+  /** The forwarded `extensions` of one error: allowed fields, then the default code and the service name; none with `omit_extensions`. */
   private extensionsOf(source: unknown, serviceName: string | undefined): Record<string, unknown> | undefined {
+    if (!this.keepExtensions) return undefined;
     let extensions: Record<string, unknown> | undefined;
-    if (this.keepExtensions && isObject(source)) {
+    if (isObject(source)) {
       if (this.allowAllExtensions) {
         for (const name of Object.keys(source)) setOwn((extensions ??= {}), name, source[name]);
       } else {
@@ -140,8 +146,9 @@ class CompiledErrorPolicy implements SubgraphErrorPolicy {
   }
 
   /** The one error of a fetch: wrapping the subgraph's errors (`wrapped`), or standing for them (disabled). */
-  private fetchError(subgraph: string, errors: GraphQLErrorJSON[] | undefined): GraphQLErrorJSON {
-    const json: GraphQLErrorJSON = { message: `Failed to fetch from Subgraph '${subgraph}'.` };
+  private fetchError(subgraph: string, fetchPath: readonly string[] | undefined, errors: GraphQLErrorJSON[] | undefined): GraphQLErrorJSON {
+    const json: GraphQLErrorJSON = { message: `Failed to fetch from Subgraph '${subgraph}'${atPath(fetchPath)}.` };
+    if (!this.keepExtensions) return json;
     const extensions: Record<string, unknown> = {};
     if (errors) extensions.errors = errors;
     if (this.defaultCode !== '') extensions.code = this.defaultCode;
@@ -149,6 +156,18 @@ class CompiledErrorPolicy implements SubgraphErrorPolicy {
     if (Object.keys(extensions).length > 0) json.extensions = extensions;
     return json;
   }
+}
+
+/**
+ * ` at Path 'a.@.b'` for an entity fetch's path, as Cosmo names it: response
+ * keys joined by dots, `@` for list items between them (not after the last
+ * key), type conditions left out.
+ */
+function atPath(fetchPath: readonly string[] | undefined): string {
+  if (!fetchPath) return '';
+  const steps = fetchPath.filter((step) => !step.startsWith('... on '));
+  while (steps.at(-1) === '@') steps.pop();
+  return steps.length === 0 ? '' : ` at Path '${steps.join('.')}'`;
 }
 
 function isRouterMade(error: GraphQLErrorJSON): boolean {
