@@ -196,6 +196,15 @@ class Migrator {
   }
 }
 
+/**
+ * A Cosmo listen address as Switchyard reads it: Cosmo hands `:port` to Go's
+ * net.Listen, which binds every interface; Switchyard binds loopback for a
+ * bare `:port`, so the migrated address names every interface.
+ */
+function cosmoListenAddress(value: unknown): unknown {
+  return typeof value === 'string' && /^\s*:\d+\s*$/.test(value) ? `0.0.0.0${value.trim()}` : value;
+}
+
 function durationOf(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   // Cosmo reads a bare number as nanoseconds; Switchyard wants the unit written.
@@ -220,7 +229,7 @@ function migrateTop(m: Migrator): void {
     if (level) m.put(['log_level'], level);
     else m.skip(['log_level'], `unknown level ${JSON.stringify(log)}`);
   }
-  m.put(['listen_addr'], m.get(['listen_addr']));
+  m.put(['listen_addr'], cosmoListenAddress(m.get(['listen_addr'])));
   putEnabled(m, ['playground', 'enabled'], ['playground', 'enabled'], ['playground_enabled']);
   m.rest(['playground'], ['enabled', 'path'], 'not configurable');
   if (m.get(['playground', 'path']) !== undefined && m.get(['playground', 'path']) !== '/') m.skip(['playground', 'path'], 'GraphiQL is served at / only');
@@ -595,7 +604,7 @@ function migrateMetrics(m: Migrator): void {
   const from = ['telemetry', 'metrics', 'prometheus'];
   // Cosmo serves Prometheus metrics on 127.0.0.1:8088 unless disabled; Switchyard's are off by default.
   m.put(['metrics', 'enabled'], m.get([...from, 'enabled']) ?? true, [...from, 'enabled']);
-  m.put(['metrics', 'listen_addr'], m.get([...from, 'listen_addr']) ?? '127.0.0.1:8088', [...from, 'listen_addr']);
+  m.put(['metrics', 'listen_addr'], cosmoListenAddress(m.get([...from, 'listen_addr'])) ?? '127.0.0.1:8088', [...from, 'listen_addr']);
   m.put(['metrics', 'path'], m.get([...from, 'path']), [...from, 'path']);
   m.rest(from, ['enabled', 'listen_addr', 'path'], 'a Cosmo Prometheus option with no Switchyard equivalent');
   migrateTelemetry(m);
@@ -615,7 +624,8 @@ function migrateTelemetry(m: Migrator): void {
   m.rest(['telemetry', 'metrics'], ['prometheus', 'otlp'], 'no Switchyard equivalent');
   m.rest(['telemetry'], ['service_name', 'tracing', 'metrics'], 'no Switchyard equivalent');
   const accessLogs = ['access_logs'];
-  m.put([...accessLogs, 'enabled'], m.get([...accessLogs, 'enabled']));
+  // Cosmo writes an access log line per request unless told not to; Switchyard's are off by default.
+  m.put([...accessLogs, 'enabled'], m.get([...accessLogs, 'enabled']) ?? true, [...accessLogs, 'enabled']);
   m.rest(accessLogs, ['enabled'], 'access log lines are fixed JSON lines through the router log (docs/telemetry.md)');
 }
 
@@ -646,7 +656,7 @@ function migrateConnect(m: Migrator): void {
   const from = ['connect_rpc'];
   if (m.get(from) === undefined) return;
   m.put([...from, 'enabled'], m.get([...from, 'enabled']));
-  m.put([...from, 'server', 'listen_addr'], m.get([...from, 'server', 'listen_addr']));
+  m.put([...from, 'server', 'listen_addr'], cosmoListenAddress(m.get([...from, 'server', 'listen_addr'])));
   m.put([...from, 'server', 'base_url'], m.get([...from, 'server', 'base_url']));
   m.rest([...from, 'server'], ['listen_addr', 'base_url']);
   const id = m.get([...from, 'storage', 'provider_id']);
@@ -663,13 +673,27 @@ function migrateConnect(m: Migrator): void {
 
 /**
  * `authentication` and `authorization` have Cosmo's shape here, so every key
- * this build's schema knows is copied as it is; the rest is reported.
+ * this build's schema knows is copied as it is; the rest is reported. A key
+ * set's `audiences` is Switchyard's `audience` (the check must not be lost).
  */
 function migrateAuth(m: Migrator): void {
   for (const section of ['authentication', 'authorization']) {
-    const kept = keepKnown(m, m.get([section]), [section]);
+    const value = section === 'authentication' ? withAudience(m.get([section])) : m.get([section]);
+    const kept = keepKnown(m, value, [section]);
     if (kept !== undefined) m.put([section], kept);
   }
+}
+
+/** A copy of Cosmo's `authentication` section with each `jwt.jwks[]` entry's `audiences` renamed `audience`. */
+function withAudience(section: unknown): unknown {
+  const jwks = isMapping(section) && isMapping(section.jwt) ? section.jwt.jwks : undefined;
+  if (!Array.isArray(jwks) || !jwks.some((entry) => isMapping(entry) && Object.hasOwn(entry, 'audiences'))) return section;
+  const renamed = jwks.map((entry) => {
+    if (!isMapping(entry) || !Object.hasOwn(entry, 'audiences')) return entry;
+    const { audiences, ...rest } = entry;
+    return { ...rest, audience: audiences };
+  });
+  return { ...(section as Doc), jwt: { ...((section as Doc).jwt as Doc), jwks: renamed } };
 }
 
 function keepKnown(m: Migrator, value: unknown, path: Path): unknown {

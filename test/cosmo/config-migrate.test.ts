@@ -108,7 +108,23 @@ json_log: true
       limits: { max_request_body: '5MB', max_depth: 200, max_fields: 3500 },
       subgraph_error_propagation: { mode: 'wrapped', attach_service_name: true, default_extension_code: 'DOWNSTREAM_SERVICE_ERROR' },
       metrics: { enabled: true, listen_addr: '127.0.0.1:8088' },
+      // Cosmo writes an access log line per request by default.
+      access_logs: { enabled: true },
     });
+    expect(() => parseConfig(config, { env: {}, sections })).not.toThrow();
+    expect(migrateCosmoConfig({ version: '1', access_logs: { enabled: false } }).config.access_logs).toEqual({ enabled: false });
+  });
+
+  it('writes a bare :port as 0.0.0.0:port: Cosmo (Go) binds every interface for it, Switchyard loopback', () => {
+    const { config, notCarried } = migrateCosmoConfig({
+      version: '1',
+      listen_addr: ':3002',
+      telemetry: { metrics: { prometheus: { listen_addr: ':8088' } } },
+      connect_rpc: { enabled: false, server: { listen_addr: ' :5026' } },
+    });
+    expect(notCarried).toEqual([]);
+    expect(config).toMatchObject({ listen_addr: '0.0.0.0:3002', metrics: { listen_addr: '0.0.0.0:8088' }, connect_rpc: { server: { listen_addr: '0.0.0.0:5026' } } });
+    expect(migrateCosmoConfig({ version: '1', listen_addr: 'localhost:3002' }).config.listen_addr).toBe('localhost:3002');
     expect(() => parseConfig(config, { env: {}, sections })).not.toThrow();
   });
 
@@ -331,7 +347,11 @@ rate_limit:
       version: '1',
       authentication: {
         jwt: {
-          jwks: [{ url: 'https://idp.example.com/.well-known/jwks.json', refresh_interval: '1m', algorithms: ['RS256'], made_up_key: true }],
+          jwks: [
+            { url: 'https://idp.example.com/.well-known/jwks.json', refresh_interval: '1m', algorithms: ['RS256'], made_up_key: true },
+            // Cosmo's `audiences` is Switchyard's `audience`: the check carries.
+            { url: 'https://other.example.com/jwks.json', audiences: ['https://api.example.com', 'graph'] },
+          ],
           header_name: 'Authorization',
           header_value_prefix: 'Bearer',
         },
@@ -340,7 +360,10 @@ rate_limit:
     });
     expect(config.authentication).toEqual({
       jwt: {
-        jwks: [{ url: 'https://idp.example.com/.well-known/jwks.json', refresh_interval: '1m', algorithms: ['RS256'] }],
+        jwks: [
+          { url: 'https://idp.example.com/.well-known/jwks.json', refresh_interval: '1m', algorithms: ['RS256'] },
+          { url: 'https://other.example.com/jwks.json', audience: ['https://api.example.com', 'graph'] },
+        ],
         header_name: 'Authorization',
         header_value_prefix: 'Bearer',
       },
