@@ -251,3 +251,39 @@ function scalarOf(values: ReadonlyArray<unknown>): Classified | undefined {
   const [kind] = kinds;
   return kind === 'string' || kind === 'number' || kind === 'boolean' ? { type: 'scalar', kind } : undefined;
 }
+
+/**
+ * Cosmo Router's names for settings Switchyard has under another variable
+ * (its `env` tags in router/pkg/config/config.go), same meaning and value
+ * format. Read only when Switchyard's own variable for the key is unset, so
+ * a Cosmo deployment's environment keeps working (`REQUIRE_AUTHENTICATION`
+ * above all: ignoring it would let unauthenticated requests in).
+ */
+export const COSMO_ENV_ALIASES: ReadonlyArray<{ readonly variable: string; readonly path: ReadonlyArray<string> }> = [
+  { variable: 'REQUIRE_AUTHENTICATION', path: ['authorization', 'require_authentication'] },
+  { variable: 'REJECT_OPERATION_IF_UNAUTHORIZED', path: ['authorization', 'reject_operation_if_unauthorized'] },
+  { variable: 'TRACING_ENABLED', path: ['telemetry', 'tracing', 'enabled'] },
+  { variable: 'TRACING_SAMPLING_RATE', path: ['telemetry', 'tracing', 'sampling_rate'] },
+  { variable: 'TRACING_PARENT_BASED_SAMPLER', path: ['telemetry', 'tracing', 'parent_based_sampler'] },
+  { variable: 'METRICS_OTLP_ENABLED', path: ['telemetry', 'metrics', 'otlp', 'enabled'] },
+  { variable: 'PROMETHEUS_ENABLED', path: ['metrics', 'enabled'] },
+  { variable: 'PROMETHEUS_LISTEN_ADDR', path: ['metrics', 'listen_addr'] },
+  { variable: 'PROMETHEUS_HTTP_PATH', path: ['metrics', 'path'] },
+  { variable: 'APQ_ENABLED', path: ['automatic_persisted_queries', 'enabled'] },
+];
+
+/**
+ * Bindings for the Cosmo variables of COSMO_ENV_ALIASES whose key `bindings`
+ * has (a plugin section may be absent) and whose Switchyard variable is
+ * unset in `env`: applied before `bindings`, which win over them anyway.
+ */
+export function cosmoEnvBindings(bindings: ReadonlyArray<EnvBinding>, env: EnvSource): EnvBinding[] {
+  const byPath = new Map(bindings.map((binding) => [binding.path.join('.'), binding]));
+  const out: EnvBinding[] = [];
+  for (const alias of COSMO_ENV_ALIASES) {
+    const own = byPath.get(alias.path.join('.'));
+    if (!own || (env[own.variable] ?? '') !== '') continue;
+    out.push({ variable: alias.variable, path: own.path, kind: own.kind });
+  }
+  return out;
+}

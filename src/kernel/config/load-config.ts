@@ -12,7 +12,7 @@ import { RouterError } from '../errors.js';
 import { ConfigError, formatKeyPath, problemsFromZod, readableIssueMessage, type ConfigIssue, type KeyedProblem } from './config-error.js';
 import type { ConfigSection } from './config-section.js';
 import { coreConfigSchema, coreConfigShape, type CoreConfig } from './core-schema.js';
-import { applyEnvOverrides, envBindings, type EnvBinding, type EnvSource } from './env.js';
+import { applyEnvOverrides, cosmoEnvBindings, envBindings, type EnvBinding, type EnvSource } from './env.js';
 import { describeValue } from './schema-helpers.js';
 
 /** A validated configuration: core keys, and the plugin sections that were given. */
@@ -141,7 +141,9 @@ function validate(raw: unknown, { env = process.env, sections = [] }: ParseConfi
   const aliased = applyCosmoAliases(source as Record<string, unknown>);
   const aliasIssues = aliased.issues.map((issue) => withLine(issue, context));
   const schema = buildConfigSchema(sections);
-  const overrides = applyEnvOverrides(aliased.config, envBindings(schema), env);
+  const bindings = envBindings(schema);
+  // Cosmo's names for a few variables (REQUIRE_AUTHENTICATION, ...), where Switchyard's own is unset.
+  const overrides = applyEnvOverrides(aliased.config, [...cosmoEnvBindings(bindings, env), ...bindings], env);
   const result = schema.safeParse(overrides.config, { error: readableIssueMessage });
   if (!result.success) {
     const problems = problemsFromZod(result.error.issues).map((problem) => describeProblem(unalias(problem, aliased.renamed), overrides.applied, sections, context));

@@ -204,3 +204,32 @@ describe('environment overrides', () => {
     ]);
   });
 });
+
+describe("Cosmo Router's variable names", () => {
+  const builtins = async () => (await import('../../../src/cli/builtin-plugins.js')).builtinSections.map(({ key, schema, plugin }) => ({ key, schema, plugin }));
+  const parse = async (env: EnvSource) => parseConfig({ version: '1' }, { env, sections: await builtins() });
+
+  it('reads REQUIRE_AUTHENTICATION and the other names Cosmo gives settings Switchyard has', async () => {
+    const config = await parse({
+      REQUIRE_AUTHENTICATION: 'true',
+      REJECT_OPERATION_IF_UNAUTHORIZED: 'true',
+      TRACING_ENABLED: 'true',
+      TRACING_SAMPLING_RATE: '0.25',
+      METRICS_OTLP_ENABLED: 'true',
+      PROMETHEUS_ENABLED: 'true',
+      PROMETHEUS_LISTEN_ADDR: '127.0.0.1:9999',
+      PROMETHEUS_HTTP_PATH: '/prom',
+      APQ_ENABLED: 'true',
+    });
+    expect(config.sections.authorization).toMatchObject({ require_authentication: true, reject_operation_if_unauthorized: true });
+    expect(config.sections.telemetry).toMatchObject({ tracing: { enabled: true, sampling_rate: 0.25 }, metrics: { otlp: { enabled: true } } });
+    expect(config.core.metrics).toMatchObject({ enabled: true, listen_addr: '127.0.0.1:9999', path: '/prom' });
+    expect(config.sections.automatic_persisted_queries).toMatchObject({ enabled: true });
+  });
+
+  it("lets Switchyard's own variable win, and names Cosmo's variable in a refusal", async () => {
+    const config = await parse({ REQUIRE_AUTHENTICATION: 'true', AUTHORIZATION_REQUIRE_AUTHENTICATION: 'false' });
+    expect(config.sections.authorization).toMatchObject({ require_authentication: false });
+    await expect(parse({ TRACING_SAMPLING_RATE: 'lots' })).rejects.toThrow(/TRACING_SAMPLING_RATE/);
+  });
+});
