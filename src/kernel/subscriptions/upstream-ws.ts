@@ -198,7 +198,11 @@ function runTransportWebSocket(socket: WebSocket, target: UpstreamTarget, events
   );
   return () => {
     dispose();
-    void client.dispose();
+    // graphql-ws's dispose() waits for the subgraph's connection_ack before closing: a subgraph that never acks
+    // would keep the socket open, and a socket that closes first rejects it (an unhandled rejection ends Node).
+    // The socket is the router's own: closed here, whatever the client library does.
+    Promise.resolve(client.dispose()).catch(() => undefined);
+    closeUnused(socket);
   };
 }
 
