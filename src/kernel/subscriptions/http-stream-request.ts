@@ -167,7 +167,9 @@ export function operationRequestOf(req: IncomingMessage, params: GraphQLParams):
  * a slow reader holds up its own stream instead of filling the router's memory.
  */
 export async function writeChunk(res: ServerResponse, chunk: string): Promise<void> {
-  if (!res.writable || res.write(chunk)) return;
+  if (!canWrite(res) || res.write(chunk)) return;
+  // Refused because the connection is gone: no `drain` or `close` is coming any more.
+  if (res.destroyed) return;
   await new Promise<void>((resolve) => {
     const done = (): void => {
       res.off('drain', done);
@@ -177,6 +179,15 @@ export async function writeChunk(res: ServerResponse, chunk: string): Promise<vo
     res.once('drain', done);
     res.once('close', done);
   });
+}
+
+/**
+ * Whether a streamed answer can still be written. Node 20 leaves
+ * `res.writable` true after the client's connection is gone (then `write()`
+ * returns false and no `drain` follows); `destroyed` says so.
+ */
+export function canWrite(res: ServerResponse): boolean {
+  return res.writable && !res.destroyed;
 }
 
 /** A JSON error body as every GraphQL over HTTP answer writes it. */

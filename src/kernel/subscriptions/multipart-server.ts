@@ -8,7 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { HttpEventSource } from './http-event-source.js';
-import { writeChunk } from './http-stream-request.js';
+import { canWrite, writeChunk } from './http-stream-request.js';
 
 export const MULTIPART_CONTENT_TYPE = 'multipart/mixed;boundary="graphql";subscriptionSpec="1.0"';
 
@@ -35,13 +35,13 @@ export async function writeMultipart(res: ServerResponse, source: HttpEventSourc
   }, heartbeatMs);
   try {
     for await (const event of source) {
-      if (!res.writable) break;
+      if (!canWrite(res)) break;
       await part(event.kind === 'result' ? `{"payload":${JSON.stringify(event.body)}}` : JSON.stringify({ payload: null, errors: event.errors }));
     }
   } finally {
     clearInterval(heartbeat);
     res.off('close', stop);
-    if (res.writable) res.end(CLOSING);
+    if (canWrite(res)) res.end(CLOSING);
     else res.end();
   }
 }

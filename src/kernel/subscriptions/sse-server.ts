@@ -21,7 +21,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHandler, type ExecutionResult } from 'graphql-sse';
 import type { HttpEvent, HttpEventSource } from './http-event-source.js';
-import { writeChunk } from './http-stream-request.js';
+import { canWrite, writeChunk } from './http-stream-request.js';
 
 /** The request's context for the handler: the events of the operation the router started for it, and their pace. */
 interface SseContext {
@@ -153,7 +153,7 @@ async function writeStream(req: IncomingMessage, res: ServerResponse, source: Ht
   res.once('close', stop);
   try {
     for await (const chunk of body) {
-      if (!res.writable) break;
+      if (!canWrite(res)) break;
       await writeChunk(res, chunk);
       if (isEvent(chunk)) pacer.wroteOne();
     }
