@@ -103,6 +103,9 @@ describe('headers a broad propagate rule never sends', () => {
       'content-encoding': 'identity',
       'accept-charset': 'utf-8',
       'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      'alt-svc': 'h3=":443"',
+      vary: 'origin',
+      'grpc-timeout': '1S',
       'x-test-length': '999',
       'x-tenant-id': 't1',
       authorization: 'Bearer abc',
@@ -120,6 +123,9 @@ describe('headers a broad propagate rule never sends', () => {
       'accept-charset',
       'sec-websocket-key',
       'transfer-encoding',
+      'alt-svc',
+      'vary',
+      'grpc-timeout',
     ]) {
       expect(sent[name], name).toBeUndefined();
     }

@@ -14,7 +14,10 @@ import { compileHeaderNamePattern } from '../config/header-name-pattern.js';
  *   whole body at once and its client refuses `Expect`, so a propagated
  *   `Expect: 100-continue` would fail every call), content negotiation
  *   (`content-type`, `accept*`);
- * - a WebSocket handshake's headers, which belong to the client's upgrade.
+ * - a WebSocket handshake's headers, which belong to the client's upgrade;
+ * - response headers a client has no business sending on (`alt-svc`, `vary`),
+ *   and `grpc-*`, reserved for the gRPC protocol's own metadata (a client's
+ *   `grpc-timeout` is not the router's deadline), as Cosmo skips them.
  */
 const NEVER_FORWARDED = new Set([
   'connection',
@@ -38,11 +41,13 @@ const NEVER_FORWARDED = new Set([
   'sec-websocket-version',
   'sec-websocket-protocol',
   'sec-websocket-extensions',
+  'alt-svc',
+  'vary',
 ]);
 
-/** Whether a header (lower-case name) may never be sent to a subgraph; HTTP/2 pseudo-headers (`:path`) neither. */
+/** Whether a header (lower-case name) may never be sent to a subgraph; HTTP/2 pseudo-headers (`:path`) and `grpc-*` neither. */
 export function neverForwarded(name: string): boolean {
-  return NEVER_FORWARDED.has(name) || name.startsWith(':');
+  return NEVER_FORWARDED.has(name) || name.startsWith(':') || name.startsWith('grpc-');
 }
 
 /** Turns a client's headers into the headers sent to one subgraph. */
