@@ -284,6 +284,41 @@ describe('wrapped mode', () => {
   });
 });
 
+describe('a wrapped entity fetch that looks objects up at two paths', () => {
+  it('names no path in its error (each nested error keeps its own)', async () => {
+    const people = await startSubgraph({
+      name: 'people',
+      typeDefs: `${LINK} type Query { me: User other: User } type User @key(fields: "id") { id: ID! }`,
+      resolvers: { Query: { me: () => ({ id: 'u1' }), other: () => ({ id: 'u2' }) } },
+    });
+    const plans = await startSubgraph({
+      name: 'plans',
+      typeDefs: `${LINK} type User @key(fields: "id") { id: ID! plan: String }`,
+      resolvers: { User: { __resolveReference: (ref: { id: string }) => ({ id: ref.id, plan: 'pro' }) } },
+      reply: () => ({
+        body: JSON.stringify({
+          data: {
+            _entities: [
+              { id: 'u1', plan: 'pro' },
+              { id: 'u2', plan: null },
+            ],
+          },
+          errors: [{ message: 'u2 down', path: ['_entities', 1, 'plan'] }],
+        }),
+      }),
+    });
+    const router = await startTestRouter({ subgraphs: [people, plans], config: { subgraph_error_propagation: { mode: 'wrapped' } } });
+    try {
+      const body = (await router.query('{ me { plan } other { plan } }')).body;
+      expect(body.errors).toEqual([{ message: "Failed to fetch from Subgraph 'plans'.", extensions: { errors: [{ message: 'u2 down', path: ['other', 'plan'] }] } }]);
+    } finally {
+      await router.close();
+      await people.close();
+      await plans.close();
+    }
+  });
+});
+
 describe('merged entity fetches (engine.enable_multi_fetch)', () => {
   // Authors selected two ways stay two fetches in the plan (fetch merging needs one selection per type).
   const books = '{ books { ratings author { name secret } } other: books { author { secret } } }';

@@ -124,5 +124,12 @@ describe('a WebSocket subgraph failing the operation with an error message', () 
       const error = await failureWith({ protocol: 'ws', websocketSubprotocol }, {});
       expect((error.extensions.errors as unknown[])[0]).toEqual({ message: SECRET, extensions: { code: 'DB_DOWN' } });
     });
+
+    it(`(${websocketSubprotocol}) under wrapped mode with omit_extensions, the client gets none of their text, as for a query`, async () => {
+      const error = await failureWith({ protocol: 'ws', websocketSubprotocol }, { mode: 'wrapped', omit_extensions: true });
+      expect(error.extensions).not.toHaveProperty('errors');
+      expect(JSON.stringify(error)).not.toContain('hunter2');
+      expect(JSON.stringify(error)).not.toContain('review feed unavailable');
+    });
   }
 });

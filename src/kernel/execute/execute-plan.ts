@@ -256,7 +256,7 @@ class PlanWalker {
         node.subgraph,
         response.errors,
         (error) => entityErrorPath(error, '_entities', positions) ?? (noList ? wholeLookupErrorPath(error, '_entities', positions) : undefined),
-        node.mergePath,
+        sharedPath([node]),
       );
     }
     this.mergeEntities(prepared, response.data?._entities);
@@ -471,10 +471,15 @@ function invalidResponse(subgraph: string, reason: string, path: ReadonlyArray<s
   return json;
 }
 
-/** The path the entity fetches sent as one request share, named in a wrapped error; undefined when they look up objects at different paths. */
+/**
+ * The path the entity fetches sent as one request share (a merged fetch's
+ * entries included), named in a wrapped error; undefined when they look up
+ * objects at different paths.
+ */
 function sharedPath(nodes: readonly FetchNode[]): readonly string[] | undefined {
-  const first = nodes[0]?.mergePath;
+  const paths = nodes.flatMap((node) => (node.entries ? node.entries.map((entry) => entry.path) : [node.mergePath]));
+  const first = paths[0];
   if (!first) return undefined;
   const text = first.join('\u0000');
-  return nodes.every((node) => node.mergePath.join('\u0000') === text) ? first : undefined;
+  return paths.every((path) => path.join('\u0000') === text) ? first : undefined;
 }

@@ -24,6 +24,8 @@ export interface PlanRequest {
   readonly coercedVariables: Readonly<Record<string, unknown>>;
   /** The operation text as the client sent it (or a plugin supplied it): part of the plan cache key. */
   readonly query: string | undefined;
+  /** Progressive `@override` labels drawn before (a subscription planned again keeps its draw); drawn here when absent. */
+  readonly overrideLabels?: readonly string[];
 }
 
 /** Runs the plan stage for `request` on `graph`. */
@@ -33,8 +35,8 @@ export function planStage(graph: LoadedGraph, hooks: StageHooks, scope: StageSco
   const conditions: Record<string, unknown> = {};
   for (const name of names) setOwn(conditions, name, coercedVariables[name]);
   const cacheKey = names.length > 0 ? `${operationName ?? ''}\n${JSON.stringify(conditions)}\n${query}` : `${operationName ?? ''}\n${query}`;
-  // Progressive @override: the percent(x) labels on for this operation, drawn anew each time.
-  const overrideLabels = graph.overrideLabels.draw();
+  // Progressive @override: the percent(x) labels on for this operation, drawn for it.
+  const overrideLabels = request.overrideLabels ?? graph.overrideLabels.draw();
   // The plan comes from `graph` whatever a hook does to the input: hooks read the graph, they do not pick it.
   return runStage('plan', hooks.plan, { document, operationName, conditions, cacheKey, overrideLabels, graph }, scope, (input) => {
     const { key, labels } = planCacheKey(graph, input);

@@ -93,11 +93,20 @@ export async function startOperation(env: OperationEnvironment, request: Operati
   return { kind: 'single', response };
 }
 
+/**
+ * The progressive `@override` labels each subscription drew when it started:
+ * planned again on a reloaded graph with the same draw, or a new draw could
+ * move its field to another subgraph and end it.
+ */
+const drawnLabels = new WeakMap<PreparedOperation, readonly string[]>();
+
 /** The plan stage for a subscription on `graph` (at the start, and again on each reloaded graph). */
 function planOn(graph: LoadedGraph, prepared: PreparedOperation, hooks: StageHooks): Promise<QueryPlan> {
   const { document, operation, context, coerced } = prepared;
   const operationName = operation.name?.value ?? context.request.operationName;
-  return planStage(graph, hooks, context.scope, { document, operationName, coercedVariables: coerced, query: context.request.query });
+  let overrideLabels = drawnLabels.get(prepared);
+  if (!overrideLabels) drawnLabels.set(prepared, (overrideLabels = graph.overrideLabels.draw()));
+  return planStage(graph, hooks, context.scope, { document, operationName, coercedVariables: coerced, query: context.request.query, overrideLabels });
 }
 
 /** What a subscription runs on: the graph, its plan, and the plan's root fetch (the subgraph stream). */

@@ -7,7 +7,8 @@
  * server: each is filtered as `pass-through` filters it (message, a clean
  * path, locations unless omitted, the allowed extension and top-level
  * fields, the default code, the service name), and none pass when
- * `enabled: false`. The router's `SUBSCRIPTION_UPSTREAM_FAILED` carries the
+ * `enabled: false`, or in `wrapped` mode with `omit_extensions` (a wrapped
+ * query error then shows none of the subgraph's text either). The router's `SUBSCRIPTION_UPSTREAM_FAILED` carries the
  * result in `extensions.errors`; its message quotes at most the first error
  * that passed.
  */
@@ -41,7 +42,7 @@ function filterOf(propagation: SubgraphErrorPropagationConfig): SubgraphErrorPol
  * objects with a string `message` are dropped.
  */
 export function forwardedUpstreamErrors(subgraph: string, errors: unknown, propagation: SubgraphErrorPropagationConfig = DEFAULT_PROPAGATION): GraphQLErrorJSON[] | undefined {
-  if (!propagation.enabled) return undefined;
+  if (!propagation.enabled || (propagation.mode === 'wrapped' && propagation.omit_extensions)) return undefined;
   const list = (Array.isArray(errors) ? errors : [errors]).filter(isErrorObject);
   if (list.length === 0) return undefined;
   const out: GraphQLErrorJSON[] = [];
