@@ -625,7 +625,16 @@ function migrateTelemetry(m: Migrator): void {
   m.rest(['telemetry'], ['service_name', 'tracing', 'metrics'], 'no Switchyard equivalent');
   const accessLogs = ['access_logs'];
   // Cosmo writes an access log line per request unless told not to; Switchyard's are off by default.
-  m.put([...accessLogs, 'enabled'], m.get([...accessLogs, 'enabled']) ?? true, [...accessLogs, 'enabled']);
+  const accessLogsOn = m.get([...accessLogs, 'enabled']) ?? true;
+  m.put([...accessLogs, 'enabled'], accessLogsOn, [...accessLogs, 'enabled']);
+  // Cosmo's access log has a level of its own; Switchyard's lines go through the router log at info.
+  const level = m.config.log_level;
+  if (accessLogsOn === true && typeof level === 'string' && !['debug', 'info', 'trace'].includes(level)) {
+    m.skip(
+      [...accessLogs, 'enabled'],
+      `written as true, but Switchyard writes access lines through the router log at info, which log_level: ${level} leaves out; set log_level: info to keep them`,
+    );
+  }
   m.rest(accessLogs, ['enabled'], 'access log lines are fixed JSON lines through the router log (docs/telemetry.md)');
 }
 
@@ -691,7 +700,8 @@ function withAudience(section: unknown): unknown {
   const renamed = jwks.map((entry) => {
     if (!isMapping(entry) || !Object.hasOwn(entry, 'audiences')) return entry;
     const { audiences, ...rest } = entry;
-    return { ...rest, audience: audiences };
+    // An empty list checks nothing in Cosmo, as no `audience` does here.
+    return Array.isArray(audiences) && audiences.length === 0 ? rest : { ...rest, audience: audiences };
   });
   return { ...(section as Doc), jwt: { ...((section as Doc).jwt as Doc), jwks: renamed } };
 }

@@ -113,6 +113,10 @@ json_log: true
     });
     expect(() => parseConfig(config, { env: {}, sections })).not.toThrow();
     expect(migrateCosmoConfig({ version: '1', access_logs: { enabled: false } }).config.access_logs).toEqual({ enabled: false });
+    // Switchyard's access lines go through the router log at info: a warn log level would drop them, so migrate says so.
+    const quiet = migrateCosmoConfig({ version: '1', log_level: 'warn' });
+    expect(quiet.notCarried).toEqual([expect.objectContaining({ path: 'access_logs.enabled', why: expect.stringMatching(/log_level: warn leaves out; set log_level: info/) })]);
+    expect(migrateCosmoConfig({ version: '1', log_level: 'warn', access_logs: { enabled: false } }).notCarried).toEqual([]);
   });
 
   it('writes a bare :port as 0.0.0.0:port: Cosmo (Go) binds every interface for it, Switchyard loopback', () => {
@@ -351,6 +355,8 @@ rate_limit:
             { url: 'https://idp.example.com/.well-known/jwks.json', refresh_interval: '1m', algorithms: ['RS256'], made_up_key: true },
             // Cosmo's `audiences` is Switchyard's `audience`: the check carries.
             { url: 'https://other.example.com/jwks.json', audiences: ['https://api.example.com', 'graph'] },
+            // An empty list checks nothing in Cosmo: no audience, and nothing to report.
+            { url: 'https://third.example.com/jwks.json', audiences: [] },
           ],
           header_name: 'Authorization',
           header_value_prefix: 'Bearer',
@@ -363,6 +369,7 @@ rate_limit:
         jwks: [
           { url: 'https://idp.example.com/.well-known/jwks.json', refresh_interval: '1m', algorithms: ['RS256'] },
           { url: 'https://other.example.com/jwks.json', audience: ['https://api.example.com', 'graph'] },
+          { url: 'https://third.example.com/jwks.json' },
         ],
         header_name: 'Authorization',
         header_value_prefix: 'Bearer',

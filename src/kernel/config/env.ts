@@ -35,6 +35,8 @@ export interface EnvBinding {
   readonly path: ReadonlyArray<string>;
   /** How the text is converted before validation. */
   readonly kind: EnvValueKind;
+  /** A Cosmo variable (COSMO_ENV_ALIASES): booleans and numbers as Go spells them (`1`, `T`, `1e-1`), its text rewritten first. */
+  readonly cosmo?: { readonly rewrite?: (text: string) => string };
 }
 
 /** Options of `envBindings`. */
@@ -104,10 +106,11 @@ export function applyEnvOverrides(config: Record<string, unknown>, bindings: Rea
   const applied: EnvBinding[] = [];
   const issues: ConfigIssue[] = [];
   for (const binding of bindings) {
-    const text = env[binding.variable];
-    if (text === undefined || text === '') continue;
+    const raw = env[binding.variable];
+    if (raw === undefined || raw === '') continue;
+    const text = binding.cosmo?.rewrite ? binding.cosmo.rewrite(raw) : raw;
     const path = formatKeyPath(binding.path);
-    const converted = convert(text, binding.kind);
+    const converted = convert(text, binding.kind, binding.cosmo !== undefined);
     if (!converted.ok) {
       issues.push({ path, env: binding.variable, message: converted.reason });
       continue;
@@ -125,7 +128,7 @@ export function applyEnvOverrides(config: Record<string, unknown>, bindings: Rea
 
 type Conversion = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
 
-function convert(text: string, kind: EnvValueKind): Conversion {
+function convert(text: string, kind: EnvValueKind, goSyntax = false): Conversion {
   switch (kind.type) {
     case 'list': {
       const items = text
@@ -154,8 +157,35 @@ function convert(text: string, kind: EnvValueKind): Conversion {
       return { ok: true, value: entries };
     }
     default:
-      return convertScalar(text, kind.type);
+      return goSyntax ? convertGoScalar(text, kind.type) : convertScalar(text, kind.type);
   }
+}
+
+/** Go's strconv.ParseBool spellings, which Cosmo reads its variables with. */
+const GO_BOOLEANS: Readonly<Record<string, boolean>> = {
+  1: true,
+  t: true,
+  T: true,
+  TRUE: true,
+  true: true,
+  True: true,
+  0: false,
+  f: false,
+  F: false,
+  FALSE: false,
+  false: false,
+  False: false,
+};
+
+/** A scalar of a Cosmo variable, as Go parses it (strconv.ParseBool, ParseFloat). */
+function convertGoScalar(text: string, kind: EnvScalarKind): Conversion {
+  const trimmed = text.trim();
+  if (kind === 'boolean') {
+    const value = Object.hasOwn(GO_BOOLEANS, trimmed) ? GO_BOOLEANS[trimmed] : undefined;
+    return value === undefined ? { ok: false, reason: `expected a boolean (true, false, 1, 0, ...), got ${JSON.stringify(text)}` } : { ok: true, value };
+  }
+  if (kind === 'number' && trimmed !== '' && Number.isFinite(Number(trimmed))) return { ok: true, value: Number(trimmed) };
+  return convertScalar(text, kind);
 }
 
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/;
@@ -254,12 +284,14 @@ function scalarOf(values: ReadonlyArray<unknown>): Classified | undefined {
 
 /**
  * Cosmo Router's names for settings Switchyard has under another variable
- * (its `env` tags in router/pkg/config/config.go), same meaning and value
- * format. Read only when Switchyard's own variable for the key is unset, so
- * a Cosmo deployment's environment keeps working (`REQUIRE_AUTHENTICATION`
- * above all: ignoring it would let unauthenticated requests in).
+ * (its `env` tags in router/pkg/config/config.go), with the same meaning.
+ * As in Cosmo, where the environment only supplies defaults, the file wins:
+ * one is read only where the file leaves its key out, and where
+ * Switchyard's own variable for the key is unset. Values as Go reads them
+ * (`REQUIRE_AUTHENTICATION=1`); a bare `:port` listens on every interface,
+ * as Go's does.
  */
-export const COSMO_ENV_ALIASES: ReadonlyArray<{ readonly variable: string; readonly path: ReadonlyArray<string> }> = [
+export const COSMO_ENV_ALIASES: ReadonlyArray<{ readonly variable: string; readonly path: ReadonlyArray<string>; readonly rewrite?: (text: string) => string }> = [
   { variable: 'REQUIRE_AUTHENTICATION', path: ['authorization', 'require_authentication'] },
   { variable: 'REJECT_OPERATION_IF_UNAUTHORIZED', path: ['authorization', 'reject_operation_if_unauthorized'] },
   { variable: 'TRACING_ENABLED', path: ['telemetry', 'tracing', 'enabled'] },
@@ -267,23 +299,38 @@ export const COSMO_ENV_ALIASES: ReadonlyArray<{ readonly variable: string; reado
   { variable: 'TRACING_PARENT_BASED_SAMPLER', path: ['telemetry', 'tracing', 'parent_based_sampler'] },
   { variable: 'METRICS_OTLP_ENABLED', path: ['telemetry', 'metrics', 'otlp', 'enabled'] },
   { variable: 'PROMETHEUS_ENABLED', path: ['metrics', 'enabled'] },
-  { variable: 'PROMETHEUS_LISTEN_ADDR', path: ['metrics', 'listen_addr'] },
+  { variable: 'PROMETHEUS_LISTEN_ADDR', path: ['metrics', 'listen_addr'], rewrite: everyInterface },
   { variable: 'PROMETHEUS_HTTP_PATH', path: ['metrics', 'path'] },
   { variable: 'APQ_ENABLED', path: ['automatic_persisted_queries', 'enabled'] },
 ];
 
+/** Go binds every interface for a bare `:port`; Switchyard binds loopback unless the host says otherwise. */
+function everyInterface(address: string): string {
+  return /^\s*:\d+\s*$/.test(address) ? `0.0.0.0${address.trim()}` : address;
+}
+
 /**
  * Bindings for the Cosmo variables of COSMO_ENV_ALIASES whose key `bindings`
- * has (a plugin section may be absent) and whose Switchyard variable is
- * unset in `env`: applied before `bindings`, which win over them anyway.
+ * has, `config` (the file) leaves out, and whose Switchyard variable is unset
+ * in `env`.
  */
-export function cosmoEnvBindings(bindings: ReadonlyArray<EnvBinding>, env: EnvSource): EnvBinding[] {
+export function cosmoEnvBindings(bindings: ReadonlyArray<EnvBinding>, env: EnvSource, config: Readonly<Record<string, unknown>>): EnvBinding[] {
   const byPath = new Map(bindings.map((binding) => [binding.path.join('.'), binding]));
   const out: EnvBinding[] = [];
   for (const alias of COSMO_ENV_ALIASES) {
     const own = byPath.get(alias.path.join('.'));
-    if (!own || (env[own.variable] ?? '') !== '') continue;
-    out.push({ variable: alias.variable, path: own.path, kind: own.kind });
+    if (!own || (env[own.variable] ?? '') !== '' || valueAt(config, own.path) !== undefined) continue;
+    out.push({ variable: alias.variable, path: own.path, kind: own.kind, cosmo: alias.rewrite ? { rewrite: alias.rewrite } : {} });
   }
   return out;
+}
+
+/** The value at `path` in a parsed config document, if every step is a mapping. */
+function valueAt(config: Readonly<Record<string, unknown>>, path: ReadonlyArray<string>): unknown {
+  let node: unknown = config;
+  for (const key of path) {
+    if (!isPlainObject(node) || !Object.hasOwn(node, key)) return undefined;
+    node = node[key];
+  }
+  return node;
 }

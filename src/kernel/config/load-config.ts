@@ -142,8 +142,8 @@ function validate(raw: unknown, { env = process.env, sections = [] }: ParseConfi
   const aliasIssues = aliased.issues.map((issue) => withLine(issue, context));
   const schema = buildConfigSchema(sections);
   const bindings = envBindings(schema);
-  // Cosmo's names for a few variables (REQUIRE_AUTHENTICATION, ...), where Switchyard's own is unset.
-  const overrides = applyEnvOverrides(aliased.config, [...cosmoEnvBindings(bindings, env), ...bindings], env);
+  // Cosmo's names for a few variables (REQUIRE_AUTHENTICATION, ...), where the file and Switchyard's own variable leave the key unset.
+  const overrides = applyEnvOverrides(aliased.config, [...cosmoEnvBindings(bindings, env, aliased.config), ...bindings], env);
   const result = schema.safeParse(overrides.config, { error: readableIssueMessage });
   if (!result.success) {
     const problems = problemsFromZod(result.error.issues).map((problem) => describeProblem(unalias(problem, aliased.renamed), overrides.applied, sections, context));

@@ -227,6 +227,22 @@ describe("Cosmo Router's variable names", () => {
     expect(config.sections.automatic_persisted_queries).toMatchObject({ enabled: true });
   });
 
+  it('leaves a key the file sets alone, as Cosmo (whose environment gives defaults) does', async () => {
+    const sections = await builtins();
+    const raw = { version: '1', authorization: { require_authentication: true }, metrics: { listen_addr: '127.0.0.1:9000' } };
+    const config = parseConfig(raw, { env: { REQUIRE_AUTHENTICATION: 'false', PROMETHEUS_LISTEN_ADDR: '0.0.0.0:9100' }, sections });
+    expect(config.sections.authorization).toMatchObject({ require_authentication: true });
+    expect(config.core.metrics).toMatchObject({ listen_addr: '127.0.0.1:9000' });
+  });
+
+  it('reads values as Go does: 1 and T are true, exponents are numbers, a bare :port is every interface', async () => {
+    const config = await parse({ REQUIRE_AUTHENTICATION: '1', TRACING_ENABLED: 'T', TRACING_SAMPLING_RATE: '1e-1', PROMETHEUS_LISTEN_ADDR: ':8088' });
+    expect(config.sections.authorization).toMatchObject({ require_authentication: true });
+    expect(config.sections.telemetry).toMatchObject({ tracing: { enabled: true, sampling_rate: 0.1 } });
+    expect(config.core.metrics).toMatchObject({ listen_addr: '0.0.0.0:8088' });
+    await expect(parse({ REQUIRE_AUTHENTICATION: 'yes' })).rejects.toThrow(/REQUIRE_AUTHENTICATION/);
+  });
+
   it("lets Switchyard's own variable win, and names Cosmo's variable in a refusal", async () => {
     const config = await parse({ REQUIRE_AUTHENTICATION: 'true', AUTHORIZATION_REQUIRE_AUTHENTICATION: 'false' });
     expect(config.sections.authorization).toMatchObject({ require_authentication: false });
