@@ -166,19 +166,25 @@ describe('telemetry over OTLP/gRPC', () => {
   });
 });
 
+/** A router whose default exporters (traces and metrics) follow OTEL_EXPORTER_OTLP_PROTOCOL and OTEL_EXPORTER_OTLP_ENDPOINT. */
+async function startWithProtocol(protocol: string, endpoint: string): Promise<{ router: TestRouter; lines: ReturnType<typeof captureLogs>['lines'] }> {
+  vi.stubEnv('OTEL_EXPORTER_OTLP_PROTOCOL', protocol);
+  vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', endpoint);
+  const { logger, lines } = captureLogs('info');
+  const router = await startRouter(
+    // A full batch goes at once: the default exporter waits 5 s otherwise.
+    { tracing: { enabled: true, exporters: [], max_export_batch_size: 1 }, metrics: { otlp: { enabled: true, export_interval: '30ms' } } },
+    logger,
+  );
+  vi.unstubAllEnvs();
+  return { router, lines };
+}
+
 describe('telemetry: OTEL_EXPORTER_OTLP_PROTOCOL', () => {
   it('grpc with OTEL_EXPORTER_OTLP_ENDPOINT sends both signals of the default exporter over gRPC, the endpoint used as it is', async () => {
     const receiver = await startOtlpGrpcReceiver();
     const http = await startOtlpReceiver();
-    vi.stubEnv('OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc');
-    vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', receiver.endpoint);
-    const { logger, lines } = captureLogs('info');
-    const router = await startRouter(
-      // A full batch goes at once: the default exporter waits 5 s otherwise.
-      { tracing: { enabled: true, exporters: [], max_export_batch_size: 1 }, metrics: { otlp: { enabled: true, export_interval: '30ms' } } },
-      logger,
-    );
-    vi.unstubAllEnvs();
+    const { router, lines } = await startWithProtocol('grpc', receiver.endpoint);
     try {
       await router.query(TOP_PRODUCTS);
       await receiver.waitForSpans((all) => all.some((s) => s.name === 'query TopProducts'), 10_000);
@@ -220,14 +226,7 @@ describe('telemetry: OTEL_EXPORTER_OTLP_PROTOCOL', () => {
 
   it('http/json sends both signals of the default exporter as OTLP/JSON to the OTLP/HTTP endpoint', async () => {
     const receiver = await startOtlpReceiver();
-    vi.stubEnv('OTEL_EXPORTER_OTLP_PROTOCOL', 'http/json');
-    vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', receiver.endpoint);
-    const { logger, lines } = captureLogs('info');
-    const router = await startRouter(
-      { tracing: { enabled: true, exporters: [], max_export_batch_size: 1 }, metrics: { otlp: { enabled: true, export_interval: '30ms' } } },
-      logger,
-    );
-    vi.unstubAllEnvs();
+    const { router, lines } = await startWithProtocol('http/json', receiver.endpoint);
     const traceId = traceIdOf();
     try {
       expect((await router.query({ query: TOP_PRODUCTS, headers: { traceparent: `00-${traceId}-a1b2c3d4e5f60718-01` } })).body).toEqual({ data: TOP_PRODUCTS_DATA });
