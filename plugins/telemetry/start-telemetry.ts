@@ -158,18 +158,18 @@ export async function startTelemetry(ctx: PluginContext, options: ResolvedTeleme
   };
 }
 
-/**
- * An OTLP exporter's options. The SDK drops `user:password@` from the URL
- * without sending it; it goes as HTTP Basic authorization instead (a
- * configured `Authorization` header wins), over gRPC as `authorization`
- * metadata.
- */
 /** The OpenTelemetry OTLP/HTTP exporters with JSON bodies (the SDK's own), loaded only when `http/json` is asked for. */
 async function jsonExporters() {
   const [traces, metrics] = await Promise.all([import('@opentelemetry/exporter-trace-otlp-http'), import('@opentelemetry/exporter-metrics-otlp-http')]);
   return { JsonTraceExporter: traces.OTLPTraceExporter, JsonMetricExporter: metrics.OTLPMetricExporter };
 }
 
+/**
+ * An OTLP exporter's options. The SDK drops `user:password@` from the URL
+ * without sending it; it goes as HTTP Basic authorization instead (a
+ * configured `Authorization` header wins), over gRPC as `authorization`
+ * metadata.
+ */
 function exporterOptions(target: ExportTarget): GrpcExporterOptions & { url: string; headers: Record<string, string>; timeoutMillis: number } {
   const { url, authorization } = splitUrlCredentials(target.url);
   const headers: Record<string, string> = { ...target.headers };
