@@ -76,7 +76,8 @@ function adapterFor(table: MethodTable, router: RouterHandle, maxBody: number, e
     grpcWeb: true,
     readMaxBytes: maxBody,
     binaryOptions: { recursionLimit: encoding === 'proto' ? GROUP_WALK_LIMIT : DECODER_RECURSION_LIMIT },
-    jsonOptions: { recursionLimit: DECODER_RECURSION_LIMIT },
+    // Unknown fields refused, as the Connect JSON path refuses them (docs/connect.md): one answer per message on every protocol.
+    jsonOptions: { recursionLimit: DECODER_RECURSION_LIMIT, ignoreUnknownFields: false },
     // Checked before a request gets here, with the listener's own messages (docs/connect.md).
     requireConnectProtocolHeader: false,
     routes(routes) {
@@ -90,7 +91,7 @@ function adapterFor(table: MethodTable, router: RouterHandle, maxBody: number, e
           });
         } else {
           // connect-node hands `jsonOptions` (text decoder included) to its JSON decoder as they are.
-          const jsonOptions = { recursionLimit: DECODER_RECURSION_LIMIT, textDecoder: depthCheckingTextDecoder(method.input) };
+          const jsonOptions = { recursionLimit: DECODER_RECURSION_LIMIT, ignoreUnknownFields: false, textDecoder: depthCheckingTextDecoder(method.input) };
           routes.rpc(
             method,
             function connectCall(message, context) {

@@ -16,7 +16,7 @@ import { connectTimeoutOf } from './call-deadline.js';
 import { callOperation, forwardedHeaders } from './call-operation.js';
 import { asFailure, ConnectFailure, errorAnswer, invalidArgument } from './connect-errors.js';
 import type { GetMessage, MessageCompression } from './get-message.js';
-import { binaryWithinDepth, DECODER_RECURSION_LIMIT, jsonWithinDepth, tooDeep } from './message-depth.js';
+import { binaryWithinDepth, DECODER_RECURSION_LIMIT, decodeUtf8, jsonWithinDepth, tooDeep } from './message-depth.js';
 import type { MethodEntry } from './method-table.js';
 import { readBody } from './read-body.js';
 
@@ -99,7 +99,7 @@ interface Encoding {
 
 const JSON_ENCODING: Encoding = {
   contentType: 'application/json',
-  parse: (entry, body) => parseMessage(entry, body.toString('utf8')),
+  parse: (entry, body) => parseMessage(entry, decodeUtf8(body)),
   write: (_entry, json) => JSON.stringify(json),
 };
 

@@ -50,6 +50,17 @@ export function jsonWithinDepth(value: unknown): boolean {
   return true;
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A JSON message's text; bytes that are not UTF-8 (RFC 8259 §8.1) are the client's `invalid_argument`, not replacement characters passed on. */
+export function decodeUtf8(input: Uint8Array): string {
+  try {
+    return UTF8.decode(input);
+  } catch {
+    throw new ConnectFailure(Code.InvalidArgument, 'the message is not valid UTF-8');
+  }
+}
+
 /**
  * A `textDecoder` for connect-node's JSON serialization (`jsonOptions`) that
  * refuses a message deeper than MAX_MESSAGE_DEPTH before the decoder sees
@@ -57,10 +68,9 @@ export function jsonWithinDepth(value: unknown): boolean {
  * decoder's own recursion limit would be `invalid_argument`.
  */
 export function depthCheckingTextDecoder(message: DescMessage): { decode(input: Uint8Array): string } {
-  const utf8 = new TextDecoder();
   return {
     decode(input) {
-      const text = utf8.decode(input);
+      const text = decodeUtf8(input);
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);

@@ -89,11 +89,26 @@ function routeGet(entry: MethodEntry, query: string): Route {
   return { kind: 'get', message: getMessage(params, query) };
 }
 
+/**
+ * The request target as a path and query. HTTP/1.1 servers must accept the
+ * absolute form (`POST http://host/pkg.Service/Method`, RFC 9112 §3.2.2),
+ * which proxies send: it is cut to its path here, for connect-node too.
+ */
+function originForm(req: AnyRequest): string {
+  const target = req.url ?? '/';
+  const absolute = /^https?:\/\/[^/?#]*/i.exec(target);
+  if (!absolute) return target;
+  const rest = target.slice(absolute[0].length);
+  const origin = rest.startsWith('/') ? rest : `/${rest}`;
+  req.url = origin;
+  return origin;
+}
+
 /** The listener's request handler. */
 export function createDispatcher(context: DispatchContext): (req: AnyRequest, res: AnyResponse) => void {
   const json = { router: context.router, maxBody: context.maxBody, log: context.log };
   return function dispatchConnect(req, res) {
-    const url = req.url ?? '/';
+    const url = originForm(req);
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const { table, binary } = context.current();

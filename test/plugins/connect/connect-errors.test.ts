@@ -1,6 +1,7 @@
 import { fromBinary, toJson } from '@bufbuild/protobuf';
 import { base64Decode } from '@bufbuild/protobuf/wire';
 import { StructSchema } from '@bufbuild/protobuf/wkt';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectGet, connectPost, getParams, serveProjects, type ServedProjects } from './fixtures.js';
 
@@ -16,6 +17,35 @@ afterAll(async () => {
 
 const GET_PROJECT = '/projects.v1.ProjectsService/GetProject';
 const CREATE = '/projects.v1.ProjectsService/CreateProject';
+
+/** A gRPC-Web call with a JSON message (one envelope); its HTTP status, grpc-status and grpc-message (trailers-only answers carry them as headers). */
+async function grpcWebJson(path: string, message: Buffer): Promise<{ status: number; grpcStatus: string | null; message: string | null }> {
+  const envelope = Buffer.alloc(5);
+  envelope.writeUInt32BE(message.length, 1);
+  const answer = await fetch(`${setup.served.connectUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/grpc-web+json', 'x-grpc-web': '1' },
+    body: Buffer.concat([envelope, message]),
+  });
+  // Trailers in the headers (a trailers-only answer), else in the body's trailer frame (flag 0x80).
+  const trailers = new Map<string, string>([...answer.headers.entries()]);
+  const body = Buffer.from(await answer.arrayBuffer());
+  for (let at = 0; at + 5 <= body.length; ) {
+    const length = body.readUInt32BE(at + 1);
+    if ((body[at]! & 0x80) !== 0) {
+      for (const line of body
+        .subarray(at + 5, at + 5 + length)
+        .toString('utf8')
+        .split('\r\n')) {
+        const colon = line.indexOf(':');
+        if (colon > 0) trailers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+      }
+    }
+    at += 5 + length;
+  }
+  const grpcMessage = trailers.get('grpc-message');
+  return { status: answer.status, grpcStatus: trailers.get('grpc-status') ?? null, message: grpcMessage === undefined ? null : decodeURIComponent(grpcMessage) };
+}
 
 function invalid(message: string) {
   return { status: 400, body: { code: 'invalid_argument', message } };
@@ -110,6 +140,49 @@ describe('Connect errors', () => {
     );
     const badGet = await connectGet(setup.served.connectUrl, GET_PROJECT, { connect: 'v1', encoding: 'json', message: '{oops' });
     expect({ status: badGet.status, code: (badGet.body as { code: string }).code }).toEqual({ status: 400, code: 'invalid_argument' });
+  });
+
+  it('refuses a JSON message that is not UTF-8 instead of passing replacement characters on', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"id": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const answer = await fetch(`${setup.served.connectUrl}${GET_PROJECT}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'connect-protocol-version': '1' },
+      body: bytes,
+    });
+    expect({ status: answer.status, body: await answer.json() }).toEqual(invalid('the message is not valid UTF-8'));
+    // gRPC-Web with JSON messages, decoded by connect-node: the same answer.
+    const grpcWeb = await grpcWebJson(GET_PROJECT, bytes);
+    expect([grpcWeb.status, grpcWeb.grpcStatus, grpcWeb.message]).toEqual([200, '3', 'the message is not valid UTF-8']);
+  });
+
+  it('refuses unknown fields on gRPC and gRPC-Web JSON messages as on Connect JSON (invalid_argument)', async () => {
+    const answer = await grpcWebJson(GET_PROJECT, Buffer.from(JSON.stringify({ id: '1', name: 'x' })));
+    expect([answer.status, answer.grpcStatus]).toEqual([200, '3']);
+    expect(answer.message).toMatch(/key "name" is unknown/);
+  });
+
+  it('serves a request whose target is in absolute form (RFC 9112 §3.2.2), as proxies send it', async () => {
+    const { port } = new URL(setup.served.connectUrl);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: `http://127.0.0.1:${port}${GET_PROJECT}`,
+          headers: { 'content-type': 'application/json', 'connect-protocol-version': '1' },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      request.on('error', reject);
+      request.end(JSON.stringify({ id: '1' }));
+    });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toHaveProperty('project');
   });
 
   it('refuses a binary message that does not decode, over POST and GET, with invalid_argument', async () => {
