@@ -271,8 +271,10 @@ export class Planner {
       const provided = position.provided && subFieldSet(position.provided, field.name);
       const requires = index.fieldSource(position.parentType, field.name, subgraph)?.requires;
       if (!requires || provided || position.requiresMet.has(field.name)) return this.planLocalField(position, field);
-      // `@requires` needs an `_entities` call carrying the required fields, even to this same subgraph.
-      return this.planJump(position, field, [{ subgraph, entityType: position.parentType, typename: { kind: 'runtime' } }]);
+      // `@requires` needs an `_entities` call carrying the required fields, even to this same subgraph;
+      // an interface object there knows only its interface's name, whatever the object's real type.
+      const typename = interfaceObject ? ({ kind: 'fixed', name: position.parentType } as const) : ({ kind: 'runtime' } as const);
+      return this.planJump(position, field, [{ subgraph, entityType: position.parentType, typename }]);
     }
     const runtimeTypes = this.runtimeTypesAt(position);
     if (index.isAbstract(position.parentType) && !interfaceObject && runtimeTypes.length > 0) {
