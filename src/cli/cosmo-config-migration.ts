@@ -11,6 +11,7 @@ import { ConfigError, envVariableName, parseConfig } from '../kernel/config/inde
 import { buildConfigSchema } from '../kernel/config/load-config.js';
 import { schemaDef, unwrapSchema } from '../kernel/config/schema-walk.js';
 import { corsOriginProblem } from '../kernel/router/cors.js';
+import { goListenAddress } from '../kernel/router/listen-address.js';
 import { builtinSections } from './builtin-plugins.js';
 
 /**
@@ -196,13 +197,9 @@ class Migrator {
   }
 }
 
-/**
- * A Cosmo listen address as Switchyard reads it: Cosmo hands `:port` to Go's
- * net.Listen, which binds every interface; Switchyard binds loopback for a
- * bare `:port`, so the migrated address names every interface.
- */
+/** A Cosmo listen address (Go binds every interface for a bare `:port`) as Switchyard must be told it. */
 function cosmoListenAddress(value: unknown): unknown {
-  return typeof value === 'string' && /^\s*:\d+\s*$/.test(value) ? `0.0.0.0${value.trim()}` : value;
+  return typeof value === 'string' ? goListenAddress(value) : value;
 }
 
 function durationOf(value: unknown): string | undefined {

@@ -6,6 +6,7 @@
  * a concrete fragment).
  */
 import { describe, expect, it } from 'vitest';
+import type { SubgraphOptions } from '../../src/testing/index.js';
 import { useFederatedGraph } from './support/use-federated-graph.js';
 
 const LINK = `extend schema @link(url: "https://specs.apollo.dev/federation/v2.5", import: ["@key", "@external", "@requires", "@interfaceObject"])`;
@@ -14,35 +15,34 @@ type Row = { __typename: 'Personal' | 'Business'; id: string; currency: string; 
 const account = (id: string): Row =>
   Number(id) % 2 === 1 ? { __typename: 'Personal', id, currency: 'EUR', owner: `owner${id}` } : { __typename: 'Business', id, currency: 'USD', company: `co${id}` };
 
-const graph = useFederatedGraph(
-  () => [
-    {
-      name: 'accounts',
-      typeDefs: `${LINK}
+const subgraphs = (): SubgraphOptions[] => [
+  {
+    name: 'accounts',
+    typeDefs: `${LINK}
         interface Account @key(fields: "id") { id: ID! currency: String }
         type Personal implements Account @key(fields: "id") { id: ID! currency: String owner: String! }
         type Business implements Account @key(fields: "id") { id: ID! currency: String company: String! }
         type Query { accounts: [Account!]! }`,
-      resolvers: {
-        Query: { accounts: () => ['1', '2'].map(account) },
-        Account: { __resolveReference: (ref: { id: string }) => account(ref.id), __resolveType: (row: Row) => row.__typename },
-        Personal: { __resolveReference: (ref: { id: string }) => account(ref.id) },
-        Business: { __resolveReference: (ref: { id: string }) => account(ref.id) },
-      },
+    resolvers: {
+      Query: { accounts: () => ['1', '2'].map(account) },
+      Account: { __resolveReference: (ref: { id: string }) => account(ref.id), __resolveType: (row: Row) => row.__typename },
+      Personal: { __resolveReference: (ref: { id: string }) => account(ref.id) },
+      Business: { __resolveReference: (ref: { id: string }) => account(ref.id) },
     },
-    {
-      name: 'balances',
-      typeDefs: `${LINK}
+  },
+  {
+    name: 'balances',
+    typeDefs: `${LINK}
         type Account @key(fields: "id") @interfaceObject { id: ID! currency: String @external balance: String @requires(fields: "currency") }
         type Query { richest: Account richList: [Account!]! }`,
-      resolvers: {
-        Query: { richest: () => ({ id: '2' }), richList: () => [{ id: '1' }, { id: '2' }] },
-        Account: { __resolveReference: (ref: { id: string }) => ref, balance: (row: { id: string; currency: string }) => `${row.id} ${row.currency}` },
-      },
+    resolvers: {
+      Query: { richest: () => ({ id: '2' }), richList: () => [{ id: '1' }, { id: '2' }] },
+      Account: { __resolveReference: (ref: { id: string }) => ref, balance: (row: { id: string; currency: string }) => `${row.id} ${row.currency}` },
     },
-  ],
-  { composition: 'apollo' },
-);
+  },
+];
+
+const graph = useFederatedGraph(subgraphs, { composition: 'apollo' });
 
 describe('@requires on an @interfaceObject field', () => {
   it('is answered when the client also selects __typename or a concrete fragment', async () => {

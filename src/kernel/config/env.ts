@@ -17,6 +17,7 @@
  */
 
 import type { z } from 'zod';
+import { goListenAddress } from '../router/listen-address.js';
 import type { ConfigIssue } from './config-error.js';
 import { formatKeyPath } from './config-error.js';
 import { schemaDef, unwrapSchema } from './schema-walk.js';
@@ -299,15 +300,10 @@ export const COSMO_ENV_ALIASES: ReadonlyArray<{ readonly variable: string; reado
   { variable: 'TRACING_PARENT_BASED_SAMPLER', path: ['telemetry', 'tracing', 'parent_based_sampler'] },
   { variable: 'METRICS_OTLP_ENABLED', path: ['telemetry', 'metrics', 'otlp', 'enabled'] },
   { variable: 'PROMETHEUS_ENABLED', path: ['metrics', 'enabled'] },
-  { variable: 'PROMETHEUS_LISTEN_ADDR', path: ['metrics', 'listen_addr'], rewrite: everyInterface },
+  { variable: 'PROMETHEUS_LISTEN_ADDR', path: ['metrics', 'listen_addr'], rewrite: goListenAddress },
   { variable: 'PROMETHEUS_HTTP_PATH', path: ['metrics', 'path'] },
   { variable: 'APQ_ENABLED', path: ['automatic_persisted_queries', 'enabled'] },
 ];
-
-/** Go binds every interface for a bare `:port`; Switchyard binds loopback unless the host says otherwise. */
-function everyInterface(address: string): string {
-  return /^\s*:\d+\s*$/.test(address) ? `0.0.0.0${address.trim()}` : address;
-}
 
 /**
  * Bindings for the Cosmo variables of COSMO_ENV_ALIASES whose key `bindings`

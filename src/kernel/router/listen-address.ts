@@ -14,6 +14,15 @@ export function parseListenAddress(address: string): { host: string; port: numbe
   return { host, port };
 }
 
+/**
+ * A listen address as Go (Cosmo Router) reads it, in Switchyard's terms: Go
+ * binds every interface for a bare `:port`, which Switchyard binds to
+ * loopback, so it becomes `0.0.0.0:port` (IPv4). Other addresses as they are.
+ */
+export function goListenAddress(address: string): string {
+  return /^\s*:\d+\s*$/.test(address) ? `0.0.0.0${address.trim()}` : address;
+}
+
 /** Whether a host only accepts connections from this machine. */
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
