@@ -100,7 +100,8 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 /**
  * The Connect code of an operation that failed as a whole. A router status
  * other than 200 names it as Cosmo maps its GraphQL endpoint's statuses
- * (401, 403, 409, 429, 502-504); else the first error's code does; else `unknown`.
+ * (401, 403, 409, 429, 502-504); else the first error's code does
+ * (`BAD_USER_INPUT` is `invalid_argument`: Cosmo answers `internal`); else `unknown`.
  */
 function connectCodeOf(status: number, code: unknown): Code {
   switch (status) {
@@ -123,6 +124,9 @@ function connectCodeOf(status: number, code: unknown): Code {
       return Code.Unauthenticated;
     case 'UNAUTHORIZED_FIELD_OR_TYPE':
       return Code.PermissionDenied;
+    // The message's values were refused by the graph (a value a custom scalar rejects): the client's mistake, never a 5xx.
+    case 'BAD_USER_INPUT':
+      return Code.InvalidArgument;
     default:
       return Code.Unknown;
   }

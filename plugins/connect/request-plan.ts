@@ -4,7 +4,7 @@
  * (the `(graphql_variable_name)` option, else its name), and each field of
  * a nested message to an input object field, with a converter for its type.
  */
-import type { DescEnum, DescField, DescMessage } from '@bufbuild/protobuf';
+import type { DescEnum, DescField, DescMessage, ScalarType } from '@bufbuild/protobuf';
 import {
   getNamedType,
   isEnumType,
@@ -16,11 +16,13 @@ import {
   type GraphQLEnumType,
   type GraphQLInputObjectType,
   type GraphQLInputType,
+  type GraphQLNamedType,
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
 import { invalidArgument } from './connect-errors.js';
 import { enumValueMatcher, matchKey } from './field-names.js';
+import { isFloatScalar, scalarMisfit, wrappedScalar } from './scalar-fit.js';
 
 /** A value read from a message field -> a GraphQL value; `undefined` leaves the variable or field out. */
 type Convert = (value: unknown, at: string) => unknown;
@@ -54,12 +56,6 @@ export class PlanMismatch extends Error {
   override readonly name = 'PlanMismatch';
 }
 
-const WRAPPER_PREFIX = 'google.protobuf.';
-
-function isWrapper(message: DescMessage): boolean {
-  return message.typeName.startsWith(WRAPPER_PREFIX) && message.typeName.endsWith('Value') && message.fields.length === 1 && message.fields[0]!.name === 'value';
-}
-
 function isZero(value: unknown): boolean {
   return value === '' || value === 0 || value === false || value === BigInt(0) || (value instanceof Uint8Array && value.length === 0);
 }
@@ -68,6 +64,30 @@ function scalarIn(value: unknown): unknown {
   // 64-bit integers arrive as bigint; GraphQL's Int and custom scalars take numbers.
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
   return value;
+}
+
+const INT_MIN = -(2 ** 31);
+const INT_MAX = 2 ** 31 - 1;
+
+/**
+ * The converter of a proto scalar (or its wrapper) for a GraphQL scalar or
+ * enum. Values the proto type holds but GraphQL does not (NaN and the
+ * infinities in a double, an int64 past Int's 32 bits) are the client's
+ * `invalid_argument`, named by their field.
+ */
+function scalarConverter(proto: ScalarType, named: GraphQLNamedType, path: string): Convert {
+  const misfit = scalarMisfit(proto, named);
+  if (misfit !== undefined) throw new PlanMismatch(`${path}: ${misfit}`);
+  const isInt = named.name === 'Int';
+  const isFloat = isFloatScalar(proto);
+  return (value, at) => {
+    const converted = scalarIn(value);
+    if (converted === undefined || converted === null) return converted;
+    if (isFloat && typeof converted === 'number' && !Number.isFinite(converted)) throw invalidArgument(`${at}: ${String(converted)} is not a number GraphQL can carry`);
+    if (isInt && (typeof converted !== 'number' || converted < INT_MIN || converted > INT_MAX))
+      throw invalidArgument(`${at}: ${String(value)} is outside GraphQL Int's 32-bit range`);
+    return converted;
+  };
 }
 
 function enumIn(protoEnum: DescEnum, graphqlEnum: GraphQLEnumType): Convert {
@@ -97,11 +117,15 @@ function itemConverter(field: DescField, kind: 'scalar' | 'enum' | 'message', ty
   }
   if (kind === 'message') {
     const message = field.message!;
-    if (isWrapper(message)) return (value) => (value !== null && typeof value === 'object' && 'value' in value ? scalarIn(value.value) : scalarIn(value));
+    const wrapped = wrappedScalar(message);
+    if (wrapped !== undefined) {
+      const convert = scalarConverter(wrapped, named, path);
+      return (value, at) => convert(value !== null && typeof value === 'object' && 'value' in value ? value.value : value, at);
+    }
     if (!isInputObjectType(named)) throw new PlanMismatch(`${path}: the proto has message ${message.name} where the operation has ${named.name}`);
     return messageIn(message, named, context, path);
   }
-  return scalarIn;
+  return scalarConverter(field.scalar!, named, path);
 }
 
 function required(convert: Convert, nonNull: boolean): Convert {

@@ -25,6 +25,7 @@ import {
 } from 'graphql';
 import { enumValueMatcher, matchKey } from './field-names.js';
 import { PlanMismatch } from './request-plan.js';
+import { scalarMisfit, wrappedScalar } from './scalar-fit.js';
 
 /** A GraphQL value -> its proto3 JSON value; `undefined` leaves the field out. */
 type Convert = (value: unknown) => unknown;
@@ -48,18 +49,6 @@ interface Context {
   /** Type names of the messages being built around this one: a recursive message meets its own name here. */
   readonly enclosing: ReadonlySet<string>;
 }
-
-const WRAPPER_SCALARS: Readonly<Record<string, ScalarType>> = {
-  'google.protobuf.DoubleValue': ScalarType.DOUBLE,
-  'google.protobuf.FloatValue': ScalarType.FLOAT,
-  'google.protobuf.Int64Value': ScalarType.INT64,
-  'google.protobuf.UInt64Value': ScalarType.UINT64,
-  'google.protobuf.Int32Value': ScalarType.INT32,
-  'google.protobuf.UInt32Value': ScalarType.UINT32,
-  'google.protobuf.BoolValue': ScalarType.BOOL,
-  'google.protobuf.StringValue': ScalarType.STRING,
-  'google.protobuf.BytesValue': ScalarType.BYTES,
-};
 
 function scalarOut(scalar: ScalarType): Convert {
   switch (scalar) {
@@ -121,11 +110,14 @@ function enumOut(field: DescField, type: GraphQLOutputType, path: string): Conve
 
 function itemOut(field: DescField, kind: 'scalar' | 'enum' | 'message', type: GraphQLOutputType, matches: readonly Match[], context: Context, path: string): Convert {
   if (kind === 'enum') return enumOut(field, type, path);
-  if (kind === 'scalar') return scalarOut(field.scalar!);
-  const message = field.message!;
-  const wrapped = WRAPPER_SCALARS[message.typeName];
-  if (wrapped !== undefined) return scalarOut(wrapped);
   const named = getNamedType(type);
+  const scalar = kind === 'scalar' ? field.scalar! : wrappedScalar(field.message!);
+  if (scalar !== undefined) {
+    const misfit = scalarMisfit(scalar, named);
+    if (misfit !== undefined) throw new PlanMismatch(`${path}: ${misfit}`);
+    return scalarOut(scalar);
+  }
+  const message = field.message!;
   if (!isObjectType(named) && !isAbstractType(named)) throw new PlanMismatch(`${path}: the proto has message ${message.name} where the graph has ${named.name}`);
   const sources = matches.flatMap((m) => (m.node.selectionSet ? [{ selections: m.node.selectionSet.selections, type: named }] : []));
   const convert = messageOut(message, sources, context, path);
