@@ -34,7 +34,7 @@ const request = {
     status: 400,
     statusText: REQUEST_ERROR_STATUS,
     description:
-      'A variable is missing or has a value of the wrong type, or its value nests lists and objects more than 256 levels deep or holds a number too large for JSON (beyond ±1.8e308, such as 1e400, which JSON would turn into null), or it is an explicit null where `@skip(if:)`/`@include(if:)` reads it.',
+      'A variable is missing or has a value of the wrong type, or its value nests lists and objects more than 256 levels deep or holds a number too large for JSON (beyond ±1.8e308, such as 1e400, which JSON would turn into null) or an integer past 2^53 that JSON would round, anywhere but an `ID` (which keeps its digits) or a `Float`, or it is an explicit null where `@skip(if:)`/`@include(if:)` reads it.',
     solution: 'Send every required variable with a value of its declared type.',
   },
   OPERATION_NOT_FOUND: {

@@ -26,6 +26,7 @@ import { parseMultipart } from './multipart-body.js';
 import { operationRequestOf, type GraphQLParams } from './operation-request.js';
 import { tooLargeMessage } from './request-body.js';
 import { resultContentType, resultFormatFor, resultStatus, type ResultFormat } from './result-head.js';
+import { parseClientJson } from './exact-integers.js';
 
 /** A request to `/graphql`, whatever carried it. */
 export interface GraphQLHttpRequest {
@@ -228,7 +229,7 @@ async function decoded(received: Buffer, coding: BodyCoding, limit: number): Pro
 function parseJsonBody(bytes: Buffer): unknown {
   let body: unknown;
   try {
-    body = JSON.parse(utf8(bytes));
+    body = parseClientJson(utf8(bytes));
   } catch (error) {
     // The reason says where parsing stopped, never what the body said there.
     throw new GraphQLError('POST body sent invalid JSON.', {

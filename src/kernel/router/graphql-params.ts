@@ -8,6 +8,7 @@
  */
 import { GraphQLError } from 'graphql';
 import type { GraphQLParams } from './operation-request.js';
+import { parseClientJson } from './exact-integers.js';
 
 /** A 400 `BAD_REQUEST` about the request's parameters. */
 export function badRequest(message: string): GraphQLError {
@@ -37,7 +38,7 @@ function jsonParam(search: URLSearchParams, name: 'variables' | 'extensions'): u
   const text = search.get(name);
   if (!text) return undefined;
   try {
-    return JSON.parse(text);
+    return parseClientJson(text);
   } catch (error) {
     throw badRequest(`The "${name}" parameter is not valid JSON: ${jsonSyntaxReason(error)}. Send it as a JSON object, URL-encoded.`);
   }

@@ -18,6 +18,7 @@ import { headersFromRaw, operationRequestOf, type GraphQLParams } from './operat
 import { readNodeBody } from './request-body.js';
 import { sendAnswer, type ResponseCompression } from './response-compression.js';
 import { resultContentType, resultStatus, resultTypeFor } from './result-head.js';
+import { parseClientJson } from './exact-integers.js';
 
 /** What the lane needs from the server. */
 export interface PostLaneOptions {
@@ -69,7 +70,7 @@ export async function answerPost(req: IncomingMessage, res: ServerResponse, opti
 function paramsOf(bytes: Buffer): GraphQLParams | undefined {
   let body: unknown;
   try {
-    body = JSON.parse(bytes.toString('utf8'));
+    body = parseClientJson(bytes.toString('utf8'));
   } catch {
     return undefined;
   }

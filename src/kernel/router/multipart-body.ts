@@ -14,6 +14,7 @@ import { GraphQLError } from 'graphql';
 import { markLeadsToUpload, UploadedFile } from '../fetch/variables-json.js';
 import { badRequest } from './graphql-params.js';
 import { canonicalContentType, multipartBoundary } from './multipart-boundary.js';
+import { parseClientJson } from './exact-integers.js';
 
 /**
  * How many paths a multipart `map` may name in all: each is walked once, so
@@ -96,7 +97,7 @@ export async function parseMultipart(bytes: Buffer, contentType: string): Promis
 function jsonField(name: string, value: FormDataEntryValue): unknown {
   if (typeof value !== 'string') throw badRequest(`Multipart form field "${name}" must be a string`);
   try {
-    return JSON.parse(value);
+    return parseClientJson(value);
   } catch {
     throw badRequest(`Multipart form field "${name}" must be a valid JSON string`);
   }

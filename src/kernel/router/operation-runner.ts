@@ -15,6 +15,7 @@ import { operationConditionVariables, selectOperation, type NSelection } from '.
 import type { QueryPlan } from '../plan/query-plan.js';
 import type { ExecutionEngine } from './execution-engine.js';
 import { errorResponse, requestErrors } from './error-response.js';
+import { exactVariables } from './exact-integers.js';
 import { runIntrospection } from './introspection.js';
 import { planStage } from './plan-stage.js';
 import type { StageHooks } from './plugin-host.js';
@@ -169,8 +170,11 @@ export async function prepareOperation(env: OperationEnvironment, request: Opera
     if (coerced.errors) return requestErrors(coerced.errors, 'BAD_USER_INPUT');
     const nullCondition = operationConditionVariables(document, operation).find((name) => coerced.coerced[name] === null);
     if (nullCondition !== undefined) return requestErrors([nullConditionError(nullCondition)], 'BAD_USER_INPUT');
+    // Integers past 2^53 the client's JSON held: ids get their exact digits back, other values that lost digits are refused.
+    const exact = exactVariables(graph.apiSchema, operation.variableDefinitions ?? [], request.variables);
+    if (exact.error) return requestErrors([exact.error], 'BAD_USER_INPUT');
     // Defaults written in: subgraph calls (and what keys on them: caches, in-flight sharing) carry every value they depend on.
-    const context: OperationContext = { env, graph, request, scope, variables: withDefaultValues(operation.variableDefinitions, request.variables) };
+    const context: OperationContext = { env, graph, request, scope, variables: withDefaultValues(operation.variableDefinitions, exact.variables) };
     return { session, document, operation, coerced: coerced.coerced, context };
   }
 }

@@ -14,6 +14,7 @@ import { resultTypeFor } from '../router/result-head.js';
 import { paramsFromSearch, readParams } from '../router/graphql-params.js';
 import { operationRequestOf as toOperationRequest, type GraphQLParams } from '../router/operation-request.js';
 import { readNodeBody, tooLargeMessage } from '../router/request-body.js';
+import { parseClientJson } from '../router/exact-integers.js';
 
 /** How an HTTP request to `/graphql` wants its answer streamed. */
 export type StreamingProtocol =
@@ -131,7 +132,7 @@ export async function readGraphQLParams(req: IncomingMessage, maxBodyBytes: numb
     if (body === undefined) return { ok: false, status: 413, message: tooLargeMessage(maxBodyBytes) };
     let parsed: unknown;
     try {
-      parsed = JSON.parse(body.toString('utf8'));
+      parsed = parseClientJson(body.toString('utf8'));
     } catch {
       return { ok: false, status: 400, message: 'The request body is not valid JSON.' };
     }

@@ -27,6 +27,7 @@ import type { Logger } from '../logger.js';
 import type { GraphQLResponseBody } from '../pipeline/stages.js';
 import { failureErrors } from './http-event-source.js';
 import type { EventStream } from './subscription-runner.js';
+import { parseClientJson } from '../router/exact-integers.js';
 
 export const LEGACY_GRAPHQL_WS_PROTOCOL = 'graphql-ws';
 
@@ -260,7 +261,7 @@ function parseMessage(text: string | undefined): LegacyMessage | string {
   if (text === undefined) return 'Messages must be JSON text, not binary.';
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseClientJson(text);
   } catch {
     return 'Message must be JSON-parseable.';
   }

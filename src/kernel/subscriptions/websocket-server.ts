@@ -28,6 +28,7 @@ import { clientNameOf } from '../router/client-name.js';
 import { ClientBuffer, unboundedBuffer } from './client-buffer.js';
 import { LEGACY_GRAPHQL_WS_PROTOCOL, serveLegacyConnection, type SocketOperation, type SocketPayload } from './legacy-ws-protocol.js';
 import type { EventStream, StartedOperation } from './subscription-runner.js';
+import { parseClientJson } from '../router/exact-integers.js';
 
 /** What the WebSocket endpoint needs from the router. */
 export interface WebSocketEndpointOptions {
@@ -423,7 +424,7 @@ export function attachWebSocketEndpoint(server: Server, options: WebSocketEndpoi
 function parsedMessage(text: string): unknown {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseClientJson(text);
   } catch {
     return text;
   }
