@@ -62,12 +62,15 @@ async function multipart(setup: SubscriptionSetup, query: string, headers: Recor
     headers: { 'content-type': 'application/json', accept: MULTIPART_ACCEPT, ...headers },
     body: JSON.stringify({ query }),
   });
-  const state = { res, parts: [] as unknown[], ended: false };
+  const state = { res, parts: [] as unknown[], partTypes: new Set<unknown>(), ended: false };
   if (res.statusCode !== 200) return Object.assign(state, { body: await readAll(res) });
   const parts = await meros<unknown>(res);
   if (!(Symbol.asyncIterator in parts)) throw new Error('not a multipart answer');
   void (async () => {
-    for await (const part of parts) state.parts.push(part.body);
+    for await (const part of parts) {
+      state.parts.push(part.body);
+      state.partTypes.add(part.headers['content-type']);
+    }
   })()
     // Cut short (the test disconnects, or cleanup does): the reader stops, as a client's would.
     .catch(() => undefined)
@@ -260,12 +263,14 @@ describe('multipart subscriptions (subscriptionSpec 1.0)', () => {
     const setup = await setupSubscriptions();
     const sub = await multipart(setup, SUBSCRIPTION);
     expect(sub.res.statusCode).toBe(200);
-    expect(sub.res.headers['content-type']).toBe('multipart/mixed;boundary="graphql";subscriptionSpec="1.0"');
+    expect(sub.res.headers['content-type']).toBe('multipart/mixed;boundary="graphql";subscriptionSpec=1.0');
     await eventually(() => setup.reviews.open() === 1);
     setup.reviews.push({ id: 'r1', body: 'Sturdy', upc: 'p1' });
     setup.reviews.push('end');
     await eventually(() => sub.ended);
     expect(payloads(sub.parts)).toEqual([{ payload: { data: { reviewAdded: { id: 'r1', body: 'Sturdy', product: TABLE } } } }]);
+    // Apollo iOS reads parts of exactly application/json (and subscriptionSpec=1.0 unquoted, above), as Apollo Router writes them.
+    expect([...sub.partTypes]).toEqual(['application/json']);
   });
 
   it('sends heartbeat parts every 5 s while no event flows', async () => {

@@ -1,7 +1,7 @@
 /**
  * Apollo's multipart HTTP subscriptions (`Accept:
  * multipart/mixed;subscriptionSpec="1.0"`): the answer is
- * `multipart/mixed;boundary="graphql";subscriptionSpec="1.0"`, one JSON part
+ * `multipart/mixed;boundary="graphql";subscriptionSpec=1.0`, one JSON part
  * per event, each `{"payload": <result>}`; a heartbeat part `{}` every 5 s; a failure of the stream itself (not of one event's
  * fields) is `{"payload": null, "errors": [...]}`; the closing boundary ends
  * the answer. Queries and mutations asked this way get one part.
@@ -10,14 +10,15 @@ import type { ServerResponse } from 'node:http';
 import type { HttpEventSource } from './http-event-source.js';
 import { canWrite, writeChunk } from './http-stream-request.js';
 
-export const MULTIPART_CONTENT_TYPE = 'multipart/mixed;boundary="graphql";subscriptionSpec="1.0"';
+// Written as Apollo Router writes it: Apollo iOS compares `subscriptionSpec=1.0` as a string, and wants parts of exactly `application/json`.
+export const MULTIPART_CONTENT_TYPE = 'multipart/mixed;boundary="graphql";subscriptionSpec=1.0';
 
 /** Interval of heartbeat parts (the protocol's 5 s). */
 export const MULTIPART_HEARTBEAT_MS = 5_000;
 
 // Each part is followed by the boundary at once, so a reader can hand it over without waiting for the next one.
 const OPENING = '\r\n--graphql';
-const PART_HEAD = '\r\ncontent-type: application/json; charset=utf-8\r\n\r\n';
+const PART_HEAD = '\r\ncontent-type: application/json\r\n\r\n';
 const PART_TAIL = '\r\n--graphql';
 const CLOSING = '--\r\n';
 
