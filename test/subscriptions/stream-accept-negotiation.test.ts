@@ -131,3 +131,21 @@ describe('multipart/mixed without subscriptionSpec (incremental delivery)', () =
     });
   });
 });
+
+describe('a streamed request the pipeline refuses', () => {
+  it.each([
+    // What Apollo Client 4 sends for a subscription: it reads the GraphQL errors of a 4xx only from application/graphql-response+json.
+    ['multipart/mixed;boundary=graphql;subscriptionSpec=1.0,application/graphql-response+json,application/json;q=0.9', 'application/graphql-response+json; charset=utf-8'],
+    ['text/event-stream, application/graphql-response+json', 'application/graphql-response+json; charset=utf-8'],
+    ['multipart/mixed;subscriptionSpec="1.0", application/json', 'application/json; charset=utf-8'],
+    ['multipart/mixed;subscriptionSpec="1.0"', 'application/json; charset=utf-8'],
+  ])('with Accept %s is answered as %s', async (accept, type) => {
+    const setup = await setupSubscriptions();
+    const answer = (await jsonAnswer(await send(setup, accept, { query: 'subscription { reviewAdded(nope: 1) { id } }' }))) as {
+      status: number;
+      type: string;
+      body: { errors: Array<{ extensions: { code: string } }> };
+    };
+    expect({ status: answer.status, type: answer.type, code: answer.body.errors[0]!.extensions.code }).toEqual({ status: 400, type, code: 'GRAPHQL_VALIDATION_FAILED' });
+  });
+});

@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { OperationRequest } from '../pipeline/stages.js';
 import { closeIfBodyPending } from '../router/request-body.js';
+import { resultContentType, resultTypeFor } from '../router/result-head.js';
 import { ClientBuffer, clientTooSlowMessage } from './client-buffer.js';
 import { httpEventSource, type HttpEventSource } from './http-event-source.js';
 import { errorBody, operationRequestOf, readGraphQLParams, streamingProtocolOf } from './http-stream-request.js';
@@ -46,7 +47,15 @@ export interface StreamingHttpEndpoint {
   close(): Promise<void>;
 }
 
-const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
+/**
+ * The type of a refusal's JSON body: `application/graphql-response+json`
+ * when the client prefers it (Apollo Client 4 lists it beside multipart,
+ * and reads a non-2xx `application/json` answer as a bare server error
+ * without its GraphQL errors), else `application/json`.
+ */
+function refusalType(accept: string | undefined): { 'content-type': string } {
+  return { 'content-type': resultContentType(resultTypeFor(accept) ?? 'application/json') };
+}
 
 /** How long a response dropped for reading too slowly may take to read its last event before it is cut. */
 export const SLOW_CLIENT_GRACE_MS = 10_000;
@@ -59,7 +68,7 @@ export function createStreamingHttpEndpoint(options: StreamingHttpOptions): Stre
   const refuse = (res: ServerResponse, status: number, message: string, code: string, headers: Record<string, string> = {}): void => {
     // A refused request's unread body is not drained: the connection closes instead.
     closeIfBodyPending(res.req, res);
-    res.writeHead(status, { ...JSON_TYPE, ...headers });
+    res.writeHead(status, { ...refusalType(headerText(res.req.headers.accept)), ...headers });
     res.end(errorBody(message, code));
   };
 
@@ -110,7 +119,7 @@ export function createStreamingHttpEndpoint(options: StreamingHttpOptions): Stre
     // An answer the pipeline refused (401 from authentication, 400 validation): a plain HTTP error, as for a query.
     if (started.kind === 'single' && started.response.status !== 200) {
       const { response } = started;
-      res.writeHead(response.status, { ...JSON_TYPE, ...response.headers });
+      res.writeHead(response.status, { ...refusalType(headerText(req.headers.accept)), ...response.headers });
       res.end(JSON.stringify(response.body));
       return;
     }
