@@ -124,6 +124,14 @@ const persistedQueries = {
     solution: 'Push the operation (`switchyard operations push`), wait for the next manifest poll, or send the text with the hash (APQ).',
     message: 'PersistedQueryNotFound',
   },
+  PERSISTED_QUERY_NOT_SUPPORTED: {
+    status: 400,
+    statusText: REQUEST_ERROR_STATUS,
+    description:
+      'A hash was sent without text (`extensions.persistedQuery`) while neither `automatic_persisted_queries` nor `persisted_operations` is on. The message is `PersistedQueryNotSupported`, on which Apollo Client and urql turn automatic persisted queries off and send the text.',
+    solution: 'Send the operation text, or turn on `automatic_persisted_queries` (or `persisted_operations` for registered operations).',
+    message: 'PersistedQueryNotSupported',
+  },
 } satisfies Record<string, ErrorSpec>;
 
 const PARTIAL_DATA = '200 with partial data';

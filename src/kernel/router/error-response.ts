@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import type { OperationResponse } from '../pipeline/stages.js';
 
 /** Codes of errors that reject the request itself (GraphQL over HTTP "request errors"). */
-const REQUEST_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_NOT_FOUND']);
+const REQUEST_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
 
 /** The response for an operation that failed as a whole. */
 export function errorResponse(error: unknown, log: Logger): OperationResponse {

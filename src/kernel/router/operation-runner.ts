@@ -129,6 +129,8 @@ export async function prepareOperation(env: OperationEnvironment, request: Opera
     if (!graph) throw new RouterError('GRAPH_NOT_READY', 'The router has no graph loaded yet.', { status: 503 });
     const query = request.query;
     if (query === undefined || query === '') {
+      // A hash no plugin turned into text: APQ clients stop hashing on this answer, where "Must provide query string." would fail every operation.
+      if (isPlainObject(request.extensions?.persistedQuery)) throw new RouterError('PERSISTED_QUERY_NOT_SUPPORTED', 'PersistedQueryNotSupported', { status: 400 });
       throw new RouterError('BAD_REQUEST', 'Must provide query string.', { status: 400 });
     }
     const engine = env.engine(graph);
@@ -270,4 +272,8 @@ function mutationDataLost(graph: LoadedGraph, plan: QueryPlan): ExecuteOptions['
  */
 function nullConditionError(name: string): GraphQLError {
   return new GraphQLError(`Variable "$${name}" is null, but it is the "if" of @skip or @include, which must be true or false.`);
+}
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -63,6 +63,22 @@ describe('GraphQL over HTTP', () => {
     expect(legacy.json?.errors?.[0]?.message).toBe('Must provide query string.');
   });
 
+  it('answers an automatic persisted query hash while no plugin serves hashes with PersistedQueryNotSupported, so that APQ clients send the text', async () => {
+    const hash = { extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } };
+    // What Apollo Client's persisted-queries link and urql's persisted exchange look for (message or code), then they resend with the query.
+    const expected = { errors: [{ message: 'PersistedQueryNotSupported', extensions: { code: 'PERSISTED_QUERY_NOT_SUPPORTED' } }] };
+    const legacy = await post(JSON.stringify(hash), { accept: 'application/json' });
+    expect({ status: legacy.status, body: legacy.json }).toEqual({ status: 200, body: expected });
+    const spec = await post(JSON.stringify(hash), GRAPHQL_RESPONSE);
+    expect({ status: spec.status, body: spec.json }).toEqual({ status: 400, body: expected });
+    const get = await router.fetch(`/graphql?extensions=${encodeURIComponent(JSON.stringify(hash.extensions))}`);
+    expect(await get.json()).toEqual(expected);
+    // The text with the hash runs as a plain query.
+    const both = await post(JSON.stringify({ query: '{ books { id } }', ...hash }), GRAPHQL_RESPONSE);
+    expect(both.status).toBe(200);
+    expect(both.json?.errors).toBeUndefined();
+  });
+
   it('answers a syntax error with GRAPHQL_PARSE_FAILED and its location', async () => {
     const response = await post(JSON.stringify({ query: '{ books { id ' }), GRAPHQL_RESPONSE);
     expect(response.status).toBe(400);
