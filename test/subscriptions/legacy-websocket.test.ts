@@ -76,19 +76,22 @@ describe('legacy graphql-ws subprotocol', () => {
     await eventually(() => setup.reviews.open() === 0);
   });
 
-  it('answers queries once, and refused operations with an error message for their id', async () => {
+  it('answers queries once, and refused operations as subscriptions-transport-ws does: a result of errors, then complete', async () => {
     const setup = await setupSubscriptions();
     const client = await legacyClient(setup);
     client.send({ type: 'connection_init' });
     client.send({ type: 'start', id: 'q', payload: { query: '{ product(upc: "p1") { name } }' } });
     client.send({ type: 'start', id: 'v', payload: { query: 'subscription { reviewAdded { nope } }' } });
-    await eventually(() => client.messages().filter((message) => message.type !== 'connection_ack').length === 3);
+    await eventually(() => client.messages().filter((message) => message.type !== 'connection_ack').length === 4);
     const byId = (id: string) => client.messages().filter((message) => message.id === id);
     expect(byId('q')).toEqual([
       { type: 'data', id: 'q', payload: { data: { product: { name: 'Table' } } } },
       { type: 'complete', id: 'q' },
     ]);
-    expect(byId('v')).toMatchObject([{ type: 'error', id: 'v', payload: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] }]);
+    expect(byId('v')).toMatchObject([
+      { type: 'data', id: 'v', payload: { errors: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] } },
+      { type: 'complete', id: 'v' },
+    ]);
     expect(setup.reviews.open()).toBe(0);
   });
 
@@ -145,8 +148,11 @@ describe('legacy graphql-ws subprotocol', () => {
     const anonymous = await legacyClient(setup);
     anonymous.send({ type: 'connection_init', payload: {} });
     anonymous.send({ type: 'start', id: '1', payload: { query: SUBSCRIPTION } });
-    await eventually(() => anonymous.messages().some((message) => message.type === 'error'));
-    expect(anonymous.messages().at(-1)).toMatchObject({ type: 'error', id: '1', payload: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
+    await eventually(() => anonymous.messages().some((message) => message.type === 'complete'));
+    expect(anonymous.messages().slice(-2)).toMatchObject([
+      { type: 'data', id: '1', payload: { errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] } },
+      { type: 'complete', id: '1' },
+    ]);
     const byPayload = await legacyClient(setup);
     byPayload.send({ type: 'connection_init', payload: { Authorization: `Bearer ${token}` } });
     byPayload.send({ type: 'start', id: '1', payload: { query: SUBSCRIPTION } });

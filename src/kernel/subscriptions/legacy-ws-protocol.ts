@@ -164,7 +164,14 @@ export function serveLegacyConnection(socket: WebSocket, upgrade: IncomingMessag
     if (started.kind === 'refused') {
       operations.delete(id);
       const errors = started.errors.map((error) => error.toJSON() as GraphQLErrorJSON);
-      sendErrors(id, errors.length > 0 ? errors : [{ message: 'The operation failed.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+      // As subscriptions-transport-ws's server answers a refused document: a result of errors, then `complete`. Apollo Client's
+      // WebSocketLink reads an `error` message as a network error ("[object Object]", no graphQLErrors, errorPolicy ignored).
+      await sendAndWait({
+        type: GQL.DATA,
+        id,
+        payload: { errors: errors.length > 0 ? errors : [{ message: 'The operation failed.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] },
+      });
+      send({ type: GQL.COMPLETE, id });
       return;
     }
     if (started.kind === 'single') {
