@@ -55,8 +55,11 @@ export function statusError(error: RpcStatusError, { subgraph, timeoutMs }: Erro
   if (error.statusName === 'DEADLINE_EXCEEDED') {
     return routerMade({ message: `Subgraph "${subgraph}" did not answer within ${timeoutMs}ms (gRPC ${error.method}).`, extensions: { code: 'SUBGRAPH_TIMEOUT', grpc } });
   }
+  // For UNAVAILABLE, @grpc/grpc-js's details name the service's address ("connect ECONNREFUSED 10.0.3.7:50051", "DNS resolution failed
+  // for catalog.internal:50051"): clients get the status alone, as an HTTP subgraph's failure names only its error code.
+  const details = error.details && error.statusName !== 'UNAVAILABLE' ? `: ${error.details}` : '';
   return routerMade({
-    message: `Request to subgraph "${subgraph}" failed: gRPC ${error.method}: ${error.statusName}${error.details ? `: ${error.details}` : ''}.`,
+    message: `Request to subgraph "${subgraph}" failed: gRPC ${error.method}: ${error.statusName}${details}.`,
     extensions: { code: 'SUBGRAPH_REQUEST_FAILED', grpc },
   });
 }
