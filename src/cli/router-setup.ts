@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../kernel/config/config-error.js';
 import { sectionPlugins, type ConfigSection } from '../kernel/config/config-section.js';
 import { loadConfigFile, parseConfig, type LoadedConfig } from '../kernel/config/load-config.js';
@@ -39,7 +39,9 @@ export interface RouterSetupOptions {
 /**
  * Reads the config (file, then environment), and builds the plugin list it
  * describes: built-ins (and `options.sections`) from their sections,
- * third-party packages from `plugins`. Relative paths in the file resolve against the file's folder.
+ * third-party packages from `plugins`. The graph path and `plugins` packages
+ * in the file resolve against the file's folder; `--supergraph` against the
+ * working directory.
  */
 export async function loadRouterSetup(options: RouterSetupOptions): Promise<RouterSetup> {
   const env = options.env ?? process.env;
@@ -60,11 +62,25 @@ export async function loadRouterSetup(options: RouterSetupOptions): Promise<Rout
     config = { ...config, core: { ...config.core, listen_addr: options.listenAddr } };
   }
   const graphPath = options.supergraph ?? config.core.execution_config.file.path;
-  const graph = graphPath === undefined ? undefined : /^https?:\/\//.test(graphPath) || isAbsolute(graphPath) ? graphPath : resolve(options.supergraph ? cwd : baseDir, graphPath);
+  const graph =
+    graphPath === undefined ? undefined : graphLocation(graphPath, options.supergraph ? cwd : baseDir, options.supergraph ? '--supergraph' : 'execution_config.file.path');
   const plugins: SwitchyardPlugin[] = [];
   for (const section of sections) plugins.push(...(await sectionPlugins(section, config, env)));
   plugins.push(...(await loadThirdPartyPlugins(config, baseDir)));
   return { config, plugins, graph };
+}
+
+/** An http(s) URL as it is; a `file:` URL as its path (files are watched by path); a relative path from `baseDir`. */
+function graphLocation(graphPath: string, baseDir: string, named: string): string {
+  if (/^https?:\/\//i.test(graphPath)) return graphPath;
+  if (graphPath.startsWith('file:')) {
+    try {
+      return fileURLToPath(graphPath);
+    } catch (error) {
+      throw new ConfigError([{ path: named, message: `${JSON.stringify(graphPath)} is not a local file URL: ${(error as Error).message}` }]);
+    }
+  }
+  return resolve(baseDir, graphPath);
 }
 
 async function loadThirdPartyPlugins(config: LoadedConfig, baseDir: string): Promise<SwitchyardPlugin[]> {
