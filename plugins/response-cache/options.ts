@@ -206,7 +206,8 @@ export const responseCacheOptionsSchema = z
       });
     }
     const endpoint = options.invalidation.endpoint;
-    if (endpoint.enabled && endpoint.shared_key.length < MIN_SHARED_KEY_LENGTH) {
+    // With the cache off the endpoint is not started (one warning), so its key is not needed either.
+    if (options.enabled && endpoint.enabled && endpoint.shared_key.length < MIN_SHARED_KEY_LENGTH) {
       ctx.addIssue({
         code: 'custom',
         path: ['invalidation', 'endpoint', 'shared_key'],

@@ -74,11 +74,15 @@ describe('startup log', () => {
     expect(cacheLines(lines)).toEqual([]);
   });
 
-  it('warns once and starts no endpoint when the endpoint is enabled but the cache is not', async () => {
+  it.each([
+    ['with', SHARED_KEY],
+    // INTERFACES.md: not started, one warning; a key for an endpoint that never starts is not asked for.
+    ['without', undefined],
+  ])('warns once and starts no endpoint when the endpoint is enabled but the cache is not (%s a shared key)', async (_with, sharedKey) => {
     const port = await freePort();
     const { logger, lines } = capturingLogger('info');
     const router = await graph.router({
-      cache: { enabled: false, invalidation: { endpoint: { enabled: true, listen_addr: `127.0.0.1:${port}`, shared_key: SHARED_KEY } } },
+      cache: { enabled: false, invalidation: { endpoint: { enabled: true, listen_addr: `127.0.0.1:${port}`, ...(sharedKey ? { shared_key: sharedKey } : {}) } } },
       logger,
     });
     const refused = await fetch(`http://127.0.0.1:${port}/invalidation`, { method: 'POST' }).then(
