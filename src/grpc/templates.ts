@@ -99,6 +99,16 @@ function targetName(file: string): string {
 const TEXT_FILE = /\.(json|ya?ml|md|ts|mjs|go|mod|graphql|proto)$|(^|\/)(Makefile|gitignore)$/;
 
 /**
+ * The npm dependency spec of this switchyard package for a generated
+ * project: its folder, as a `file:` dependency. The npm registry's
+ * `switchyard` is an unrelated package, so a version range would install
+ * that one (and whatever its owner publishes next).
+ */
+export function switchyardDependency(packageFolder: string): string {
+  return `file:${packageFolder}`;
+}
+
+/**
  * Writes a template into a directory. Refuses an unknown template name and
  * a non-empty directory (unless `force`) with `InitRefusedError`.
  */
@@ -118,6 +128,7 @@ export async function initProject({ template: name, directory, force = false }: 
   const values: Record<string, string> = {
     __PROJECT_NAME__: projectName,
     __SWITCHYARD_VERSION__: version,
+    __SWITCHYARD_DEPENDENCY__: switchyardDependency(root),
     __GO_MODULE__: `example.com/${projectName}`,
   };
   const files: string[] = [];
@@ -128,7 +139,7 @@ export async function initProject({ template: name, directory, force = false }: 
       const text = await readFile(join(source, file), 'utf8');
       await writeFile(
         to,
-        text.replace(/__(PROJECT_NAME|SWITCHYARD_VERSION|GO_MODULE)__/g, (placeholder) => values[placeholder] ?? placeholder),
+        text.replace(/__(PROJECT_NAME|SWITCHYARD_VERSION|SWITCHYARD_DEPENDENCY|GO_MODULE)__/g, (placeholder) => values[placeholder] ?? placeholder),
       );
     } else {
       await copyFile(join(source, file), to);

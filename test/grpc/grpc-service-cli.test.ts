@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { writeServiceFiles } from '../../src/grpc/service-files.js';
@@ -88,7 +89,8 @@ describe('switchyard grpc-service', () => {
     );
     const manifest = JSON.parse(await readFile(join(project, 'package.json'), 'utf8')) as { name: string; scripts: Record<string, string>; dependencies: Record<string, string> };
     expect(manifest.name).toBe('my-service');
-    expect(manifest.dependencies.switchyard).toBe('^0.1.0');
+    // Never a version range: the npm registry's "switchyard" is an unrelated package.
+    expect(manifest.dependencies.switchyard).toBe(`file:${resolve(dirname(fileURLToPath(import.meta.url)), '../..')}`);
     expect(manifest.scripts.bootstrap).toBe('npm run generate');
     expect(manifest.scripts['generate:proto']).toBe(
       'switchyard grpc-service generate -i ./src/graph/schema.graphql -o ./proto/service/v1 --connect-contract ./services/projects/v1',

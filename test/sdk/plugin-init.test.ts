@@ -6,11 +6,15 @@
  */
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/run-cli.js';
 import { builtSwitchyard, linkPackages } from '../examples/checkout-package.js';
 import { PACKAGE_TOOLS, packageTestResults, runPackageScript } from '../examples/package-tools.js';
+
+/** This checkout: the switchyard package the CLI runs from. */
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 let work: string;
 
@@ -34,6 +38,7 @@ describe('switchyard plugin init', () => {
         '  npm install',
         '  npm test',
         '  npm run build',
+        `its devDependency "switchyard" is this copy (file:${REPO}): the npm registry's "switchyard" is another project's package`,
         'then load it in router.config.yaml: plugins: [{ package: "switchyard-plugin-request-timer", options: {} }] (README.md has the details)',
         '',
       ].join('\n'),
@@ -56,7 +61,8 @@ describe('switchyard plugin init', () => {
     const { version } = JSON.parse(await readFile(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string };
     expect(manifest.name).toBe('switchyard-plugin-request-timer');
     expect(manifest.peerDependencies).toEqual({ switchyard: `^${version}` });
-    expect(manifest.devDependencies).toMatchObject({ switchyard: `^${version}`, tsup: expect.any(String), vitest: expect.any(String) });
+    // Never a version range: the npm registry's "switchyard" is an unrelated package.
+    expect(manifest.devDependencies).toMatchObject({ switchyard: `file:${REPO}`, tsup: expect.any(String), vitest: expect.any(String) });
     expect(manifest.scripts).toMatchObject({ build: 'tsup', test: 'vitest run', typecheck: 'tsc --noEmit' });
     const source = await readFile(join(project, 'src/index.ts'), 'utf8');
     expect(source).toContain("name: 'request-timer'");

@@ -8,6 +8,7 @@ import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { switchyardDependency } from '../../grpc/templates.js';
 import { EXIT_FAILED, exitForUsageError, writeProblem } from '../cli-support.js';
 
 /** What `initPluginPackage` wrote. */
@@ -22,6 +23,8 @@ export interface PluginPackage {
   readonly factoryName: string;
   /** Files written, relative to the package, sorted. */
   readonly files: readonly string[];
+  /** The switchyard package the CLI runs from, which the package's devDependency names. */
+  readonly switchyardFolder: string;
 }
 
 /** The user's directory cannot take the package (exit 1, not a crash). */
@@ -37,13 +40,14 @@ export async function initPluginPackage(directory: string): Promise<PluginPackag
   const info = await stat(target).catch(() => undefined);
   if (info && !info.isDirectory()) throw new PluginInitRefused(`${target} exists and is not a directory`);
   if (info && (await readdir(target)).length > 0) throw new PluginInitRefused(`${target} is not empty; choose an empty or new directory`);
-  const { templates, version } = installedPackage();
+  const { templates, version, folder } = installedPackage();
   const factoryName = `use${pluginName.replace(/(^|-)([a-z0-9])/g, (_, __, letter: string) => letter.toUpperCase())}`;
   const values: Record<string, string> = {
     __PACKAGE_NAME__: packageName,
     __PLUGIN_NAME__: pluginName,
     __FACTORY_NAME__: factoryName,
     __SWITCHYARD_VERSION__: version,
+    __SWITCHYARD_DEPENDENCY__: switchyardDependency(folder),
   };
   const source = join(templates, 'plugin');
   const files: string[] = [];
@@ -60,11 +64,11 @@ export async function initPluginPackage(directory: string): Promise<PluginPackag
     );
     files.push(relative(target, to));
   }
-  return { directory: target, packageName, pluginName, factoryName, files: files.sort() };
+  return { directory: target, packageName, pluginName, factoryName, files: files.sort(), switchyardFolder: folder };
 }
 
-/** The templates folder and version of this switchyard package, from source or from dist. */
-function installedPackage(): { templates: string; version: string } {
+/** The templates folder, version and folder of this switchyard package, from source or from dist. */
+function installedPackage(): { templates: string; version: string; folder: string } {
   let folder = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(folder, 'templates', 'plugin'))) {
     const parent = dirname(folder);
@@ -72,7 +76,7 @@ function installedPackage(): { templates: string; version: string } {
     folder = parent;
   }
   const { version } = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { version: string };
-  return { templates: join(folder, 'templates'), version };
+  return { templates: join(folder, 'templates'), version, folder };
 }
 
 /** The directory name, which becomes the npm package name: refused unless npm would take it as it is. */
@@ -104,6 +108,7 @@ async function runInit(directory: string): Promise<void> {
     process.stdout.write(
       `created plugin package ${created.packageName} in ${where} (plugin "${created.pluginName}", factory ${created.factoryName}, ${created.files.length} files)\n` +
         `next:\n  cd ${where}\n  npm install\n  npm test\n  npm run build\n` +
+        `its devDependency "switchyard" is this copy (${switchyardDependency(created.switchyardFolder)}): the npm registry's "switchyard" is another project's package\n` +
         `then load it in router.config.yaml: plugins: [{ package: "${created.packageName}", options: {} }] (README.md has the details)\n`,
     );
   } catch (error) {
