@@ -12,6 +12,11 @@ const storageSchema = z.strictObject({
   provider_id: z.string().min(1).optional(),
   /** Memory provider only: entries kept; the least recently used is evicted beyond. Default: `10000`. */
   max_entries: z.int().min(1).default(10_000),
+  /**
+   * Memory provider only: approximate bytes kept (keys plus the answers' JSON), the least recently used evicted beyond.
+   * Clients choose the variables, so they choose how large each answer is: a count alone bounds nothing. Default: `128MB`.
+   */
+  max_size: byteSize({ min: 1024 }).prefault('128MB'),
 });
 
 const endpointSchema = z.strictObject({

@@ -56,7 +56,9 @@ export async function startResponseCache(ctx: PluginContext, options: ResolvedRe
     {
       fallback_ttl: formatDuration(options.fallback_ttl),
       storage_provider: storage.provider,
-      ...(storage.provider === 'memory' ? { max_entries: storage.max_entries } : { key_prefix: options.key_prefix, storage_provider_id: storage.provider_id }),
+      ...(storage.provider === 'memory'
+        ? { max_entries: storage.max_entries, max_size_bytes: storage.max_size }
+        : { key_prefix: options.key_prefix, storage_provider_id: storage.provider_id }),
     },
     'Response cache enabled',
   );

@@ -16,7 +16,8 @@ export interface MemoryStoreOptions {
   /**
    * Approximate bytes kept (key length plus the value's JSON length), the
    * least recently used evicted beyond; unbounded when absent. Measuring
-   * costs one `JSON.stringify` per write, so only the memory tier asks for it.
+   * costs one `JSON.stringify` per write (a miss: the answer came from a
+   * subgraph just now).
    */
   readonly maxBytes?: number;
 }

@@ -33,7 +33,7 @@ export async function openStore(
   onBreakerState?: (state: BreakerState) => void,
   unreadable?: RedisStoreOptions['unreadable'],
 ): Promise<CacheStore> {
-  if (storage.provider === 'memory') return new MemoryCacheStore({ maxEntries: storage.max_entries, markTtlMs });
+  if (storage.provider === 'memory') return new MemoryCacheStore({ maxEntries: storage.max_entries, maxBytes: storage.max_size, markTtlMs });
   const provider = findSharedStore(config, storage.provider_id);
   const [{ connectRedis }, { RedisCacheStore }] = await Promise.all([import('./redis-connection.js'), import('./redis-store.js')]);
   const commandMs = breaker?.enabled ? breaker.timeout : REDIS_COMMAND_MS;

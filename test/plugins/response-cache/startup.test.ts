@@ -40,7 +40,16 @@ describe('startup log', () => {
     const router = await graph.router({ cache: memoryCache, logger });
     await router.close();
     expect(cacheLines(lines)).toEqual([
-      { level: 'info', time: expect.any(Number), plugin: 'response-cache', msg: 'Response cache enabled', fallback_ttl: '30s', storage_provider: 'memory', max_entries: 10000 },
+      {
+        level: 'info',
+        time: expect.any(Number),
+        plugin: 'response-cache',
+        msg: 'Response cache enabled',
+        fallback_ttl: '30s',
+        storage_provider: 'memory',
+        max_entries: 10000,
+        max_size_bytes: 128_000_000,
+      },
     ]);
   });
 
