@@ -406,6 +406,8 @@ export async function claimEpoch(context: FetchHookContext, event: FetchEvent): 
     return null;
   }
   const claim: WriteClaim = { epoch: begun.epoch, called: false, end: begun.end };
+  // A fetch that fails runs no after-hook: its claim (which holds the call's variables) ends with the stage either way.
+  event.whenSettled(begun.end);
   // Registered after the router's own wrappers, so inside single flight's: it runs only for the request that makes the call.
   event.aroundStage(async function dateAnswer(input, perform) {
     claim.called = true;
