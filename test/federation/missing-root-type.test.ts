@@ -114,7 +114,7 @@ describe('an operation type the graph has no root type for', () => {
     }
   });
 
-  it('refuses a subscription over the legacy graphql-ws subprotocol with an error message', async () => {
+  it('refuses a subscription over the legacy graphql-ws subprotocol with a result of errors, then complete', async () => {
     const socket = new WebSocket(`${base.replace(/^http/, 'ws')}/graphql`, 'graphql-ws');
     try {
       const messages: Array<{ type: string; id?: string; payload?: unknown }> = [];
@@ -135,7 +135,8 @@ describe('an operation type the graph has no root type for', () => {
       socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
       await arrived('connection_ack');
       socket.send(JSON.stringify({ type: 'start', id: '1', payload: { query: 'subscription { me { id } }' } }));
-      expect(await arrived('error')).toMatchObject({ id: '1', payload: [{ message: NO_SUBSCRIPTION.message, extensions: { code: NO_SUBSCRIPTION.code } }] });
+      expect(await arrived('data')).toMatchObject({ id: '1', payload: { errors: [{ message: NO_SUBSCRIPTION.message, extensions: { code: NO_SUBSCRIPTION.code } }] } });
+      expect(await arrived('complete')).toEqual({ type: 'complete', id: '1' });
     } finally {
       socket.terminate();
     }
