@@ -14,7 +14,7 @@ const request = {
     status: 400,
     statusText: REQUEST_ERROR_STATUS,
     description:
-      'The request is not a GraphQL request: no `query`, malformed JSON, wrong content type; `variables` or `extensions` that are not valid JSON (GET parameters or a form body) or not JSON objects; `operationName`, `documentId` or `doc_id` that are not strings (or an empty id); a batch entry that is not an operation (that entry only); a malformed multipart `map`; a `Host` header no URL can hold; a request nested too deeply to be read; a body that does not decompress with its `Content-Encoding`; a body compressed with a coding other than `gzip`, `deflate` or `br`, compressed twice, or in a charset other than UTF-8 (415).',
+      'The request is not a GraphQL request: no `query`, malformed JSON, wrong content type; `variables` or `extensions` that are not valid JSON (GET parameters or a form body) or not JSON objects; `operationName`, `documentId` or `doc_id` that are not strings (or an empty id); a batch entry that is not an operation (that entry only); a malformed multipart `map`; a `Host` header no URL can hold; a request nested too deeply to be read; a batch of more operations than `limits.max_batch_size` (413); a body that does not decompress with its `Content-Encoding`; a body compressed with a coding other than `gzip`, `deflate` or `br`, compressed twice, or in a charset other than UTF-8 (415).',
     solution: 'Send `{"query": "..."}` as JSON with `Content-Type: application/json`, or a GET with `?query=` (`variables` and `extensions` as URL-encoded JSON objects).',
   },
   GRAPHQL_PARSE_FAILED: {
