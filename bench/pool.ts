@@ -22,21 +22,44 @@ interface SavedRun {
   readonly [metric: string]: unknown;
 }
 
-const { values: options, positionals: files } = parseArgs({
-  options: { a: { type: 'string' }, b: { type: 'string' }, metric: { type: 'string', default: 'rps' } },
-  allowPositionals: true,
-});
-if (!options.a || !options.b || files.length === 0) {
-  console.error('usage: npm run bench:pool -- --a <contender> --b <contender>[,<contender>...] [--metric rps] <results.json>...');
+const USAGE = `usage: npm run bench:pool -- --a <contender> --b <contender>[,<contender>...] [--metric rps] <results.json>...
+
+  --a <contender>      the contender whose figure is divided
+  --b <contender>,...  the contender(s) it is divided by (several: their mean in each round)
+  --metric <field>     the numeric field of a run to compare (default rps)
+  -h, --help           print this help`;
+
+/** Stops on a usage error (exit 2): one `error:` line, then the usage. */
+function usageError(message: string): never {
+  console.error(`error: ${message}\n\n${USAGE}`);
   process.exit(2);
 }
+
+/** The command line; parseArgs's own errors (unknown option, option without its value) are usage errors, not stack traces. */
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      options: { a: { type: 'string' }, b: { type: 'string' }, metric: { type: 'string', default: 'rps' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+    });
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+}
+
+const { values: options, positionals: files } = parseCommandLine();
+if (options.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (!options.a || !options.b || files.length === 0) usageError('--a, --b and at least one results file are required');
 const a = options.a;
 const bs = options.b.split(',').filter(Boolean);
 const metric = options.metric!;
 
-/** Stops with a message (exit 1): for input the pool cannot read. */
+/** Stops with one `error:` line (exit 1): for input the pool cannot read. */
 function fail(message: string): never {
-  console.error(message);
+  console.error(`error: ${message}`);
   process.exit(1);
 }
 

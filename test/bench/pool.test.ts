@@ -45,7 +45,30 @@ describe('npm run bench:pool', () => {
   it('says how to call it when --a, --b or the files are missing', () => {
     const out = pool('--a', 'on');
     expect(out.status).toBe(2);
+    expect(out.stderr).toMatch(/^error: --a, --b and at least one results file are required\n/);
     expect(out.stderr).toContain('usage: npm run bench:pool -- --a <contender> --b <contender>');
+  });
+
+  it('prints its usage for --help (exit 0) and one error line with the usage for an unknown option (exit 2), without a stack trace', () => {
+    for (const flag of ['--help', '-h']) {
+      const help = pool(flag);
+      expect(help.status).toBe(0);
+      expect(help.stdout).toContain('usage: npm run bench:pool -- --a <contender> --b <contender>');
+      expect(help.stdout).toContain('--metric <field>');
+      expect(help.stderr).toBe('');
+    }
+    const unknown = pool('--bogus', '--a', 'on');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stdout).toBe('');
+    const lines = unknown.stderr.split('\n');
+    expect(lines[0]).toMatch(/^error: Unknown option '--bogus'/);
+    expect(lines.filter((line) => line.startsWith('error:'))).toHaveLength(1);
+    expect(unknown.stderr).toContain('usage: npm run bench:pool -- --a <contender> --b <contender>');
+    expect(unknown.stderr).not.toMatch(/ERR_PARSE_ARGS|\n\s+at /);
+    const noValue = pool('--a');
+    expect(noValue.status).toBe(2);
+    expect(noValue.stderr).toMatch(/^error: Option '--a <value>' argument missing\n/);
+    expect(noValue.stderr).not.toMatch(/ERR_PARSE_ARGS|\n\s+at /);
   });
 
   it('names a file it cannot read or that holds no runs', () => {
