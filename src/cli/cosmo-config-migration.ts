@@ -850,9 +850,14 @@ const sameKey = (a: readonly Segment[], b: readonly Segment[]): boolean => a.len
 
 /** The converted config could not be made one the router accepts, or only by leaving it open: nothing is written. */
 export class MigrationInvalid extends Error {
+  /** Why nothing is written, and each problem (`<key path>: <message>`): the CLI prints them one line each. */
+  readonly lead: string;
+  readonly issues: readonly string[];
   constructor(issues: readonly string[], lead = 'the converted config is still invalid, so it is not written (please report this)') {
     super(`${lead}:\n${issues.map((issue) => `  ${issue}`).join('\n')}`);
     this.name = 'MigrationInvalid';
+    this.lead = lead;
+    this.issues = issues;
   }
 }
 

@@ -433,11 +433,11 @@ authentication:
 `,
     );
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(
-      'authentication: none of the Cosmo authentication providers could be carried, and a config without them would let every request in, so it is not written',
-    );
-    expect(run.stderr).toContain('authentication.jwt.jwks[0].url: is required');
-    expect(run.stderr).not.toMatch(/\n\s+at /);
+    // One `error:` line for why, then one per problem (INTERFACES.md: problems one line each).
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'error: symmetric.cosmo.yaml: authentication: none of the Cosmo authentication providers could be carried, and a config without them would let every request in, so it is not written; fix or replace the providers (Switchyard verifies JWTs from JWKS URLs) and run again',
+      'error: symmetric.cosmo.yaml: authentication.jwt.jwks[0].url: is required',
+    ]);
     await expect(readFile(run.file, 'utf8')).rejects.toThrow(/ENOENT/);
   });
 
@@ -598,13 +598,17 @@ authentication:
   it('fails with exit 1 on an input it cannot read', async () => {
     const run = await runCli(['config', 'migrate', '--from', 'cosmo', '-i', 'missing.yaml', '-o', 'out.yaml'], { cwd: dir });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/missing\.yaml: ENOENT/);
+    expect(run.stderr.trim()).toMatch(/^error: missing\.yaml: ENOENT[^\n]*$/);
+    await writeFile(join(dir, 'list.yaml'), '- a\n- b\n');
+    const list = await runCli(['config', 'migrate', '--from', 'cosmo', '-i', 'list.yaml', '-o', 'out.yaml'], { cwd: dir });
+    expect(list.code).toBe(1);
+    expect(list.stderr).toBe('error: list.yaml: expected a mapping of Cosmo router config keys\n');
   });
 
   it('fails with exit 1 and one line, no stack trace, on an output it cannot write', async () => {
     await writeFile(join(dir, 'in.yaml'), 'listen_addr: 127.0.0.1:3002\n');
     const run = await runCli(['config', 'migrate', '--from', 'cosmo', '-i', 'in.yaml', '-o', 'no-such-dir/out.yaml'], { cwd: dir });
     expect(run.code).toBe(1);
-    expect(run.stderr.trim()).toMatch(/^no-such-dir\/out\.yaml: ENOENT[^\n]*$/);
+    expect(run.stderr.trim()).toMatch(/^error: no-such-dir\/out\.yaml: ENOENT[^\n]*$/);
   });
 });

@@ -7,7 +7,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { EXIT_FAILED, EXIT_USAGE, exitForUsageError } from '../cli-support.js';
+import { EXIT_FAILED, EXIT_USAGE, exitForUsageError, writeProblem } from '../cli-support.js';
 
 /** Options commander hands to the action. */
 interface MigrateOptions {
@@ -26,12 +26,12 @@ async function runMigrate(this: Command, options: MigrateOptions): Promise<void>
   try {
     source = parseYaml(await readFile(options.input, 'utf8'));
   } catch (error) {
-    process.stderr.write(`${options.input}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
+    writeProblem(`${options.input}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
     process.exitCode = EXIT_FAILED;
     return;
   }
   if (!isMapping(source)) {
-    process.stderr.write(`${options.input}: expected a mapping of Cosmo router config keys\n`);
+    writeProblem(`${options.input}: expected a mapping of Cosmo router config keys`);
     process.exitCode = EXIT_FAILED;
     return;
   }
@@ -40,7 +40,8 @@ async function runMigrate(this: Command, options: MigrateOptions): Promise<void>
     migrated = validated(migrateCosmoConfig(source));
   } catch (error) {
     if (!(error instanceof MigrationInvalid)) throw error;
-    process.stderr.write(`${options.input}: ${error.message}\n`);
+    // One `error:` line for why nothing is written, then one per problem.
+    for (const line of [error.lead, ...error.issues]) writeProblem(`${options.input}: ${line}`);
     process.exitCode = EXIT_FAILED;
     return;
   }
@@ -49,7 +50,7 @@ async function runMigrate(this: Command, options: MigrateOptions): Promise<void>
   try {
     await writeFile(options.output, header + stringifyYaml(config));
   } catch (error) {
-    process.stderr.write(`${options.output}: ${error instanceof Error ? error.message : String(error)}\n`);
+    writeProblem(`${options.output}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
     process.exitCode = EXIT_FAILED;
     return;
   }
