@@ -10,11 +10,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { useCacheTags } from '../../plugins/cache-tags/index.js';
 import { useResponseCache } from '../../plugins/response-cache/index.js';
+import { definePlugin, z } from '../../src/index.js';
 import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../src/testing/index.js';
 
 /** Two 64-bit ids that JSON.parse reads as the same double. */
 const ID_A = '12345678901234567891';
 const ID_B = '12345678901234567892';
+
+/** A plugin that rewrites the variables as docs/plugins.md shows: a copy with one more (here, only when asked by a header). */
+const useTenant = definePlugin({
+  name: 'tenant',
+  options: z.strictObject({}),
+  setup: () => ({
+    hooks: {
+      onRequest(event) {
+        if (event.input.headers['x-tenant'] === undefined) return;
+        event.setInput({ ...event.input, variables: { ...event.input.variables, tenant: event.input.headers['x-tenant'] } });
+      },
+    },
+  }),
+});
 
 let subgraph: TestSubgraph;
 let router: TestRouter;
@@ -29,6 +44,8 @@ beforeAll(async () => {
       type User { id: ID! name: String! }
       type Query {
         user(id: ID!): User
+        usersOf(filters: [Filter!]!): [User!]!
+        echoAll(v: [JSON]): JSON
         users(filter: Filter!): [User!]!
         echo(v: JSON): JSON
         count(n: Int): Int
@@ -40,13 +57,19 @@ beforeAll(async () => {
         users: (_: unknown, { filter }: { filter: { ids?: string[]; owner?: string } }) =>
           [...(filter.ids ?? []), ...(filter.owner ? [filter.owner] : [])].map((id) => ({ id, name: `user ${id}` })),
         echo: (_: unknown, { v }: { v: unknown }) => v,
+        echoAll: (_: unknown, { v }: { v: unknown }) => v,
+        usersOf: (_: unknown, { filters }: { filters: { ids?: string[] }[] }) => filters.flatMap((f) => f.ids ?? []).map((id) => ({ id, name: `user ${id}` })),
         count: (_: unknown, { n }: { n: number }) => n,
         ratio: (_: unknown, { f }: { f: number }) => f,
       },
     } as never,
     reply: () => ({ headers: { 'cache-control': 'max-age=60' } }),
   });
-  router = await startTestRouter({ subgraphs: [subgraph], listen: true, plugins: [useCacheTags(), useResponseCache({ enabled: true, storage: { provider: 'memory' } })] });
+  router = await startTestRouter({
+    subgraphs: [subgraph],
+    listen: true,
+    plugins: [useCacheTags(), useResponseCache({ enabled: true, storage: { provider: 'memory' } }), useTenant({})],
+  });
 });
 
 afterAll(async () => {
@@ -54,8 +77,8 @@ afterAll(async () => {
   await subgraph?.close();
 });
 
-async function post(body: string): Promise<{ status: number; body: unknown }> {
-  const response = await router.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+async function post(body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+  const response = await router.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
   return { status: response.status, body: await response.json() };
 }
 
@@ -111,6 +134,26 @@ describe('an ID sent as a JSON number past 2^53', () => {
     expect(subgraph.calls.map((call) => call.variables)).toEqual([{ id }]);
   });
 
+  it('keeps the digits when a request hook replaced the variables with a copy (a plugin adding one)', async () => {
+    subgraph.reset();
+    const id = '12345678901234567897';
+    const answer = await post(`{"query": ${JSON.stringify(USER)}, "variables": {"id": ${id}}}`, { 'x-tenant': 'acme' });
+    expect(answer).toEqual({ status: 200, body: { data: { user: { id, name: `user ${id}` } } } });
+    expect(subgraph.calls.map((call) => call.variables)).toEqual([{ id }]);
+  });
+
+  it('keeps the digits of a single object sent where a list of input objects is declared (coerced as a list of one)', async () => {
+    subgraph.reset();
+    const id = '12345678901234567898';
+    const answer = await post(`{"query": "query($f: [Filter!]!) { many: usersOf(filters: $f) { id } }", "variables": {"f": {"ids": [${id}]}}}`);
+    expect(answer).toEqual({ status: 200, body: { data: { many: [{ id }] } } });
+  });
+
+  it('gives an ID written with 22 digits its digits, not the "1e+21" the double would print', async () => {
+    const id = '1000000000000000000000';
+    expect(await post(`{"query": ${JSON.stringify(USER)}, "variables": {"id": ${id}}}`)).toEqual({ status: 200, body: { data: { user: { id, name: `user ${id}` } } } });
+  });
+
   it('leaves numbers that keep their digits as they are (2^53 itself, 16-digit ones, ids sent as strings)', async () => {
     subgraph.reset();
     for (const id of ['9007199254740992', '1234567890123456', '"98765432109876543210"', '100000000000000000000']) {
@@ -144,6 +187,17 @@ describe('other values that lost digits', () => {
     expect(messages[1]).toContain(`holds the integer ${ID_B}`);
     expect(messages[2]).toContain('Int cannot represent non 32-bit signed integer value');
     expect(subgraph.calls).toHaveLength(0);
+  });
+
+  it("takes a number written as JavaScript writes the double (a JS client's 2 ** 60) anywhere: nothing was lost", async () => {
+    const body = JSON.stringify({ query: 'query($v: JSON) { echo(v: $v) }', variables: { v: [{ big: 2 ** 60 }, -(2 ** 62)] } });
+    expect(body).toContain('1152921504606847000');
+    expect(await post(body)).toEqual({ status: 200, body: { data: { echo: [{ big: 2 ** 60 }, -(2 ** 62)] } } });
+  });
+
+  it('refuses a JSON scalar value that lost digits when sent where a list of them is declared', async () => {
+    const answer = (await post(`{"query": "query($v: [JSON]) { echoAll(v: $v) }", "variables": {"v": {"a": ${ID_A}}}}`)).body as { errors?: { message: string }[] };
+    expect(answer.errors?.[0]?.message).toContain(`holds the integer ${ID_A}`);
   });
 
   it('a Float takes the rounded number', async () => {

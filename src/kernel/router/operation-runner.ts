@@ -48,7 +48,7 @@ export async function runOperation(env: OperationEnvironment, request: Operation
   const hooks = env.hooks();
   try {
     return await runStage('request', hooks.request, request, scope, async (current) => {
-      const answer = await runPipeline(env, current, scope, hooks);
+      const answer = await runPipeline(env, current, scope, hooks, request.variables);
       return runStage('respond', hooks.respond, answer, scope, identity);
     });
   } catch (error) {
@@ -60,9 +60,15 @@ function identity<T>(value: T): T {
   return value;
 }
 
-async function runPipeline(env: OperationEnvironment, request: OperationRequest, scope: StageScope, hooks: StageHooks): Promise<OperationResponse> {
+async function runPipeline(
+  env: OperationEnvironment,
+  request: OperationRequest,
+  scope: StageScope,
+  hooks: StageHooks,
+  sentVariables: OperationRequest['variables'],
+): Promise<OperationResponse> {
   try {
-    const prepared = await prepareOperation(env, request, scope, hooks);
+    const prepared = await prepareOperation(env, request, scope, hooks, sentVariables);
     if (!('document' in prepared)) return prepared;
     if (prepared.operation.operation === 'subscription') {
       // A file would be dropped on the way to the subgraph: said so, rather than pointing to a transport that cannot take it either.
@@ -122,8 +128,15 @@ export async function answerPrepared(prepared: PreparedOperation): Promise<Opera
  * The stages before execution (parse, document limits, validate,
  * introspection and method checks, variable coercion): a prepared operation,
  * or the answer that ends the request. Throws what `errorResponse` turns into answers.
+ * `sentVariables`: the variables as the request arrived, before request hooks (exact-integers.ts reads the client's digits there).
  */
-export async function prepareOperation(env: OperationEnvironment, request: OperationRequest, scope: StageScope, hooks: StageHooks): Promise<PreparedOperation | OperationResponse> {
+export async function prepareOperation(
+  env: OperationEnvironment,
+  request: OperationRequest,
+  scope: StageScope,
+  hooks: StageHooks,
+  sentVariables?: OperationRequest['variables'],
+): Promise<PreparedOperation | OperationResponse> {
   {
     const graph = env.graph();
     if (!graph) throw new RouterError('GRAPH_NOT_READY', 'The router has no graph loaded yet.', { status: 503 });
@@ -173,7 +186,7 @@ export async function prepareOperation(env: OperationEnvironment, request: Opera
     const nullCondition = operationConditionVariables(document, operation).find((name) => coerced.coerced[name] === null);
     if (nullCondition !== undefined) return requestErrors([nullConditionError(nullCondition)], 'BAD_USER_INPUT');
     // Integers past 2^53 the client's JSON held: ids get their exact digits back, other values that lost digits are refused.
-    const exact = exactVariables(graph.apiSchema, operation.variableDefinitions ?? [], request.variables);
+    const exact = exactVariables(graph.apiSchema, operation.variableDefinitions ?? [], request.variables, sentVariables);
     if (exact.error) return requestErrors([exact.error], 'BAD_USER_INPUT');
     // Defaults written in: subgraph calls (and what keys on them: caches, in-flight sharing) carry every value they depend on.
     const context: OperationContext = { env, graph, request, scope, variables: withDefaultValues(operation.variableDefinitions, exact.variables) };

@@ -65,7 +65,7 @@ export async function startOperation(env: OperationEnvironment, request: Operati
     response = await runStage('request', hooks.request, request, scope, async (current) => {
       let answer: OperationResponse;
       try {
-        const prepared = await prepareOperation(env, current, scope, hooks);
+        const prepared = await prepareOperation(env, current, scope, hooks, request.variables);
         if (!('document' in prepared)) {
           answer = prepared;
         } else if (prepared.operation.operation !== 'subscription') {
