@@ -40,8 +40,13 @@ const BUILT_IN: Readonly<Record<string, readonly ScalarType[]>> = {
   Boolean: [ScalarType.BOOL],
 };
 
-/** Custom scalars: their text, or a number for one a contract declares numeric (a `Long` as int64). */
-const CUSTOM = [ScalarType.STRING, ...SIGNED_INTEGERS, ...FLOATS];
+/**
+ * Custom scalars: their text, or whatever scalar a contract declares for one
+ * (`--custom-scalar-mapping '{"UnsignedLong":"uint64"}'`, a flag as bool):
+ * the scalar's own rules decide its values. Not bytes, which GraphQL has no
+ * value for.
+ */
+const CUSTOM = [ScalarType.STRING, ...SIGNED_INTEGERS, ...FLOATS, ScalarType.UINT32, ScalarType.UINT64, ScalarType.FIXED32, ScalarType.FIXED64, ScalarType.BOOL];
 
 /** Proto names of scalar types, for messages. */
 const PROTO_NAMES: Readonly<Partial<Record<ScalarType, string>>> = {
@@ -65,7 +70,7 @@ const PROTO_NAMES: Readonly<Partial<Record<ScalarType, string>>> = {
 /** Why the proto scalar cannot carry values of the GraphQL type, or undefined when it can (an enum value travels as its name in a string). */
 export function scalarMisfit(proto: ScalarType, graphql: GraphQLNamedType): string | undefined {
   if (!isScalarType(graphql) && !isEnumType(graphql)) return `the proto has ${PROTO_NAMES[proto] ?? String(proto)} where the graph has ${graphql.name}`;
-  const fits = isEnumType(graphql) ? [ScalarType.STRING] : (BUILT_IN[graphql.name] ?? CUSTOM);
+  const fits = isEnumType(graphql) ? [ScalarType.STRING] : Object.hasOwn(BUILT_IN, graphql.name) ? BUILT_IN[graphql.name]! : CUSTOM;
   if (fits.includes(proto)) return undefined;
   const allowed = fits.map((scalar) => PROTO_NAMES[scalar]).join(', ');
   return `the proto has ${PROTO_NAMES[proto] ?? String(proto)} where the graph has ${graphql.name}, which only ${allowed} can carry`;
