@@ -73,7 +73,7 @@ export async function loadRouterSetup(options: RouterSetupOptions): Promise<Rout
 /** An http(s) URL as it is; a `file:` URL as its path (files are watched by path); a relative path from `baseDir`. */
 function graphLocation(graphPath: string, baseDir: string, named: string): string {
   if (/^https?:\/\//i.test(graphPath)) return graphPath;
-  if (graphPath.startsWith('file:')) {
+  if (/^file:/i.test(graphPath)) {
     try {
       return fileURLToPath(graphPath);
     } catch (error) {

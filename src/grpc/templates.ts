@@ -128,7 +128,8 @@ export async function initProject({ template: name, directory, force = false }: 
   const values: Record<string, string> = {
     __PROJECT_NAME__: projectName,
     __SWITCHYARD_VERSION__: version,
-    __SWITCHYARD_DEPENDENCY__: switchyardDependency(root),
+    // Only ever inside a JSON string (package.json): escaped as one.
+    __SWITCHYARD_DEPENDENCY__: JSON.stringify(switchyardDependency(root)).slice(1, -1),
     __GO_MODULE__: `example.com/${projectName}`,
   };
   const files: string[] = [];

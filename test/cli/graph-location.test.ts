@@ -38,6 +38,8 @@ describe('the graph location of switchyard router', () => {
     expect(url).toContain('%20');
     expect((await loadRouterSetup({ supergraph: url, cwd: other, env: {} })).graph).toBe(file);
     expect((await loadRouterSetup({ configPath: await configWith(url), cwd: other, env: {} })).graph).toBe(file);
+    // URL schemes are case-insensitive (RFC 3986).
+    expect((await loadRouterSetup({ supergraph: url.replace('file:', 'FILE:'), cwd: other, env: {} })).graph).toBe(file);
   });
 
   it('reads a relative path from the working directory for --supergraph and from the config file folder for the file', async () => {

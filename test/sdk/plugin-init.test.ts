@@ -61,6 +61,8 @@ describe('switchyard plugin init', () => {
     const { version } = JSON.parse(await readFile(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string };
     expect(manifest.name).toBe('switchyard-plugin-request-timer');
     expect(manifest.peerDependencies).toEqual({ switchyard: `^${version}` });
+    // Optional: npm 7+ installs a missing peer from the registry, where "switchyard" is an unrelated package.
+    expect(manifest.peerDependenciesMeta).toEqual({ switchyard: { optional: true } });
     // Never a version range: the npm registry's "switchyard" is an unrelated package.
     expect(manifest.devDependencies).toMatchObject({ switchyard: `file:${REPO}`, tsup: expect.any(String), vitest: expect.any(String) });
     expect(manifest.scripts).toMatchObject({ build: 'tsup', test: 'vitest run', typecheck: 'tsc --noEmit' });

@@ -47,7 +47,8 @@ export async function initPluginPackage(directory: string): Promise<PluginPackag
     __PLUGIN_NAME__: pluginName,
     __FACTORY_NAME__: factoryName,
     __SWITCHYARD_VERSION__: version,
-    __SWITCHYARD_DEPENDENCY__: switchyardDependency(folder),
+    // Only ever inside a JSON string (package.json): escaped as one.
+    __SWITCHYARD_DEPENDENCY__: JSON.stringify(switchyardDependency(folder)).slice(1, -1),
   };
   const source = join(templates, 'plugin');
   const files: string[] = [];
