@@ -33,6 +33,8 @@ export interface ErrorContext {
   readonly subgraph: string;
   /** The deadline of the fetch, for the timeout message. */
   readonly timeoutMs: number;
+  /** Told @grpc/grpc-js's details of an UNAVAILABLE the router observed, which clients do not get: for the router's log. */
+  readonly unreachable?: (subgraph: string, details: string) => void;
 }
 
 function located(error: GraphQLErrorJSON, path: ResponsePath): GraphQLErrorJSON {
@@ -47,7 +49,7 @@ function located(error: GraphQLErrorJSON, path: ResponsePath): GraphQLErrorJSON 
  * anything else (no connection, a dropped one, a cancelled call) ->
  * `SUBGRAPH_REQUEST_FAILED`.
  */
-export function statusError(error: RpcStatusError, { subgraph, timeoutMs }: ErrorContext): GraphQLErrorJSON {
+export function statusError(error: RpcStatusError, { subgraph, timeoutMs, unreachable }: ErrorContext): GraphQLErrorJSON {
   const grpc = { code: error.status, status: error.statusName, method: error.method };
   if (error.sentByService) {
     return { message: error.details || `gRPC ${error.method} failed with ${error.statusName}.`, extensions: { code: error.statusName, grpc } };
@@ -58,6 +60,7 @@ export function statusError(error: RpcStatusError, { subgraph, timeoutMs }: Erro
   // For UNAVAILABLE, @grpc/grpc-js's details name the service's address ("connect ECONNREFUSED 10.0.3.7:50051", "DNS resolution failed
   // for catalog.internal:50051"): clients get the status alone, as an HTTP subgraph's failure names only its error code.
   const details = error.details && error.statusName !== 'UNAVAILABLE' ? `: ${error.details}` : '';
+  if (error.details && error.statusName === 'UNAVAILABLE') unreachable?.(subgraph, error.details);
   return routerMade({
     message: `Request to subgraph "${subgraph}" failed: gRPC ${error.method}: ${error.statusName}${details}.`,
     extensions: { code: 'SUBGRAPH_REQUEST_FAILED', grpc },

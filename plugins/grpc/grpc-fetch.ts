@@ -22,6 +22,8 @@ import { messageToProto, toProto } from './to-proto.js';
 /** What a fetch runs with. */
 export interface GrpcFetchOptions {
   readonly model: ServiceModel;
+  /** Told why the service could not be reached (ErrorContext). */
+  readonly unreachable?: (subgraph: string, details: string) => void;
   readonly channels: GrpcChannels;
   /** gRPC target of the subgraph. */
   readonly target: string;
@@ -49,7 +51,7 @@ class GrpcFetch {
     this.collect = { schema: model.schema, fragments: document.fragments, variables: request.variables };
     this.builder = new ResponseBuilder(model, this.collect);
     this.deadline = Date.now() + options.timeoutMs;
-    this.errorContext = { subgraph: model.subgraph, timeoutMs: options.timeoutMs };
+    this.errorContext = { subgraph: model.subgraph, timeoutMs: options.timeoutMs, unreachable: options.unreachable };
   }
 
   async run(): Promise<SubgraphResponse> {

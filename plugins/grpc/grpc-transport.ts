@@ -17,10 +17,12 @@ export interface GrpcTransportOptions {
   readonly models: ServiceModels;
   /** `traffic_shaping` request timeout of this subgraph, in ms. */
   readonly timeoutMs: number;
+  /** Told why the service could not be reached (clients get the status alone). */
+  readonly unreachable?: (subgraph: string, details: string) => void;
 }
 
 /** A transport sending a gRPC subgraph's fetches as RPCs. */
-export function createGrpcTransport({ subgraph, channels, models, timeoutMs }: GrpcTransportOptions): Transport {
+export function createGrpcTransport({ subgraph, channels, models, timeoutMs, unreachable }: GrpcTransportOptions): Transport {
   const record = subgraph.record;
   const documents = new FetchDocuments();
   return async function sendToGrpcSubgraph(request, signal) {
@@ -37,6 +39,6 @@ export function createGrpcTransport({ subgraph, channels, models, timeoutMs }: G
     } catch (error) {
       throw new RouterError('SUBGRAPH_REQUEST_FAILED', `Subgraph "${subgraph.name}": cannot read the fetch: ${(error as Error).message}`, { cause: error });
     }
-    return runGrpcFetch({ model, channels, target: record.url, document, request, signal, timeoutMs });
+    return runGrpcFetch({ model, channels, target: record.url, document, request, signal, timeoutMs, unreachable });
   };
 }

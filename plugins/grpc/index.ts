@@ -28,6 +28,9 @@ export const grpcOptionsSchema = z.strictObject({});
 /** Options of `useGrpc` (none today). */
 export type GrpcOptions = z.input<typeof grpcOptionsSchema>;
 
+/** Shortest time between two `gRPC subgraph unreachable` lines for one subgraph. */
+const UNREACHABLE_LOG_INTERVAL_MS = 10_000;
+
 function timeoutFor(config: CoreConfig, subgraph: string): number {
   return config.traffic_shaping.subgraphs[subgraph]?.request_timeout ?? config.traffic_shaping.all.request_timeout;
 }
@@ -39,10 +42,18 @@ export const useGrpc = definePlugin({
   setup(context) {
     const channels = new GrpcChannels();
     const models = new ServiceModels(context.log);
+    // Why a service was unreachable goes to the log (clients get only UNAVAILABLE), at most once per subgraph every 10 s.
+    const lastLogged = new Map<string, number>();
+    const unreachable = (subgraph: string, details: string): void => {
+      const now = Date.now();
+      if (now - (lastLogged.get(subgraph) ?? -Infinity) < UNREACHABLE_LOG_INTERVAL_MS) return;
+      lastLogged.set(subgraph, now);
+      context.log.warn({ subgraph, reason: details.slice(0, 500) }, 'gRPC subgraph unreachable');
+    };
     const unsubscribe = context.router.onGraphChange((graph) => models.warm([...graph.subgraphs.values()].map((subgraph) => subgraph.record)));
     return {
       transports: {
-        grpc: (subgraph) => createGrpcTransport({ subgraph, channels, models, timeoutMs: timeoutFor(context.config, subgraph.name) }),
+        grpc: (subgraph) => createGrpcTransport({ subgraph, channels, models, timeoutMs: timeoutFor(context.config, subgraph.name), unreachable }),
       },
       stop() {
         unsubscribe();

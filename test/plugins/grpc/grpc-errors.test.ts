@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startBareService, until } from './bare-service.js';
 import { catalogService, inventorySubgraph } from './catalog-fixture.js';
 import { startGraph, type TestGraph } from './grpc-graph.js';
+import { createLogger } from '../../../src/index.js';
 
 let graph: TestGraph | undefined;
 
@@ -181,7 +182,20 @@ describe('gRPC failures as GraphQL errors', () => {
   });
 
   it('keeps serving the other subgraphs when the gRPC service is down, with the error at the fields it would fill', async () => {
-    graph = await startGraph({ grpc: [catalogService()], http: [inventorySubgraph] });
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger({
+      level: 'warn',
+      destination: {
+        write: (text: string) =>
+          void lines.push(
+            ...text
+              .trim()
+              .split('\n')
+              .map((line) => JSON.parse(line) as Record<string, unknown>),
+          ),
+      },
+    });
+    graph = await startGraph({ grpc: [catalogService()], http: [inventorySubgraph], logger });
     await graph.grpc.catalog!.close();
     const response = await graph.query(`{ warehouse { id inStock } product(id: "p1") { name } }`);
     expect(response.body.data).toEqual({
@@ -199,6 +213,10 @@ describe('gRPC failures as GraphQL errors', () => {
         extensions: { code: 'SUBGRAPH_REQUEST_FAILED', grpc: { code: 14, status: 'UNAVAILABLE', method: 'QueryProduct' }, serviceName: 'catalog' },
       },
     ]);
+    // The address and cause the client does not see are in the router's log, once for a burst of failures.
+    await graph.query('{ product(id: "p2") { name } }');
+    const unreachable = lines.filter((line) => line.msg === 'gRPC subgraph unreachable');
+    expect(unreachable).toEqual([expect.objectContaining({ level: 'warn', subgraph: 'catalog', reason: expect.stringMatching(/ECONNREFUSED 127\.0\.0\.1:\d+/) })]);
   });
 
   it('reports an entity lookup that returns too few results as an invalid response at each entity', async () => {

@@ -8,6 +8,7 @@ import { generateService, type GeneratedService } from '../../../src/grpc/genera
 import {
   composeSubgraphs,
   createLogger,
+  type Logger,
   createRouter,
   type CoreConfigInput,
   type GraphQLResponseBody,
@@ -52,6 +53,7 @@ export async function startGraph({
   config = {},
   mapRecords = (records) => records,
   plugins = [],
+  logger = createLogger({ level: process.env.LOG_LEVEL ?? 'silent' }),
 }: {
   grpc?: readonly GrpcSubgraphDefinition[];
   http?: readonly SubgraphOptions[];
@@ -60,6 +62,8 @@ export async function startGraph({
   mapRecords?: (records: SubgraphRecord[]) => SubgraphRecord[];
   /** More plugins, after the grpc one. */
   plugins?: readonly SwitchyardPlugin[];
+  /** The router's logger; default silent (LOG_LEVEL). */
+  logger?: Logger;
 }): Promise<TestGraph> {
   const services: Record<string, TestGrpcService> = {};
   const subgraphs: Record<string, TestSubgraph> = {};
@@ -85,7 +89,7 @@ export async function startGraph({
     config: { ...config, execution_config: { file: { watch: false } } },
     plugins: [useGrpc(), ...plugins],
     graph: { supergraphSdl: composed.supergraphSdl, subgraphs: mapRecords(composed.subgraphs), origin: 'test' },
-    logger: createLogger({ level: process.env.LOG_LEVEL ?? 'silent' }),
+    logger,
   });
   return {
     router,
