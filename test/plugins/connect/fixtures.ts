@@ -385,6 +385,18 @@ export interface ServedProjects {
   close(): Promise<void>;
 }
 
+/** A router serving the contracts under `services` for `subgraphs` on a free loopback port, its log lines kept. */
+export async function serveContracts(subgraphs: readonly TestSubgraph[], services: string): Promise<{ router: TestRouter; connectUrl: string; lines: LogLine[] }> {
+  const port = await freePort();
+  const logs = captureLogs();
+  const router = await startTestRouter({
+    subgraphs: [...subgraphs],
+    plugins: [useConnect({ enabled: true, server: { listen_addr: `127.0.0.1:${port}` }, services: { path: services } })],
+    logger: logs.logger,
+  });
+  return { router, connectUrl: `http://127.0.0.1:${port}`, lines: logs.lines };
+}
+
 /** Starts the graph and a router serving its contract; `close` stops both and removes the folder. */
 export async function serveProjects(
   options: { graph?: Parameters<typeof startProjectsGraph>[0]; router?: Parameters<typeof startConnectRouter>[2] } = {},

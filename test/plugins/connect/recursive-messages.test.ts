@@ -6,12 +6,11 @@ import { create, toBinary, type DescMessage, type DescService } from '@bufbuild/
 import { Code, ConnectError, createClient, type Client, type Transport } from '@connectrpc/connect';
 import { compressionBrotli, compressionGzip, createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useConnect } from '../../../plugins/connect/index.js';
 import { composeSubgraphs } from '../../../src/compose/index.js';
 import { readSupergraph } from '../../../src/kernel/graph/read-supergraph.js';
-import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { startSubgraph, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { bufBuild } from './buf.js';
-import { captureLogs, connectPost, freePort, writeContract, type LogLine } from './fixtures.js';
+import { connectPost, serveContracts, writeContract, type LogLine } from './fixtures.js';
 
 /** A graph whose input type holds itself, and whose output type does too. */
 const SDL = /* GraphQL */ `
@@ -80,15 +79,7 @@ beforeAll(async () => {
   const protoPath = join(dir, 'contract.proto');
   const proto = await readFile(protoPath, 'utf8');
   await writeFile(protoPath, proto.replace(/message GetUserResponse \{[\s\S]*?\n\}\n/, RECURSIVE_USER));
-  const port = await freePort();
-  connectUrl = `http://127.0.0.1:${port}`;
-  const logs = captureLogs();
-  lines = logs.lines;
-  router = await startTestRouter({
-    subgraphs: [subgraph],
-    plugins: [useConnect({ enabled: true, server: { listen_addr: `127.0.0.1:${port}` }, services: { path: services } })],
-    logger: logs.logger,
-  });
+  ({ router, connectUrl, lines } = await serveContracts([subgraph], services));
   service = (await bufBuild(services)).registry.getService('recursive.v1.RecursiveService')!;
 });
 

@@ -13,12 +13,11 @@ import { create, type DescService } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useConnect } from '../../../plugins/connect/index.js';
 import { composeSubgraphs } from '../../../src/compose/index.js';
 import { readSupergraph } from '../../../src/kernel/graph/read-supergraph.js';
-import { startSubgraph, startTestRouter, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
+import { startSubgraph, type TestRouter, type TestSubgraph } from '../../../src/testing/index.js';
 import { bufBuild } from './buf.js';
-import { captureLogs, connectPost, freePort, writeContract, type LogLine } from './fixtures.js';
+import { connectPost, serveContracts, writeContract, type LogLine } from './fixtures.js';
 
 const SDL = /* GraphQL */ `
   extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
@@ -97,15 +96,7 @@ beforeAll(async () => {
   proto = editField(proto, 'Item', /string id/, 'uint64 id');
   proto = editField(proto, 'NoteRequest', /string data/, 'bytes data');
   await writeFile(protoPath, proto);
-  const port = await freePort();
-  connectUrl = `http://127.0.0.1:${port}`;
-  const logs = captureLogs();
-  lines = logs.lines;
-  router = await startTestRouter({
-    subgraphs: [subgraph],
-    plugins: [useConnect({ enabled: true, server: { listen_addr: `127.0.0.1:${port}` }, services: { path: services } })],
-    logger: logs.logger,
-  });
+  ({ router, connectUrl, lines } = await serveContracts([subgraph], services));
 });
 
 afterAll(async () => {
@@ -184,13 +175,8 @@ describe('a hand-edited contract whose types cannot carry the graph types', () =
       const generated = join(dir, 'scalars', 'v1');
       await writeContract(generated, OPERATIONS, readSupergraph(composeSubgraphs([{ name: 'scalars', url: subgraph.url, sdl: SDL }]).supergraphSdl).apiSchema);
       expect(await readFile(join(generated, 'contract.proto'), 'utf8')).toBe(generatedProto);
-      const port = await freePort();
-      const other = await startTestRouter({
-        subgraphs: [subgraph],
-        plugins: [useConnect({ enabled: true, server: { listen_addr: `127.0.0.1:${port}` }, services: { path: dir } })],
-      });
+      const { router: other, connectUrl: base } = await serveContracts([subgraph], dir);
       try {
-        const base = `http://127.0.0.1:${port}`;
         expect(await connectPost(base, GET_ITEM, { id: '1' })).toMatchObject({ status: 200, body: { item: { id: 'item-1', weight: 2.5 } } });
         expect(await connectPost(base, NOTE, { data: '{"a":1}' })).toMatchObject({ status: 200, body: { note: 'noted' } });
         expect(await connectPost(base, MEASURE, { ratio: 1, count: 3, size: 'SIZE_LARGE' })).toMatchObject({ status: 200 });
