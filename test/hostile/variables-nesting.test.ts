@@ -173,7 +173,7 @@ describe('variable values past the nesting bound', () => {
     }
   });
 
-  it('refuses a subscription over the legacy graphql-ws subprotocol with an error message', async () => {
+  it('refuses a subscription over the legacy graphql-ws subprotocol with a result of errors', async () => {
     const socket = new WebSocket(`${base.replace(/^http/, 'ws')}/graphql`, 'graphql-ws');
     try {
       const received: Array<{ type: string; id?: string; payload?: unknown }> = [];
@@ -194,9 +194,9 @@ describe('variable values past the nesting bound', () => {
       const acknowledged = waitFor('connection_ack');
       socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
       await acknowledged;
-      const error = waitFor('error');
+      const refused = waitFor('data');
       socket.send(JSON.stringify({ type: 'start', id: '1', payload: { query: SUBSCRIPTION, variables: { i: OVERFLOWING } } }));
-      expect(await error).toMatchObject({ id: '1', payload: [{ message: REFUSAL, extensions: { code: 'BAD_USER_INPUT' } }] });
+      expect(await refused).toMatchObject({ id: '1', payload: { errors: [{ message: REFUSAL, extensions: { code: 'BAD_USER_INPUT' } }] } });
     } finally {
       socket.terminate();
     }
