@@ -58,7 +58,8 @@ reports=()
 isolated=(test/cli/async-resource-bind.test.ts)
 timed=(test/hostile/real-router.test.ts test/hostile/listeners.test.ts test/hostile/document-checks.test.ts test/faults
   test/plugins/profiling/continuous-profiling.test.ts test/plugins/profiling/pprof-endpoints.test.ts
-  test/plugins/response-cache/circuit-breaker.test.ts test/plugins/telemetry/metrics-and-resilience.test.ts)
+  test/plugins/response-cache/circuit-breaker.test.ts test/plugins/telemetry/metrics-and-resilience.test.ts
+  test/plugins/response-cache/failed-fetch-claims.test.ts)
 workers=${SWITCHYARD_TEST_WORKERS:-2}
 
 # as_globs <path>...: vitest --exclude globs for files and folders.
@@ -96,7 +97,10 @@ run_suite "$(command -v node)" vitest
 # operations push and its Relay ids, compose); and the fault tests of our
 # own recovery logic against Redis, manifests and an OTLP collector (Redis
 # killed or frozen, the cache's circuit breaker, a manifest cut short, a
-# collector down). On Node 24 the generators and the operations store still
+# collector down); replicas sharing state through Redis (APQ, operations,
+# cache invalidations, Redis Cluster), the planner's corpus of plans, and
+# the trace panel drawn in Chromium (the playground itself still loads in
+# Chromium on Node 24). On Node 24 the generators and the operations store still
 # run in-process (test/grpc, test/connect, test/operations), the CLI still
 # starts and serves (test/cli, test/hostile), and the fault tests that lean
 # on Node itself (listeners, shutdown, gRPC over http2, subgraph sockets,
@@ -110,7 +114,11 @@ if [ "${SWITCHYARD_SKIP_NODE24:-}" != 1 ]; then
     'test/grpc/grpc-service-cli.test.ts' 'test/sdk/plugin-init.test.ts' 'test/cosmo/**' 'test/examples/custom-plugin-package.test.ts' 'examples/**' \
     'test/operations/cli.test.ts' 'test/operations/relay-aliases.test.ts' 'test/compose/cli.test.ts' 'test/compose/grpc-message-fields-cli.test.ts' \
     'test/faults/redis-faults.test.ts' 'test/faults/manifest-faults.test.ts' 'test/plugins/response-cache/circuit-breaker.test.ts' \
-    'test/plugins/telemetry/metrics-and-resilience.test.ts'
+    'test/plugins/telemetry/metrics-and-resilience.test.ts' \
+    'test/plugins/automatic-persisted-queries/shared-apq.test.ts' 'test/plugins/persisted-operations/replicas.test.ts' \
+    'test/plugins/response-cache/invalidation-broadcast-cluster.test.ts' 'test/plugins/response-cache/replicas-shared-redis.test.ts' \
+    'test/plugins/response-cache/invalidation-redis-cluster.test.ts' 'test/federation/plan-corpus.test.ts' \
+    'test/playground/trace-panel-in-chromium.test.ts'
 fi
 node scripts/test-summary.mjs "${reports[@]}" || status=1
 exit $status
