@@ -106,9 +106,13 @@ function multipartBody(json: string, request: SubgraphRequest, uploads: number):
   return form;
 }
 
-/** A file name as a part header may carry it: no line breaks, quotes or other control characters. */
+/**
+ * A file name as a part header may carry it: no line breaks or other
+ * control characters. A quote stays: undici writes it `%22`, as browsers
+ * do, so the subgraph reads the name a browser upload would have given it.
+ */
 function partFilename(name: string): string {
-  return name.replace(/[\u0000-\u001f\u007f"]/g, '');
+  return name.replace(/[\u0000-\u001f\u007f]/g, '');
 }
 
 /** The headers of a multipart call: the header rules' without their `Content-Type` and `Content-Length` (undici sets both for the form). */
