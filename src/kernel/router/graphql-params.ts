@@ -111,7 +111,8 @@ function paramError(message: string, http: { spec?: boolean; headers?: Record<st
   return new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400, ...http } } });
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not null, not an array). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 

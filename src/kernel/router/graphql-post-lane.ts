@@ -13,7 +13,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import type { OperationRequest, OperationResponse } from '../pipeline/stages.js';
-import { readParams } from './graphql-params.js';
+import { isPlainObject, readParams } from './graphql-params.js';
 import { headersFromRaw, operationRequestOf, type GraphQLParams } from './operation-request.js';
 import { readNodeBody } from './request-body.js';
 import { sendAnswer, type ResponseCompression } from './response-compression.js';
@@ -77,8 +77,4 @@ function paramsOf(bytes: Buffer): GraphQLParams | undefined {
   if (!isPlainObject(body)) return undefined;
   const params = readParams(body);
   return params instanceof GraphQLError ? undefined : params;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -16,6 +16,7 @@ import type { QueryPlan } from '../plan/query-plan.js';
 import type { ExecutionEngine } from './execution-engine.js';
 import { errorResponse, requestErrors } from './error-response.js';
 import { exactVariables } from './exact-integers.js';
+import { isPlainObject } from './graphql-params.js';
 import { runIntrospection } from './introspection.js';
 import { planStage } from './plan-stage.js';
 import type { StageHooks } from './plugin-host.js';
@@ -285,8 +286,4 @@ function mutationDataLost(graph: LoadedGraph, plan: QueryPlan): ExecuteOptions['
  */
 function nullConditionError(name: string): GraphQLError {
   return new GraphQLError(`Variable "$${name}" is null, but it is the "if" of @skip or @include, which must be true or false.`);
-}
-
-function isPlainObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
